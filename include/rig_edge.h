@@ -1,0 +1,443 @@
+/*
+ * rig_edge.h - the contract between rig and the drivers that run its devices.
+ *
+ * A driver is the library that runs one kind of hardware for rig. It fills a
+ * struct rig_ops (allocate and map memory, load code, grow queues, stop) and a
+ * struct rig_driver (the five C functions that run work: room, submit,
+ * commit, settle, measures), and hands rig an opener. A driver includes this
+ * header and never rig.h or anything of rig's core.
+ *
+ * Every function a driver implements returns one of the constants below.
+ * rig calls the five C functions one at a time for each device, with room
+ * before each submit; the table of other operations may be called from any
+ * thread, and a driver says in its facts (may_block) whether room, submit and
+ * commit may block.
+ *
+ * A device reports progress in its timeline word: eight bytes that hold the
+ * last committed value v such that the work of every value up to v has
+ * completed. Only the driver writes it, and it never moves backwards.
+ *
+ * While rig is 1.x a minor release may change these structures: a driver
+ * outside rig pins the exact rig version it builds against.
+ */
+#ifndef RIG_EDGE_H
+#define RIG_EDGE_H
+
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Status constants ------------------------------------------------- */
+
+/* room's answers. */
+#define RIG_FITS	0	/* the parts and waits fit the queues now */
+#define RIG_LATER	1	/* they fit once one of the device's values is reached */
+#define RIG_GROW	2	/* they fit once the queues grow (rig_ops.grow) */
+#define RIG_NEVER	3	/* they never fit, or name work the device does not run */
+
+/* submit's, commit's, settle's and measures' answers, and the ops'. */
+#define RIG_OK		0	/* done */
+#define RIG_COMMITTED	1	/* submit: every value up to its own is committed */
+#define RIG_FAILED	(-1)	/* failed: the device is lost; *failure says why */
+
+/* The ops' answers beyond RIG_OK (rig_ops). */
+#define RIG_FAULT	(-2)	/* the device faulted (Driver.Fault): it is lost */
+#define RIG_NO_ROOM	(-3)	/* no room now: rig returns memory and asks again */
+
+/* Bytes of scratch each part of a submission carries for room and submit. */
+#define RIG_SCRATCH	64
+
+/* The number of timeline words in the process (rig_words). */
+#define RIG_WORDS	4096
+
+/* ---- Facts ------------------------------------------------------------ */
+
+/* An optional integer: .some false is OCaml's None. */
+struct rig_opt {
+	bool some;
+	int64_t value;
+};
+#define RIG_SOME(v)	((struct rig_opt){ .some = true, .value = (v) })
+#define RIG_NONE	((struct rig_opt){ .some = false, .value = 0 })
+
+/* The kinds of a device's memory. */
+enum rig_memory {
+	RIG_MEMORY_DEVICE = 1,	/* the device's own memory */
+	RIG_MEMORY_PINNED,	/* page-locked host memory the device's work and the host address */
+	RIG_MEMORY_MAPPED,	/* device memory the host also addresses through a window */
+};
+
+/* A driver's answer to a request to map memory (map_host, map_peer). */
+enum rig_mapping {
+	RIG_MAPS = 1,		/* the region over the memory is in *region */
+	RIG_MAP_NEVER,		/* the device does not map this memory, now or later */
+	RIG_MAP_NO_ROOM,	/* no room now: rig may return memory and ask once more */
+};
+
+/* The work of a part. 0 is no kind: room answers RIG_NEVER for it. */
+enum rig_kind {
+	RIG_WORDS_PART = 1,	/* 32-bit words placed on the queue */
+	RIG_FILL_PART,		/* a C function called with the queue's context */
+	RIG_COPY_PART,		/* a copy of rows of bytes, or a fill with a byte */
+	RIG_LAUNCH_PART,	/* a function of an image run over a grid of groups */
+};
+/* The bit of a kind in rig_queue.runs. */
+#define RIG_RUNS(kind)	(1u << (kind))
+
+/* A device's queue. rig places each part on one, by seed 000's rules. */
+struct rig_queue {
+	const char *name;	/* such as "COMPUTE:0": its lane in a profile */
+	unsigned runs;		/* RIG_RUNS() of each kind the queue runs */
+};
+
+/* How a device's word advances. */
+enum rig_completion {
+	RIG_BY_STORE = 1,	/* a store a queue runs writes the word */
+	RIG_BY_HOST,		/* the host writes it (a handler, or submit/commit) */
+};
+
+/* The producers a device's queues wait for; rig waits on the host for others. */
+struct rig_waits {
+	bool stores;		/* its queues wait for a RIG_BY_STORE producer */
+	bool hosts;		/* its queues wait for a RIG_BY_HOST producer */
+};
+
+/* What compiled code needs from a device: a record its ABI library declares
+ * under a key (the key's address names the record's type). */
+struct rig_capability {
+	const void *key;
+	const void *record;
+};
+
+/* A counter the device measures around each launch of a timed value. */
+struct rig_counter {
+	const char *name;
+	int values;		/* how many values it has, at least 1 */
+};
+
+/*
+ * The facts of a device, read once when it opens. A region is the driver's
+ * own object for memory it allocated, opaque to rig (void *). rig refuses an
+ * open whose copy_engine names no queue or one that does not run copies,
+ * whose hang_ms or cache_bytes is below 1, whose alignment is no power of
+ * two, whose edge is NULL or whose edge's first member is NULL.
+ */
+struct rig_facts {
+	const char *arch;		/* such as "gfx1100" or "x86_64" */
+	uint64_t budget;		/* bytes of own memory the device should hold at most */
+	const struct rig_queue *queues;	/* the device's queues */
+	size_t nqueues;
+	int copy_engine;		/* index of the copy engine's queue, or -1 for none */
+	enum rig_completion completion;	/* how the word advances */
+	struct rig_waits waits;		/* producers its queues wait for */
+	bool may_block;			/* room/submit/commit may block: rig counts them */
+	struct rig_opt hang_ms;		/* lost after this long without progress; NONE: never */
+	bool maps_host;			/* map_host maps page-aligned host memory */
+	bool host_addresses;		/* the host addresses every region (location.host) */
+	uint64_t alignment;		/* a power of two every region's addresses are a multiple of */
+	struct rig_opt cache_bytes;	/* last-level cache bytes, NONE where unknown */
+	const struct rig_counter *counters; /* NULL iff none; then measures is NULL */
+	size_t ncounters;
+	struct rig_capability capability; /* the ABI record */
+	void *word;			/* the region of the timeline word; NULL: the one make got */
+	const char *bus;		/* PCI bus address such as "0000:03:00.0", or NULL */
+	void *edge;			/* the C state; its first member points to struct rig_driver */
+};
+
+/* ---- Memory ----------------------------------------------------------- */
+
+/* Where a region lies. */
+struct rig_location {
+	bool has_address;	/* false for memory named by its handle only */
+	uint64_t address;	/* the address the device's work uses */
+	void *host;		/* the host address of its first byte, or NULL */
+	uintptr_t handle;	/* the driver's object: a buffer object, a CUdeviceptr... */
+};
+
+/* How another PCI function reaches a region by DMA. */
+struct rig_bus_range {
+	uint64_t address;	/* a multiple of 4096 */
+	uint64_t bytes;		/* a multiple of 4096 */
+};
+struct rig_dma {
+	bool is_dmabuf;
+	struct rig_bus_range *ranges;	/* bus ranges in order (malloc'd; rig frees) */
+	size_t nranges;
+	int fd;			/* a new close-on-exec dma-buf the caller owns */
+	uint64_t offset;	/* the region's first byte in fd */
+};
+
+/* ---- Code ------------------------------------------------------------- */
+
+/*
+ * A binary a driver took. Either the driver placed it (loaded, image set),
+ * or it asks for place_bytes of Device memory: rig allocates a region of at
+ * least that many bytes and calls place(), which returns the image and the
+ * bytes (at most place_bytes) that rig copies to the region's start. place
+ * calls nothing that may block or fault, and the driver makes nothing on the
+ * device before place is called. free_place releases what load kept for a
+ * place() that will never be called.
+ */
+struct rig_code {
+	bool loaded;
+	void *image;
+	uint64_t place_bytes;
+	int (*place)(void *ctx, void *region, void **image,
+		     const void **bytes, size_t *nbytes);
+	void (*free_place)(void *ctx);
+	void *ctx;
+};
+
+/* A function of an image, as a driver names it. */
+struct rig_entry {
+	uint64_t code;		/* what compiled code names it by (a descriptor or code address) */
+	uintptr_t launch;	/* what submit reads to launch it; 0 for no Launch queue */
+	struct rig_opt params;	/* parameter bytes it reads from byte 0, NONE if unknown */
+	struct rig_opt threads;	/* most threads a group may have, NONE if unknown */
+};
+
+/* entry's answers. */
+#define RIG_ENTRY	0	/* the function is in *out */
+#define RIG_ABSENT	1	/* the image has no function of that name */
+#define RIG_NO_MEMORY	2	/* no memory for its launches (*bytes): rig reclaims and asks again */
+
+/* grow's answers. */
+#define RIG_GROWN	0	/* the growth is made; the next room puts it in the queues */
+#define RIG_SHORT	1	/* no memory for the *bytes it takes: rig reclaims and asks again */
+
+/* ---- Parts and the five C functions ------------------------------------ */
+
+/* One end of a copy: a region's location and a byte offset into it. */
+struct rig_span {
+	struct rig_location at;
+	uint64_t offset;
+};
+
+/* A copy of rows rows of bytes bytes each, or, with fill >= 0, a fill of dst
+ * with the byte fill (src unused). */
+struct rig_copy {
+	struct rig_span src, dst;
+	uint64_t bytes;
+	uint64_t rows;
+	uint64_t src_pitch, dst_pitch;
+	int fill;
+};
+
+/* A launch: entry.launch of the function, its grid and group, params bytes
+ * with refs placed. */
+struct rig_launch {
+	uintptr_t launch;
+	uint64_t code;
+	uint32_t grid[3];
+	uint32_t group[3];
+	uint32_t shared_bytes;
+	const void *params;
+	uint32_t params_bytes;
+};
+
+/* A fill: submit calls fn(queue context, arg, value); fn returns 0, or
+ * another value for a failure, which loses the device. arg is valid only
+ * during the call. */
+typedef int (*rig_fill_fn)(void *queue_ctx, void *arg, uint64_t value);
+struct rig_fill {
+	rig_fill_fn fn;
+	void *arg;
+	uint32_t arg_bytes;
+};
+
+/* Words: 32-bit words of host memory for the queue. */
+struct rig_words_part {
+	const uint32_t *words;
+	size_t count;
+};
+
+/*
+ * A part of a submission as a driver sees it: its kind, the index of its
+ * queue in facts.queues, the indices of earlier parts of other queues it
+ * starts after, and RIG_SCRATCH bytes that room and submit may keep between
+ * calls. A copy's fields may differ from one call to the next.
+ */
+struct rig_part {
+	enum rig_kind kind;
+	uint32_t queue;
+	const uint32_t *follows;
+	uint32_t nfollows;
+	union {
+		struct rig_copy copy;
+		struct rig_launch launch;
+		struct rig_fill fill;
+		struct rig_words_part words;
+	} u;
+	alignas(16) unsigned char scratch[RIG_SCRATCH];
+};
+
+/* A producer's value a submit waits for: a word of rig_words (or a driver's
+ * own word) and the value it must show. */
+struct rig_wait {
+	const _Atomic uint64_t *word;
+	uint64_t value;
+	enum rig_completion producer;
+};
+
+/* A value's start and end on the host clock (rig_now_ns), 0 if untimed. */
+struct rig_times {
+	uint64_t start_ns;
+	uint64_t end_ns;
+};
+
+/*
+ * The five C functions, called with the facts' edge, one at a time per
+ * device. A RIG_FAILED sets *failure to a message that lives as long as the
+ * device.
+ *
+ * room(edge, parts, n, nwaits): RIG_FITS, RIG_LATER, RIG_GROW or RIG_NEVER.
+ * submit(edge, value, parts, n, waits, nwaits, times, failure): encodes the
+ *   parts as the work of value (given b+1, b+2, ... in order) after the
+ *   waits; RIG_COMMITTED, RIG_OK or RIG_FAILED. times is NULL unless a
+ *   profile is taken.
+ * commit(edge, v, failure): lets the work up to v run; RIG_OK or RIG_FAILED.
+ * settle(edge, v, failure): writes v's times if not yet; NULL if submit does.
+ * measures(edge, v, out, failure): v's launch measures into out, or frees
+ *   them when out is NULL; NULL for a device with no counters.
+ */
+struct rig_driver {
+	int (*room)(void *edge, struct rig_part *parts, size_t nparts,
+		    size_t nwaits);
+	int (*submit)(void *edge, uint64_t value, struct rig_part *parts,
+		      size_t nparts, const struct rig_wait *waits,
+		      size_t nwaits, struct rig_times *times,
+		      const char **failure);
+	int (*commit)(void *edge, uint64_t value, const char **failure);
+	int (*settle)(void *edge, uint64_t value, const char **failure);
+	int (*measures)(void *edge, uint64_t value, uint64_t *out,
+			const char **failure);
+};
+
+/* ---- The driver's other operations ------------------------------------ */
+
+/*
+ * The table of a driver's other operations (OCaml's Driver module), called
+ * with the handle make returned. Those that return an int answer RIG_OK, or
+ * RIG_FAULT with *fault set to a message that lives as long as the device
+ * (the device is then lost), or the answers their comment names.
+ *
+ * facts: the device's facts, read once at open.
+ * alloc: a region of bytes of a memory kind; RIG_NO_ROOM when full.
+ * free: frees a region.
+ * locate: where a region lies.
+ * map_host: maps bytes of host memory at host (page-aligned) as a region.
+ * map_peer: maps a region of another device (its location) as a region.
+ * load: takes a binary (struct rig_code); RIG_FAULT for one it refuses.
+ * unload: unloads an image.
+ * entry: names a function: RIG_ENTRY, RIG_ABSENT or RIG_NO_MEMORY.
+ * grow: grows the queues for parts and nwaits: RIG_GROWN or RIG_SHORT.
+ * signaled: reads a word of the driver's own (NULL if the word is rig's).
+ * dma: how another PCI function reaches a region; RIG_MAP_NEVER if it can't.
+ * stop: stops the device, with the reason it was lost.
+ */
+struct rig_ops {
+	int (*facts)(void *t, struct rig_facts *out, const char **fault);
+	int (*alloc)(void *t, uint64_t bytes, enum rig_memory kind,
+		     void **region, const char **fault);
+	void (*free)(void *t, void *region);
+	void (*locate)(void *t, void *region, struct rig_location *out);
+	enum rig_mapping (*map_host)(void *t, void *host, uint64_t bytes,
+				     void **region);
+	enum rig_mapping (*map_peer)(void *t, const struct rig_location *peer,
+				     uint64_t bytes, void **region);
+	int (*load)(void *t, const void *bytes, size_t len,
+		    struct rig_code *out, const char **fault);
+	void (*unload)(void *t, void *image);
+	int (*entry)(void *t, void *image, const char *name,
+		     struct rig_entry *out, uint64_t *bytes);
+	int (*grow)(void *t, struct rig_part *parts, size_t nparts,
+		    size_t nwaits, uint64_t *bytes);
+	uint64_t (*signaled)(void *t);
+	enum rig_mapping (*dma)(void *t, void *region, struct rig_dma *out);
+	void (*stop)(void *t, const char *reason);
+};
+
+/* ---- Io devices --------------------------------------------------------- */
+
+/*
+ * The table of an Io device: memory the host reads and writes through calls,
+ * such as files. A file is the library's object for one extent of memory.
+ * submit hands the library the work of a value (reads into and writes from
+ * host memory, or a barrier); the library advances the word given to make to
+ * each value once its work and every earlier value's work completed.
+ */
+enum rig_io_op_kind {
+	RIG_IO_READ = 1,	/* file bytes at offset into host */
+	RIG_IO_WRITE,		/* host bytes into the file at offset */
+	RIG_IO_BARRIER,		/* written data made durable */
+};
+struct rig_io_op {
+	enum rig_io_op_kind kind;
+	void *file;
+	uint64_t offset;
+	void *host;
+	uint64_t bytes;
+};
+struct rig_io {
+	int (*submit)(void *t, uint64_t value, const struct rig_io_op *ops,
+		      size_t nops, const char **failure);
+	int (*size)(void *t, void *file, uint64_t *bytes);
+	void (*release)(void *t, void *file);
+	void (*stop)(void *t, const char *reason);
+};
+
+/* ---- Openers ----------------------------------------------------------- */
+
+/*
+ * An opener names a device (without a machine suffix) and carries its driver
+ * and make. Making an opener does no I/O. make(opener, word, &handle, why,
+ * why_len) opens a device whose timeline word lies at word, and returns 0,
+ * or a negative errno with why filled. A make that may take a lock returns
+ * -EINVAL, having opened nothing, when called from inside one of rig's
+ * callbacks (the caller's thread holds a lock). The values of a device start
+ * after the value its word holds when make returns; make may raise that
+ * value, never lower it. A caller that calls make itself owns the handle and
+ * stops it, and gives it 8 bytes of host memory aligned to 8.
+ */
+struct rig_opener {
+	const char *name;
+	const struct rig_ops *ops;
+	int (*make)(const struct rig_opener *o, _Atomic uint64_t *word,
+		    void **handle, char *why, size_t why_len);
+	void *arg;		/* the driver's configuration for make */
+};
+
+/* An opener of an Io device. */
+struct rig_io_opener {
+	const char *name;
+	const struct rig_io *io;
+	int (*make)(const struct rig_io_opener *o, _Atomic uint64_t *word,
+		    void **handle, char *why, size_t why_len);
+	void *arg;
+};
+
+/* ---- What rig defines for drivers ------------------------------------- */
+
+/* The process-wide array of timeline words; each open device has one. */
+extern _Atomic uint64_t rig_words[RIG_WORDS];
+
+/* The host clock, CLOCK_MONOTONIC in nanoseconds. Never blocks. */
+uint64_t rig_now_ns(void);
+
+/*
+ * rig_code_sync() - make code bytes written through one mapping visible to
+ * instruction fetch of the host before they run: the driver of a device
+ * whose code the host runs calls it after it writes code.
+ */
+void rig_code_sync(void *addr, size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RIG_EDGE_H */

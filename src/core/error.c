@@ -1,0 +1,47 @@
+/*
+ * core/error.c: rig_why() and rig_fail(). The message lives in a
+ * thread-local buffer, so no two threads ever see each other's failures.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "rig.h"
+#include "core/error.h"
+
+#define WHY_BYTES 512
+
+static _Thread_local char why[WHY_BYTES];
+static _Thread_local int depth;
+
+const char *
+rig_why(void)
+{
+	return why;
+}
+
+int
+rig_fail_at(const char *func, int code, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(why, sizeof(why), "%s: ", func);
+	va_start(ap, fmt);
+	vsnprintf(why + n, sizeof(why) - (size_t)n, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int
+rig_fail_keep(const char *func, int code)
+{
+	char inner[WHY_BYTES];
+
+	memcpy(inner, why, sizeof(inner));
+	snprintf(why, sizeof(why), "%s: %.*s", func, WHY_BYTES / 2, inner);
+	return code;
+}
+
+void callback_enter(void) { depth++; }
+void callback_leave(void) { depth--; }
+int callback_depth(void) { return depth; }

@@ -206,7 +206,8 @@ job_make(uint64_t value, struct rig_part *parts, size_t n,
 	for (size_t i = 0; i < n; i++)
 		if (parts[i].kind == RIG_COPY_PART)
 			j->copies[j->ncopies++] = parts[i].u.copy;
-	memcpy(j->waits, waits, nwaits * sizeof(*waits));
+	if (nwaits)
+		memcpy(j->waits, waits, nwaits * sizeof(*waits));
 	j->nwaits = nwaits;
 	return j;
 }

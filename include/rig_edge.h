@@ -54,7 +54,7 @@ extern "C" {
 #define RIG_SCRATCH	64
 
 /* The number of timeline words in the process (rig_words). */
-#define RIG_WORDS	4096
+#define RIG_WORD_SLOTS	4096
 
 /* ---- Facts ------------------------------------------------------------ */
 
@@ -430,7 +430,7 @@ struct rig_io_opener {
 /* ---- What rig defines for drivers ------------------------------------- */
 
 /* The process-wide array of timeline words; each open device has one. */
-extern _Atomic uint64_t rig_words[RIG_WORDS];
+extern _Atomic uint64_t rig_words[RIG_WORD_SLOTS];
 
 /* The host clock, CLOCK_MONOTONIC in nanoseconds. Never blocks. */
 uint64_t rig_now_ns(void);

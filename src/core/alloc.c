@@ -31,6 +31,14 @@ list_del(struct alloc **head, struct alloc *a)
 		a->next->prev = a->prev;
 }
 
+static void
+alloc_free(struct alloc *a)
+{
+	stamps_fini(&a->stamps);
+	pthread_mutex_destroy(&a->lock);
+	free(a);
+}
+
 /* Under mem_lock: the driver gets a's memory back, and a goes. */
 static void
 give_back_locked(struct rig_device *d, struct alloc *a)
@@ -38,8 +46,29 @@ give_back_locked(struct rig_device *d, struct alloc *a)
 	if (a->region)
 		d->ops->free(d->handle, a->region);
 	d->allocated -= a->bytes;
-	pthread_mutex_destroy(&a->lock);
-	free(a);
+	alloc_free(a);
+}
+
+static bool
+signaled(struct stamp st)
+{
+	return !st.value ||
+	       atomic_load_explicit(&rig_words[st.slot], memory_order_acquire) >= st.value;
+}
+
+bool
+alloc_idle(const struct alloc *a)
+{
+	for (size_t i = 0; i < a->stamps.n; i++) {
+		const struct seg *g = &a->stamps.seg[i];
+
+		if (!signaled(g->write))
+			return false;
+		for (uint32_t k = 0; k < g->nreads; k++)
+			if (!signaled(g->reads[k]))
+				return false;
+	}
+	return true;
 }
 
 void
@@ -49,7 +78,7 @@ alloc_reclaim_locked(struct rig_device *d)
 
 	for (; a; a = next) {
 		next = a->next;
-		if (timeline_signaled(&d->tl, a->last_use)) {
+		if (alloc_idle(a)) {
 			list_del(&d->limbo, a);
 			give_back_locked(d, a);
 			device_put(d);
@@ -99,6 +128,10 @@ alloc_make(struct rig_device *d, uint64_t bytes, enum rig_memory kind,
 	a->d = d;
 	a->bytes = bytes;
 	atomic_init(&a->refs, 1);
+	if (stamps_init(&a->stamps, (bytes + 3) / 4) < 0) {
+		free(a);
+		return rig_cause(RIG_ENOMEM, "no memory for an allocation's stamps");
+	}
 	pthread_mutex_init(&a->lock, NULL);
 	/* A device that declares host_addresses is asked for no Pinned
 	 * memory (seed 000): its own memory already serves the host. */
@@ -119,7 +152,6 @@ alloc_make(struct rig_device *d, uint64_t bytes, enum rig_memory kind,
 	}
 	if (bytes && (ret = ask_driver(d, a, kind)) < 0)
 		goto err;
-	a->last_write = a->last_use = d->tl.base;
 	d->allocated += bytes;
 	list_add(&d->live, a);
 	device_get(d);
@@ -128,8 +160,7 @@ alloc_make(struct rig_device *d, uint64_t bytes, enum rig_memory kind,
 	return 0;
 err:
 	pthread_mutex_unlock(&d->mem_lock);
-	pthread_mutex_destroy(&a->lock);
-	free(a);
+	alloc_free(a);
 	return ret;
 }
 
@@ -145,13 +176,12 @@ alloc_put(struct alloc *a)
 	if (a->dead) {
 		/* Its memory went at the device's end. */
 		pthread_mutex_unlock(&d->mem_lock);
-		pthread_mutex_destroy(&a->lock);
-		free(a);
+		alloc_free(a);
 		device_put(d);
 		return;
 	}
 	list_del(&d->live, a);
-	later = a->region && !timeline_signaled(&d->tl, a->last_use);
+	later = a->region && !alloc_idle(a);
 	if (later)
 		list_add(&d->limbo, a);
 	else

@@ -22,6 +22,7 @@
 #include <pthread.h>
 
 #include "rig.h"
+#include "submit/stamp.h"
 #include "submit/submit.h"
 #include "timeline/timeline.h"
 
@@ -31,8 +32,7 @@ struct alloc {
 	struct rig_location loc;
 	uint64_t bytes;
 	pthread_mutex_t lock;		/* claims: the stamps below, and host access */
-	uint64_t last_write;		/* the value of d's timeline that last wrote it */
-	uint64_t last_use;		/* the value that last read or wrote it */
+	struct stamps stamps;		/* who wrote and read each word last */
 	_Atomic uint32_t refs;		/* buffers over it */
 	const char *dead;		/* why its memory ended; NULL while live */
 	struct alloc *prev, *next;	/* d's live list, or its limbo list */
@@ -82,5 +82,29 @@ void alloc_put(struct alloc *a);
 void alloc_reclaim_locked(struct rig_device *d);
 /* At the device's end: free every allocation's memory, marking it dead. */
 void alloc_end_all(struct rig_device *d, const char *why);
+/* Every use stamped on a is signaled. Under a's lock, or once no buffer
+ * refers to a. */
+bool alloc_idle(const struct alloc *a);
+
+/* claim.c: claiming memory for a submit or a host access (rule 3). */
+struct use {
+	struct alloc *a;
+	uint64_t lo, hi;		/* words */
+	enum use_kind kind;
+};
+/*
+ * Lock the allocations of u[0..n) (by address, each once) and add to ws
+ * what the uses wait for. On failure nothing stays locked. Reorders u.
+ */
+int claim_lock(struct use *u, size_t n, struct waitset *ws);
+/* Stamp the uses with st, then unlock. */
+void claim_record_unlock(struct use *u, size_t n, struct stamp st);
+void claim_unlock(struct use *u, size_t n);
+/* Wait on the host for every point of ws: 0, or the first loss. */
+int claim_wait_host(const struct waitset *ws, struct stamp *dropped);
+
+/* route.c: a submit's waits into job->waits and job->host_waits (each
+ * with room for ws->n). */
+void route_waits(struct rig_device *d, const struct waitset *ws, struct job *job);
 
 #endif

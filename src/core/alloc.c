@@ -9,6 +9,7 @@
 
 #include "core/device.h"
 #include "core/error.h"
+#include "core/image.h"
 
 static void
 list_add(struct alloc **head, struct alloc *a)
@@ -197,6 +198,7 @@ alloc_end_all(struct rig_device *d, const char *why)
 	struct alloc *a, *next;
 
 	pthread_mutex_lock(&d->mem_lock);
+	image_end_all_locked(d);
 	for (a = d->limbo; a; a = next) {
 		next = a->next;
 		give_back_locked(d, a);

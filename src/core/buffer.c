@@ -50,6 +50,16 @@ buffer_over(struct alloc *a, uint64_t offset, uint64_t length,
 	return b;
 }
 
+struct rig_buffer *
+buffer_dup(const struct rig_buffer *b)
+{
+	struct rig_buffer *c = buffer_over(b->a, b->offset, b->length, b->access);
+
+	if (c)
+		atomic_fetch_add(&b->a->refs, 1);
+	return c;
+}
+
 int
 rig_buffer_create(struct rig_device *d, size_t bytes, enum rig_memory kind,
 		  struct rig_buffer **out)

@@ -59,6 +59,7 @@ struct rig_device {
 	pthread_mutex_t mem_lock;
 	struct alloc *live;		/* allocations with buffers */
 	struct alloc *limbo;		/* released, waiting for their last use */
+	struct rig_image *images;	/* loaded and not yet unloaded */
 	uint64_t allocated;		/* bytes of live and limbo memory */
 	struct rig_device *next;	/* the open devices, by name */
 };

@@ -54,7 +54,7 @@ struct rig_polled {
 	_Atomic int fail;
 	_Atomic bool stalled;
 	_Atomic uint64_t ran, commits, submits;
-	_Atomic int64_t live;
+	_Atomic int64_t live, images;
 };
 
 struct pregion {
@@ -403,11 +403,62 @@ polled_release(void *t)
 	free(d);
 }
 
+/* Code: any bytes load; a function's name may give its limits as
+ * "name/params/threads". Launches run nothing. */
+static int
+polled_load(void *t, const void *bytes, size_t len, struct rig_code *out,
+	    const char **fault)
+{
+	struct pdev *d = t;
+
+	*out = (struct rig_code){ .loaded = true, .image = malloc(1) };
+	if (!out->image) {
+		*fault = "no memory for the image";
+		return RIG_FAULT;
+	}
+	atomic_fetch_add(&d->p->images, 1);
+	return RIG_OK;
+}
+
+static void
+polled_unload(void *t, void *image)
+{
+	struct pdev *d = t;
+
+	free(image);
+	atomic_fetch_sub(&d->p->images, 1);
+}
+
+static int
+polled_entry(void *t, void *image, const char *name, struct rig_entry *out,
+	     uint64_t *bytes)
+{
+	long long params = -1, threads = -1;
+	const char *limits = strchr(name, '/');
+	uint64_t h = 1469598103934665603ull;
+
+	if (!strcmp(name, "absent"))
+		return RIG_ABSENT;
+	if (limits)
+		sscanf(limits, "/%lld/%lld", &params, &threads);
+	for (const char *c = name; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ull;
+	*out = (struct rig_entry){
+		.code = h, .launch = 1,
+		.params = params >= 0 ? RIG_SOME(params) : RIG_NONE,
+		.threads = threads >= 0 ? RIG_SOME(threads) : RIG_NONE,
+	};
+	return RIG_ENTRY;
+}
+
 static const struct rig_ops polled_ops = {
 	.facts = polled_facts,
 	.alloc = polled_alloc,
 	.free = polled_free,
 	.locate = polled_locate,
+	.load = polled_load,
+	.unload = polled_unload,
+	.entry = polled_entry,
 	.stop = polled_stop,
 	.release = polled_release,
 };
@@ -531,6 +582,7 @@ uint64_t rig_polled_ran(struct rig_polled *p) { return atomic_load(&p->ran); }
 uint64_t rig_polled_commits(struct rig_polled *p) { return atomic_load(&p->commits); }
 uint64_t rig_polled_submits(struct rig_polled *p) { return atomic_load(&p->submits); }
 int64_t rig_polled_live_regions(struct rig_polled *p) { return atomic_load(&p->live); }
+int64_t rig_polled_live_images(struct rig_polled *p) { return atomic_load(&p->images); }
 bool rig_polled_open(struct rig_polled *p) { return atomic_load(&p->dev) != NULL; }
 
 uint64_t

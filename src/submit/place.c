@@ -14,6 +14,11 @@ static const char *const kind_names[] = {
 	[RIG_COPY_PART] = "copy", [RIG_LAUNCH_PART] = "launch",
 };
 
+static const char *const plural[] = {
+	[RIG_WORDS_PART] = "words", [RIG_FILL_PART] = "fills",
+	[RIG_COPY_PART] = "copies", [RIG_LAUNCH_PART] = "launches",
+};
+
 static bool
 uses_conflict(const struct place_use *a, const struct place_use *b)
 {
@@ -97,8 +102,8 @@ place_parts(const struct rig_facts *f, struct place_part *parts, size_t n,
 		}
 		q = queue_of(f, parts, i, last);
 		if (q < 0) {
-			snprintf(why, why_len, "part %zu (%s): the device has no queue that runs %ss",
-				 i, kind_names[parts[i].kind], kind_names[parts[i].kind]);
+			snprintf(why, why_len, "part %zu (%s): the device has no queue that runs %s",
+				 i, kind_names[parts[i].kind], plural[parts[i].kind]);
 			free(follows);
 			return -EINVAL;
 		}

@@ -11,13 +11,16 @@
 #include "core/device.h"
 #include "core/error.h"
 
+/* By allocation (the lock order), then reads before writes, so a use that
+ * both reads and writes a word leaves it written. */
 static int
 by_alloc(const void *x, const void *y)
 {
-	uintptr_t a = (uintptr_t)((const struct use *)x)->a;
-	uintptr_t b = (uintptr_t)((const struct use *)y)->a;
+	const struct use *u = x, *v = y;
 
-	return a < b ? -1 : a > b;
+	if (u->a != v->a)
+		return (uintptr_t)u->a < (uintptr_t)v->a ? -1 : 1;
+	return (int)u->kind - (int)v->kind;
 }
 
 void
@@ -34,8 +37,10 @@ claim_lock(struct use *u, size_t n, struct waitset *ws)
 	if (n > 1)
 		qsort(u, n, sizeof(*u), by_alloc);
 	for (size_t i = 0; i < n; i++)
-		if (i == 0 || u[i].a != u[i - 1].a)
+		if (i == 0 || u[i].a != u[i - 1].a) {
 			pthread_mutex_lock(&u[i].a->lock);
+			stamps_tidy(&u[i].a->stamps);
+		}
 	for (size_t i = 0; i < n; i++) {
 		if (u[i].a->dead) {
 			const char *why = u[i].a->dead;

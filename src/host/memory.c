@@ -42,8 +42,8 @@ memory_room(void *edge, struct rig_part *parts, size_t n, size_t nwaits)
 static void
 run_copy(const struct rig_copy *c)
 {
-	char *dst = (char *)c->dst.at.host + c->dst.offset;
-	const char *src = (const char *)c->src.at.host + c->src.offset;
+	char *dst = (char *)(uintptr_t)c->dst.at.address + c->dst.offset;
+	const char *src = (const char *)(uintptr_t)c->src.at.address + c->src.offset;
 
 	for (uint64_t r = 0; r < c->rows; r++) {
 		if (c->fill >= 0)

@@ -104,20 +104,18 @@ await_producers(struct pdev *d, struct pjob *j)
 	return true;
 }
 
+/* The device's addresses are host addresses, whatever the host is told. */
 static void
 run_copy(const struct rig_copy *c)
 {
-	const struct pregion *s = (const void *)c->src.at.handle;
-	const struct pregion *t = (const void *)c->dst.at.handle;
+	char *src = (char *)(uintptr_t)c->src.at.address + c->src.offset;
+	char *dst = (char *)(uintptr_t)c->dst.at.address + c->dst.offset;
 
 	for (uint64_t r = 0; r < c->rows; r++) {
-		char *dst = (char *)t->host + c->dst.offset + r * c->dst_pitch;
-
 		if (c->fill >= 0)
-			memset(dst, c->fill, c->bytes);
+			memset(dst + r * c->dst_pitch, c->fill, c->bytes);
 		else
-			memmove(dst, (char *)s->host + c->src.offset + r * c->src_pitch,
-				c->bytes);
+			memmove(dst + r * c->dst_pitch, src + r * c->src_pitch, c->bytes);
 	}
 }
 

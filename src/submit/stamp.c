@@ -1,8 +1,9 @@
 /*
  * submit/stamp.c: the segment map of stamp.h. Segments are sorted, cover
  * the allocation's words without gaps, and are split only at the edges of
- * the uses a submit claims; a write joins the segments it covers into one,
- * so a buffer used whole keeps a single segment.
+ * the uses a submit claims; before a claim prepares its uses, neighbours
+ * last written by one point and read since by none are joined again, so a
+ * buffer used whole keeps a single segment.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -85,7 +86,7 @@ copy_reads(struct seg *to, const struct seg *from)
 {
 	to->reads = NULL;
 	to->cap = to->nreads = 0;
-	if (!from->nreads)
+	if (!from->cap)		/* room a prepare made counts too */
 		return 0;
 	to->reads = malloc(from->cap * sizeof(*to->reads));
 	if (!to->reads)
@@ -183,22 +184,36 @@ void
 stamps_record(struct stamps *s, uint64_t lo, uint64_t hi, enum use_kind u,
 	      struct stamp st)
 {
-	size_t first, end;
+	/* The edges lo and hi were made by stamps_prepare(), and nothing
+	 * joins segments until the claim ends (stamps_tidy). */
+	for (size_t i = find(s, lo); i < s->n && s->seg[i].lo < hi; i++) {
+		struct seg *g = &s->seg[i];
 
-	if (lo >= hi)
-		return;
-	first = find(s, lo);
-	for (end = first; end < s->n && s->seg[end].lo < hi; end++)
-		if (u == USE_READ)
-			add_read(&s->seg[end], st);
-	if (u == USE_READ)
-		return;
-	/* A write: the covered segments become one, written by st. */
-	for (size_t i = first + 1; i < end; i++)
-		free(s->seg[i].reads);
-	s->seg[first].hi = s->seg[end - 1].hi;
-	s->seg[first].write = st;
-	s->seg[first].nreads = 0;
-	memmove(&s->seg[first + 1], &s->seg[end], (s->n - end) * sizeof(*s->seg));
-	s->n -= end - first - 1;
+		if (u == USE_READ) {
+			add_read(g, st);
+		} else {
+			g->write = st;
+			g->nreads = 0;
+		}
+	}
+}
+
+void
+stamps_tidy(struct stamps *s)
+{
+	size_t k = 0;
+
+	for (size_t i = 1; i < s->n; i++) {
+		struct seg *a = &s->seg[k], *b = &s->seg[i];
+
+		if (!a->nreads && !b->nreads && a->write.slot == b->write.slot &&
+		    a->write.value == b->write.value) {
+			a->hi = b->hi;
+			free(b->reads);
+			continue;
+		}
+		s->seg[++k] = *b;
+	}
+	if (s->n)
+		s->n = k + 1;
 }

@@ -55,6 +55,9 @@ int stamps_prepare(struct stamps *s, uint64_t lo, uint64_t hi, enum use_kind u,
 void stamps_record(struct stamps *s, uint64_t lo, uint64_t hi, enum use_kind u,
 		   struct stamp st);
 
+/* Join neighbours that keep the same stamps; before a claim's prepares. */
+void stamps_tidy(struct stamps *s);
+
 /* Add (slot, value) to ws, keeping the highest value per slot. */
 int waitset_add(struct waitset *ws, struct stamp st);
 void waitset_fini(struct waitset *ws);

@@ -263,9 +263,13 @@ submit_reserve(struct submitter *s, uint64_t *v)
 	return 0;
 }
 
+void (*submit_trace)(int slot, uint64_t value, const struct job *job);
+
 void
 submit_publish(struct submitter *s, uint64_t v, struct job *job)
 {
+	if (submit_trace)
+		submit_trace(s->tl->slot, v, job);
 	if (s->inline_run) {
 		/* The driver lock is held since submit_reserve(). Host waits
 		 * under it keep values in order on a synchronous device. */

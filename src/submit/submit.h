@@ -74,6 +74,13 @@ int submit_reserve(struct submitter *s, uint64_t *v);
  * reserved but the caller gave up; it is dropped as empty work. */
 void submit_publish(struct submitter *s, uint64_t v, struct job *job);
 
+/*
+ * A test's window on routing (test_order): when set, called by
+ * submit_publish() with the device's slot, the value and its job, before
+ * the job is handed over. NULL in programs.
+ */
+extern void (*submit_trace)(int slot, uint64_t value, const struct job *job);
+
 /* Lose the device: the reason, kept; no new work reaches the driver. */
 void submit_lose(struct submitter *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

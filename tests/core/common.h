@@ -46,13 +46,14 @@ polled_open(struct rig_polled_config c)
 	return pd;
 }
 
-/* Close and release it, and check the driver holds no memory any more. */
+/* Close and release it, and check the driver holds no memory or code. */
 static inline void
 polled_close(struct polled_dev pd)
 {
 	assert_int_equal(rig_close(pd.d), 0);
 	assert_false(rig_polled_open(pd.p));
 	assert_int_equal(rig_polled_live_regions(pd.p), 0);
+	assert_int_equal(rig_polled_live_images(pd.p), 0);
 	rig_device_release(pd.d);
 	rig_polled_destroy(pd.p);
 }

@@ -206,8 +206,9 @@ check_fabric(const struct rig_pci_machine *m, struct taking *k, char *cause,
 	int ret;
 
 	if (gc->major == 9 && k->count == AMD_FABRIC_GPUS && mp0->nbases) {
-		ret = amd_mmio_read(m, &k->f, mp0->base[0] + regMP0_SMN_C2PMSG_81,
-				    &sos);
+		/* Die 0's register space: linux keeps the low 30 bits of a 64-bit base. */
+		ret = amd_mmio_read(m, &k->f, (mp0->base[0] & 0x3FFFFFFF) +
+				    regMP0_SMN_C2PMSG_81, &sos);
 		if (ret < 0)
 			return refuse(cause, len, ret, "cannot read its security "
 				      "processor: %s", amd_cause());

@@ -78,7 +78,7 @@ static int
 wait_let_go(struct change *c, char *why, size_t len)
 {
 	for (int waited = 0; ; waited += 100) {
-		if (pci_amdgpu_has(c->m, c->f.bus, why, len) != 1)
+		if (pci_amdgpu_lingers(c->m, c->f.bus, why, len) != 1)
 			return 0;
 		if (waited >= pci_driver_wait_ms)
 			return 1;

@@ -265,8 +265,8 @@ int
 pci_amdgpu_has(const struct rig_pci_machine *m, const char *bus, char *why,
 	       size_t len)
 {
-	char driver[64], rel[128], path[512];
-	int node = -1, ret;
+	char driver[64];
+	int ret;
 
 	ret = pci_driver_of(m, bus, driver, sizeof(driver));
 	if (ret < 0)
@@ -275,6 +275,16 @@ pci_amdgpu_has(const struct rig_pci_machine *m, const char *bus, char *why,
 		snprintf(why, len, "amdgpu is bound to it");
 		return 1;
 	}
+	return pci_amdgpu_lingers(m, bus, why, len);
+}
+
+int
+pci_amdgpu_lingers(const struct rig_pci_machine *m, const char *bus, char *why,
+		   size_t len)
+{
+	char rel[128], path[512];
+	int node = -1;
+
 	if (kfd_lists(m, bus, &node)) {
 		snprintf(why, len, "amdgpu has not let go of it: KFD's topology "
 			 "still lists it (node %d)", node);

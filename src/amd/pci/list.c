@@ -4,6 +4,7 @@
  * libpci's error handler must not return, so it jumps back here with the
  * message; the hwdb is disabled (its lookups leak) and no names are read.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <pci/pci.h>
 
@@ -106,6 +108,45 @@ scan(struct pci_access *a, const char *sysfs, struct pci_function **out,
 	return 0;
 }
 
+/*
+ * libpci's error handler cannot return, and a jump out of its scan leaks
+ * the directory it was reading, so what makes it fail is checked first:
+ * every entry of devices/ a bus address with the four files it reads.
+ */
+static int
+precheck(const char *sysfs)
+{
+	static const char *const files[] = { "vendor", "device", "class", "resource" };
+	char dir[300], path[600];
+	struct dirent *e;
+	unsigned x;
+	int ret = 0;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/devices", sysfs);
+	if (!(d = opendir(dir)))
+		return rig_fail(-ENODEV, "cannot list %s: %s", dir, strerror(errno));
+	while (ret == 0 && (e = readdir(d))) {
+		char tail;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (sscanf(e->d_name, "%x:%x:%x.%x%c", &x, &x, &x, &x, &tail) != 4) {
+			ret = rig_fail(-ENODEV, "cannot list %s: %s is not a PCI bus "
+				       "address", dir, e->d_name);
+			break;
+		}
+		for (int f = 0; f < 4 && ret == 0; f++) {
+			snprintf(path, sizeof(path), "%s/%s/%s", dir, e->d_name, files[f]);
+			if (access(path, R_OK) < 0)
+				ret = rig_fail(-ENODEV, "cannot read %s: %s", path,
+					       strerror(errno));
+		}
+	}
+	closedir(d);
+	return ret;
+}
+
 /* The sysfs machine's functions operation. No root/sys/bus/pci at all is
  * a machine with no PCI functions (this one off Linux). */
 int
@@ -125,6 +166,9 @@ pci_sysfs_functions(const struct rig_pci_machine *m, struct pci_function **out,
 		*n = 0;
 		return 0;
 	}
+	ret = precheck(sysfs);
+	if (ret < 0)
+		return ret;
 	a = pci_alloc();
 	if (setjmp(pci_jump)) {
 		pci_cleanup(a);

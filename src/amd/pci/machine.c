@@ -62,7 +62,7 @@ sysfs_file_write(const struct rig_pci_machine *m, const char *rel,
 	ret = pci_path(m, path, sizeof(path), rel);
 	if (ret < 0)
 		return ret;
-	fd = open(path, O_WRONLY | O_CLOEXEC);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
 		return rig_fail(-errno, "cannot open %s: %s", path, strerror(errno));
 	put = write(fd, text, len);

@@ -134,6 +134,9 @@ int pci_holder(const struct rig_pci_machine *m, const char *bus,
  */
 int pci_amdgpu_has(const struct rig_pci_machine *m, const char *bus,
 		   char *why, size_t len);
+/* The same but for the binding: what stays after an unbind (seed 003). */
+int pci_amdgpu_lingers(const struct rig_pci_machine *m, const char *bus,
+		       char *why, size_t len);
 
 /* lock.c: the process-wide lock of opens and machine changes. */
 void pci_lock(void);

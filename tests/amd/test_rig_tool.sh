@@ -1,0 +1,39 @@
+#!/bin/sh
+# test_rig_firmware_amd: `rig firmware amd --from DIR` installs and verifies
+# every pinned image into rig's firmware directory, a second run finds them
+# present, and rig's usage errors and failures exit non-zero with a message
+# on stderr. Arguments: the rig program, the real images, a scratch folder.
+set -u
+rig=$1 fw=$2 scratch=$3/rig-tool-test
+rm -rf "$scratch"; mkdir -p "$scratch"
+export RIG_FIRMWARE_DIR="$scratch/installed"
+fail() { echo "FAIL: $*"; exit 1; }
+
+out=$("$rig" firmware amd --from "$fw") || fail "first install exited $?: $out"
+echo "$out" | tail -1
+[ "$(echo "$out" | grep -c '^installed ')" = 33 ] || fail "33 installed expected: $out"
+echo "$out" | tail -1 | grep -q ": 33 installed, 0 present, 0 missing, 0 with another digest$" || fail "summary: $out"
+(cd "$fw" && for f in "$RIG_FIRMWARE_DIR"/*.bin; do
+	b2sum -l 256 "$f" | awk '{print $1}' > "$scratch/sum"
+	grep -q "^$(cat "$scratch/sum") .* $(basename "$f")$" "$fw/SHA-BLAKE2B-256" || fail "digest of $f"
+done) || exit 1
+out=$("$rig" firmware amd --from "$fw") || fail "second install exited $?"
+[ "$(echo "$out" | grep -c '^present ')" = 33 ] || fail "33 present expected: $out"
+
+export RIG_FIRMWARE_DIR="$scratch/other"
+mkdir -p "$scratch/empty"
+if "$rig" firmware amd --from "$scratch/empty" > "$scratch/out" 2> "$scratch/err"; then fail "an empty source succeeded"; fi
+grep -q "^missing  *psp_13_0_0_sos.bin$" "$scratch/out" || fail "missing line: $(cat "$scratch/out")"
+grep -q "^rig: 33 pinned images are not installed$" "$scratch/err" || fail "stderr: $(cat "$scratch/err")"
+
+"$rig" --help | grep -q "^    rig \[--root DIR\] firmware amd \[--from DIR\]...$" || fail "help"
+"$rig" version | grep -q "^rig [0-9]" || fail "version"
+if "$rig" frobnicate 2> "$scratch/err"; then fail "unknown command succeeded"; fi
+grep -q "^rig: unknown command frobnicate$" "$scratch/err" || fail "unknown: $(cat "$scratch/err")"
+if "$rig" detach x 2> "$scratch/err"; then fail "detach x succeeded"; fi
+grep -q "^rig: detach: one GPU number, such as 0$" "$scratch/err" || fail "detach x: $(cat "$scratch/err")"
+if "$rig" --root "$scratch/nomachine" reset 0 2> "$scratch/err"; then fail "reset of no GPU succeeded"; fi
+grep -q "^rig: rig_amd_pci_reset: no GPU 0: the machine has 0 AMD GPUs$" "$scratch/err" || fail "reset 0: $(cat "$scratch/err")"
+"$rig" --root "$scratch/nomachine" devices | grep -q "^AMD GPUs over PCI (0):$" || fail "devices"
+rm -rf "$scratch"
+echo "ok"

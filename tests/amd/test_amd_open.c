@@ -710,6 +710,98 @@ test_second_gpu_named(void **state)
 	       "takes it from amdgpu");
 }
 
+/* ---- What `rig devices` shows ----------------------------------------------- */
+
+static void
+test_describe_detached(void **state)
+{
+	struct env *e = *state;
+	struct rig_amd_pci_gpu_info g;
+
+	gpu(e, "11.0.2", (struct fake_gpu){ .device = 0x7480 });
+	assert_int_equal(rig_amd_pci_describe(e->m, 0, &g), 0);
+	assert_string_equal(g.bus.text, BUS);
+	assert_int_equal(g.device, 0x7480);
+	assert_string_equal(g.driver, "");
+	assert_string_equal(g.state, "detached");
+	assert_true(g.gc_known);
+	assert_int_equal(g.gc_major, 11);
+	assert_int_equal(g.gc_minor, 0);
+	assert_int_equal(g.gc_rev, 2);
+	assert_string_equal(fake_read(e->root, "sys/bus/pci/devices/" BUS "/enable"), "0");
+}
+
+static void
+test_describe_amdgpu(void **state)
+{
+	struct env *e = *state;
+	struct rig_amd_pci_gpu_info g;
+
+	gpu(e, "12.0.1", (struct fake_gpu){ .driver = "amdgpu" });
+	fake_write(e->root, "sys/bus/pci/devices/" BUS "/ip_discovery/die/0/11/0/major", "12\n");
+	fake_write(e->root, "sys/bus/pci/devices/" BUS "/ip_discovery/die/0/11/0/minor", "0\n");
+	fake_write(e->root, "sys/bus/pci/devices/" BUS "/ip_discovery/die/0/11/0/revision", "1\n");
+	assert_int_equal(rig_amd_pci_describe(e->m, 0, &g), 0);
+	assert_string_equal(g.driver, "amdgpu");
+	assert_string_equal(g.state, "amdgpu");
+	assert_true(g.gc_known);
+	assert_int_equal(g.gc_major, 12);
+	assert_int_equal(g.gc_rev, 1);
+	/* amdgpu's GPU is never taken to read its table. */
+	assert_string_equal(fake_read(e->root, "sys/bus/pci/devices/" BUS "/enable"), "0\n");
+}
+
+static void
+test_describe_held(void **state)
+{
+	struct env *e = *state;
+	struct rig_amd_pci_gpu_info g;
+
+	gpu(e, "11.0.0", (struct fake_gpu){ 0 });
+	fake_holder(e->root, 4242, "/sys/bus/pci/devices/" BUS "/config");
+	assert_int_equal(rig_amd_pci_describe(e->m, 0, &g), 0);
+	assert_string_equal(g.state, "held by process 4242");
+	assert_false(g.gc_known);
+	assert_int_equal(pci_hold_mark(BUS), 0);
+	assert_int_equal(rig_amd_pci_describe(e->m, 0, &g), 0);
+	pci_hold_clear(BUS);
+	assert_string_equal(g.state, "held by this process");
+	assert_string_equal(fake_read(e->root, "sys/bus/pci/devices/" BUS "/enable"), "0\n");
+}
+
+static void
+test_describe_unreleased_and_other(void **state)
+{
+	struct env *e = *state;
+	struct rig_amd_pci_gpu_info g;
+
+	gpu(e, "11.0.0", (struct fake_gpu){ 0 });
+	gpu(e, "11.0.0", (struct fake_gpu){ .bus = "0000:83:00.0", .driver = "radeon" });
+	fake_kfd(e->root, 1, BUS);
+	assert_int_equal(rig_amd_pci_describe(e->m, 0, &g), 0);
+	assert_string_equal(g.state, "unreleased: amdgpu has not let go of it: "
+			    "KFD's topology still lists it (node 1)");
+	assert_false(g.gc_known);
+	assert_int_equal(rig_amd_pci_describe(e->m, 1, &g), 0);
+	assert_string_equal(g.state, "bound to radeon");
+}
+
+static void
+test_describe_refusals(void **state)
+{
+	struct env *e = *state;
+	struct rig_amd_pci_gpu_info g;
+
+	gpu(e, "11.0.0", (struct fake_gpu){ 0 });
+	assert_int_equal(rig_amd_pci_describe(e->m, -2, &g), RIG_EINVAL);
+	assert_string_equal(rig_why(), "rig_amd_pci_describe: GPU -2 is negative");
+	assert_int_equal(rig_amd_pci_describe(e->m, 0, NULL), RIG_EINVAL);
+	assert_string_equal(rig_why(), "rig_amd_pci_describe: out is NULL");
+	assert_int_equal(rig_amd_pci_describe(e->m, 1, &g), -ENODEV);
+	assert_string_equal(rig_why(), "rig_amd_pci_describe: no GPU 1: the machine "
+			    "has 1 AMD GPU");
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int
@@ -759,6 +851,11 @@ main(void)
 		T(test_not_built_12_0_0),
 		T(test_not_built_12_0_1),
 		T(test_second_gpu_named),
+		T(test_describe_detached),
+		T(test_describe_amdgpu),
+		T(test_describe_held),
+		T(test_describe_unreleased_and_other),
+		T(test_describe_refusals),
 	};
 
 	firmware_dir = getenv("RIG_TEST_FIRMWARE");

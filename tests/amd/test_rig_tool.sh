@@ -35,5 +35,18 @@ grep -q "^rig: detach: one GPU number, such as 0$" "$scratch/err" || fail "detac
 if "$rig" --root "$scratch/nomachine" reset 0 2> "$scratch/err"; then fail "reset of no GPU succeeded"; fi
 grep -q "^rig: rig_amd_pci_reset: no GPU 0: the machine has 0 AMD GPUs$" "$scratch/err" || fail "reset 0: $(cat "$scratch/err")"
 "$rig" --root "$scratch/nomachine" devices | grep -q "^AMD GPUs over PCI (0):$" || fail "devices"
+# A machine with one GPU amdgpu holds (a fake sysfs tree).
+D=$scratch/m/sys/bus/pci/devices/0000:03:00.0
+mkdir -p "$D/ip_discovery/die/0/11/0" "$scratch/m/sys/bus/pci/drivers/amdgpu"
+echo 0x1002 > "$D/vendor"; echo 0x744c > "$D/device"; echo 0x030000 > "$D/class"
+printf '0x%016x 0x%016x 0x%016x\n' 0x7000000000 0x701fffffff 0x14220c 0 0 0 > "$D/resource"
+ln -s ../../drivers/amdgpu "$D/driver"
+echo 11 > "$D/ip_discovery/die/0/11/0/major"; echo 0 > "$D/ip_discovery/die/0/11/0/minor"
+echo 0 > "$D/ip_discovery/die/0/11/0/revision"
+out=$("$rig" --root "$scratch/m" devices) || fail "devices exited $?"
+echo "$out" | grep -q "^  AMD-PCI    0000:03:00.0   744c   11.0.0   amdgpu$" || fail "devices: $out"
+if "$rig" --root "$scratch/m" doctor 0 --from "$fw" > "$scratch/out"; then fail "doctor passed amdgpu's GPU"; fi
+grep -q "^  FAIL  driver: amdgpu is bound; fix: rig detach 0$" "$scratch/out" || fail "doctor: $(cat "$scratch/out")"
+grep -q "^  pass  gc_12_0_1_rlc.bin: $fw/gc_12_0_1_rlc.bin$" "$scratch/out" || fail "doctor firmware: $(cat "$scratch/out")"
 rm -rf "$scratch"
 echo "ok"

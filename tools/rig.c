@@ -25,7 +25,7 @@ static const char usage[] =
 "    rig --help\n"
 "    rig version\n"
 "    rig [--root DIR] devices\n"
-"    rig [--root DIR] firmware amd [--from DIR]...\n"
+"    rig firmware amd [--from DIR]...\n"
 "    rig [--root DIR] doctor [N] [--from DIR]...\n"
 "    rig [--root DIR] detach N\n"
 "    rig [--root DIR] attach N\n"
@@ -259,7 +259,8 @@ main(int argc, char **argv)
 		ret = at + 1 == argc ? cmd_devices(m) :
 		      usage_error("devices takes no argument%s", "");
 	else if (!strcmp(argv[at], "firmware"))
-		ret = cmd_firmware(argc, argv, at + 1);
+		ret = owned ? usage_error("firmware takes no --root%s", "") :
+		      cmd_firmware(argc, argv, at + 1);
 	else if (!strcmp(argv[at], "doctor"))
 		ret = cmd_doctor(m, argc, argv, at + 1);
 	else if (!strcmp(argv[at], "detach") || !strcmp(argv[at], "attach") ||

@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,14 +128,8 @@ static int
 check_versions(struct taking *k, char *cause, size_t len)
 {
 	const struct amd_block *gc = amd_discovery_block(k->table, GC_HWID);
-	const struct {
-		uint16_t hw_id;
-		size_t at;
-	} subs[] = {
-		{ SDMA0_HWID, offsetof(struct amd_gc_set, sdma) },
-		{ MP0_HWID, offsetof(struct amd_gc_set, mp0) },
-		{ MP1_HWID, offsetof(struct amd_gc_set, mp1) },
-	};
+	const struct amd_version *want[3];
+	const uint16_t subs[3] = { SDMA0_HWID, MP0_HWID, MP1_HWID };
 
 	k->set = amd_gc_set_of((struct amd_version){ gc->major, gc->minor,
 						     gc->revision });
@@ -145,18 +138,19 @@ check_versions(struct taking *k, char *cause, size_t len)
 			      "does not boot (it boots GC 9.4.3, 9.5.0, 11.0.0, "
 			      "11.0.2, 12.0.0 and 12.0.1)", gc->major, gc->minor,
 			      gc->revision);
+	want[0] = &k->set->sdma;
+	want[1] = &k->set->mp0;
+	want[2] = &k->set->mp1;
 	for (size_t s = 0; s < 3; s++) {
-		const struct amd_block *b = amd_discovery_block(k->table, subs[s].hw_id);
-		struct amd_version v;
+		const struct amd_block *b = amd_discovery_block(k->table, subs[s]);
 
-		memcpy(&v, (const char *)k->set + subs[s].at, sizeof(v));
-		if (!same(b, v))
+		if (!same(b, *want[s]))
 			return refuse(cause, len, -ENOTSUP, "%s %u.%u.%u is a version "
 				      "rig does not boot with GC %u.%u.%u (it boots "
-				      "%u.%u.%u)", amd_hw_name(subs[s].hw_id),
-				      b->major, b->minor, b->revision, gc->major,
-				      gc->minor, gc->revision, v.major, v.minor,
-				      v.rev);
+				      "%u.%u.%u)", amd_hw_name(subs[s]), b->major,
+				      b->minor, b->revision, gc->major, gc->minor,
+				      gc->revision, want[s]->major, want[s]->minor,
+				      want[s]->rev);
 	}
 	if (k->set->nimages == 0)
 		return refuse(cause, len, -ENOTSUP, "GC %u.%u.%u has no pinned "

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <pthread.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -710,6 +711,58 @@ test_second_gpu_named(void **state)
 	       "takes it from amdgpu");
 }
 
+/* ---- Threads ---------------------------------------------------------------- */
+
+struct racer {
+	struct env *e;
+	pthread_barrier_t *start;
+	int refused_right;
+};
+
+static void *
+race(void *arg)
+{
+	struct racer *r = arg;
+	_Alignas(8) _Atomic uint64_t word = 0;
+	struct rig_opener *o;
+	char why[600];
+	void *h = NULL;
+
+	if (rig_amd_pci_gpu(r->e->m, r->e->fw, 0, &o) < 0)
+		return NULL;
+	pthread_barrier_wait(r->start);
+	for (int k = 0; k < 4; k++)
+		r->refused_right += o->make(o, &word, &h, why, sizeof(why)) == -ENOTSUP &&
+				    strstr(why, "is not built yet") &&
+				    strstr(rig_why(), "is not built yet");
+	rig_amd_pci_opener_free(o);
+	return NULL;
+}
+
+/* Opens run one at a time: four threads opening the same GPU each get the
+ * refusal that follows every check, none finds the function taken. */
+static void
+test_opens_one_at_a_time(void **state)
+{
+	struct env *e = *state;
+	pthread_barrier_t start;
+	struct racer r[4];
+	pthread_t t[4];
+
+	gpu(e, "12.0.0", (struct fake_gpu){ 0 });
+	pthread_barrier_init(&start, NULL, 4);
+	for (int k = 0; k < 4; k++) {
+		r[k] = (struct racer){ .e = e, .start = &start };
+		assert_int_equal(pthread_create(&t[k], NULL, race, &r[k]), 0);
+	}
+	for (int k = 0; k < 4; k++) {
+		pthread_join(t[k], NULL);
+		assert_int_equal(r[k].refused_right, 4);
+	}
+	pthread_barrier_destroy(&start);
+	assert_string_equal(fake_read(e->root, "sys/bus/pci/devices/" BUS "/enable"), "0");
+}
+
 /* ---- What `rig devices` shows ----------------------------------------------- */
 
 static void
@@ -851,6 +904,7 @@ main(void)
 		T(test_not_built_12_0_0),
 		T(test_not_built_12_0_1),
 		T(test_second_gpu_named),
+		T(test_opens_one_at_a_time),
 		T(test_describe_detached),
 		T(test_describe_amdgpu),
 		T(test_describe_held),

@@ -26,7 +26,7 @@ if "$rig" firmware amd --from "$scratch/empty" > "$scratch/out" 2> "$scratch/err
 grep -q "^missing  *psp_13_0_0_sos.bin$" "$scratch/out" || fail "missing line: $(cat "$scratch/out")"
 grep -q "^rig: 33 pinned images are not installed$" "$scratch/err" || fail "stderr: $(cat "$scratch/err")"
 
-"$rig" --help | grep -q "^    rig \[--root DIR\] firmware amd \[--from DIR\]...$" || fail "help"
+"$rig" --help | grep -q "^    rig firmware amd \[--from DIR\]...$" || fail "help"
 "$rig" version | grep -q "^rig [0-9]" || fail "version"
 if "$rig" frobnicate 2> "$scratch/err"; then fail "unknown command succeeded"; fi
 grep -q "^rig: unknown command frobnicate$" "$scratch/err" || fail "unknown: $(cat "$scratch/err")"

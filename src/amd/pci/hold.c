@@ -26,23 +26,23 @@ static char held[HELD_MAX][32];
 int
 pci_hold_mark(const char *bus)
 {
-	int ret = rig_fail(-EBUSY, "this process holds %d GPUs already", HELD_MAX);
+	int free_slot = -1, ret = 0;
 
 	pthread_mutex_lock(&held_lock);
-	for (int i = 0; i < HELD_MAX; i++)
-		if (!strcmp(held[i], bus)) {
-			ret = rig_fail(-EBUSY, "this process holds %s", bus);
-			goto out;
-		}
-	for (int i = 0; i < HELD_MAX; i++)
-		if (!held[i][0]) {
-			snprintf(held[i], sizeof(held[i]), "%s", bus);
-			ret = 0;
-			break;
-		}
-out:
+	for (int i = 0; i < HELD_MAX; i++) {
+		if (!strcmp(held[i], bus))
+			ret = -EBUSY;
+		if (!held[i][0] && free_slot < 0)
+			free_slot = i;
+	}
+	if (ret == 0 && free_slot >= 0)
+		snprintf(held[free_slot], sizeof(held[0]), "%s", bus);
 	pthread_mutex_unlock(&held_lock);
-	return ret;
+	if (ret < 0)
+		return rig_fail(ret, "this process holds %s", bus);
+	if (free_slot < 0)
+		return rig_fail(-EBUSY, "this process holds %d GPUs already", HELD_MAX);
+	return 0;
 }
 
 void

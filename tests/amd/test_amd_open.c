@@ -11,7 +11,6 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <pthread.h>
 #include <errno.h>
 #include <stdio.h>
@@ -23,75 +22,11 @@
 #include "rig_amd_pci.h"
 #include "core/error.h"
 #include "amd/pci/pci.h"
+#include "env.h"
 #include "fake.h"
 #include "synth.h"
 
-#define BUS "0000:03:00.0"
-
-struct env {
-	char root[256];
-	char rigdir[300];
-	struct rig_pci_machine *m;
-	const char *fw[2];
-};
-
 static const char *firmware_dir;
-
-static int
-count_fds(void)
-{
-	int n = 0;
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-
-	while ((e = readdir(d)))
-		n++;
-	closedir(d);
-	return n;
-}
-
-static int
-setup(void **state)
-{
-	struct env *e = calloc(1, sizeof(*e));
-
-	fake_root(e->root);
-	snprintf(e->rigdir, sizeof(e->rigdir), "%s/rig-firmware", e->root);
-	setenv("RIG_FIRMWARE_DIR", e->rigdir, 1);
-	/* A bridge and a GPU's audio function are no GPUs. */
-	fake_function(e->root, "0000:00:00.0", 0x8086, 0x0d57, 0x060000);
-	fake_function(e->root, "0000:03:00.1", 0x1002, 0xab30, 0x040300);
-	assert_int_equal(rig_pci_machine_at(e->root, &e->m), 0);
-	e->fw[0] = firmware_dir;
-	*state = e;
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	struct env *e = *state;
-
-	rig_pci_machine_release(e->m);
-	fake_remove(e->root);
-	free(e);
-	return 0;
-}
-
-/* A GPU of gc at BUS with a valid table, changed by the caller's fields. */
-static void
-gpu(struct env *e, const char *gc, struct fake_gpu g)
-{
-	static struct synth s;
-
-	synth_build(&s, gc, 0);
-	g.bus = g.bus ? g.bus : BUS;
-	if (!g.table) {
-		g.table = s.b;
-		g.table_len = s.len;
-	}
-	fake_gpu(e->root, &g);
-}
 
 /*
  * Opens GPU i and expects status code and a message naming the GPU, then
@@ -105,7 +40,7 @@ expect(struct env *e, int i, int code, const char *cause)
 	_Alignas(8) _Atomic uint64_t word = 0;
 	struct rig_opener *o;
 	void *handle = NULL;
-	int fds = count_fds(), ret;
+	int fds = env_fds(), ret;
 
 	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/enable", BUS);
 	assert_int_equal(rig_amd_pci_gpu(e->m, e->fw, i, &o), 0);
@@ -124,7 +59,7 @@ expect(struct env *e, int i, int code, const char *cause)
 	/* The function was given back disabled, as it was ("0" once written). */
 	if (strcmp(fake_read(e->root, rel), "(absent)"))
 		assert_int_equal(atoi(fake_read(e->root, rel)), 0);
-	assert_int_equal(count_fds(), fds);
+	assert_int_equal(env_fds(), fds);
 	rig_amd_pci_opener_free(o);
 }
 
@@ -189,42 +124,6 @@ test_names(void **state)
 }
 
 static void
-test_machine_at_null(void **state)
-{
-	struct rig_pci_machine *m;
-
-	(void)state;
-	assert_int_equal(rig_pci_machine_at(NULL, &m), RIG_EINVAL);
-	assert_string_equal(rig_why(), "rig_pci_machine_at: root or out is NULL");
-}
-
-static void
-test_machine_at_relative(void **state)
-{
-	struct rig_pci_machine *m;
-
-	(void)state;
-	assert_int_equal(rig_pci_machine_at("fake", &m), RIG_EINVAL);
-	assert_string_equal(rig_why(), "rig_pci_machine_at: root \"fake\" is not "
-			    "an absolute path");
-}
-
-static void
-test_machine_at_long(void **state)
-{
-	char root[300];
-	struct rig_pci_machine *m;
-
-	(void)state;
-	memset(root, 'a', sizeof(root) - 1);
-	root[0] = '/';
-	root[sizeof(root) - 1] = '\0';
-	assert_int_equal(rig_pci_machine_at(root, &m), RIG_EINVAL);
-	assert_string_equal(rig_why(), "rig_pci_machine_at: root is 299 bytes, "
-			    "more than 207");
-}
-
-static void
 test_make_from_callback(void **state)
 {
 	struct env *e = *state;
@@ -233,7 +132,7 @@ test_make_from_callback(void **state)
 	void *handle = NULL;
 	char why[256];
 
-	gpu(e, "11.0.0", (struct fake_gpu){ 0 });
+	env_gpu(e, "11.0.0", (struct fake_gpu){ 0 });
 	assert_int_equal(rig_amd_pci_gpu(e->m, e->fw, 0, &o), 0);
 	callback_enter();
 	assert_int_equal(o->make(o, &word, &handle, why, sizeof(why)), RIG_EINVAL);
@@ -245,85 +144,6 @@ test_make_from_callback(void **state)
 	rig_amd_pci_opener_free(o);
 }
 
-/* ---- Enumeration ----------------------------------------------------------- */
-
-static void
-test_is_gpu(void **state)
-{
-	(void)state;
-	assert_true(rig_amd_is_gpu(0x1002, 0x030000));
-	assert_true(rig_amd_is_gpu(0x1002, 0x038000));
-	assert_true(rig_amd_is_gpu(0x1002, 0x030200));
-	assert_true(rig_amd_is_gpu(0x1002, 0x120000));
-	assert_false(rig_amd_is_gpu(0x1002, 0x040300));	/* HDMI audio */
-	assert_false(rig_amd_is_gpu(0x1022, 0x030000));	/* AMD's CPU vendor id */
-	assert_false(rig_amd_is_gpu(0x10de, 0x030200));
-}
-
-static void
-test_buses_in_bus_order(void **state)
-{
-	struct env *e = *state;
-	struct rig_pci_address *a;
-	size_t n;
-
-	gpu(e, "11.0.0", (struct fake_gpu){ .bus = "0000:83:00.0" });
-	gpu(e, "12.0.1", (struct fake_gpu){ .bus = "0000:03:00.0", .driver = "amdgpu" });
-	gpu(e, "11.0.2", (struct fake_gpu){ .bus = "0000:0a:00.0", .class_code = 0x038000 });
-	assert_int_equal(rig_amd_pci_buses(e->m, &a, &n), 0);
-	assert_int_equal(n, 3);
-	assert_string_equal(a[0].text, "0000:03:00.0");
-	assert_string_equal(a[1].text, "0000:0a:00.0");
-	assert_string_equal(a[2].text, "0000:83:00.0");
-	free(a);
-	assert_int_equal(rig_amd_pci_count(e->m), 3);
-}
-
-static void
-test_buses_none(void **state)
-{
-	struct env *e = *state;
-	struct rig_pci_machine *empty;
-	struct rig_pci_address *a = (void *)1;
-	size_t n = 9;
-
-	assert_int_equal(rig_amd_pci_buses(e->m, &a, &n), 0);	/* bridge and audio only */
-	assert_int_equal(n, 0);
-	assert_null(a);
-	/* A machine that lists no PCI functions at all (no sys/bus/pci). */
-	assert_int_equal(rig_pci_machine_at("/nonexistent/machine", &empty), 0);
-	assert_int_equal(rig_amd_pci_count(empty), 0);
-	rig_pci_machine_release(empty);
-}
-
-static void
-test_buses_unlistable(void **state)
-{
-	struct env *e = *state;
-	struct rig_pci_address *a;
-	size_t n;
-
-	char want[600];
-
-	fake_mkdir(e->root, "sys/bus/pci/devices/junk");
-	assert_int_equal(rig_amd_pci_buses(e->m, &a, &n), -ENODEV);
-	snprintf(want, sizeof(want), "rig_amd_pci_buses: cannot list "
-		 "%s/sys/bus/pci/devices: junk is not a PCI bus address", e->root);
-	assert_string_equal(rig_why(), want);
-	assert_int_equal(rig_amd_pci_count(e->m), -ENODEV);
-	snprintf(want, sizeof(want), "rig_amd_pci_count: cannot list "
-		 "%s/sys/bus/pci/devices: junk is not a PCI bus address", e->root);
-	assert_string_equal(rig_why(), want);
-}
-
-static void
-test_buses_null(void **state)
-{
-	(void)state;
-	assert_int_equal(rig_amd_pci_buses(NULL, NULL, NULL), RIG_EINVAL);
-	assert_string_equal(rig_why(), "rig_amd_pci_buses: out or n is NULL");
-}
-
 /* ---- Refusals, in seed 003's order ----------------------------------------- */
 
 static void
@@ -333,7 +153,7 @@ test_refuse_unlistable(void **state)
 
 	char cause[600];
 
-	gpu(e, "11.0.0", (struct fake_gpu){ 0 });
+	env_gpu(e, "11.0.0", (struct fake_gpu){ 0 });
 	fake_mkdir(e->root, "sys/bus/pci/devices/junk");
 	snprintf(cause, sizeof(cause), "the machine's PCI functions cannot be "
 		 "listed: cannot list %s/sys/bus/pci/devices: junk is not a PCI "
@@ -347,7 +167,7 @@ test_refuse_unlistable_file(void **state)
 	struct env *e = *state;
 	char cause[600], path[400];
 
-	gpu(e, "11.0.0", (struct fake_gpu){ 0 });
+	env_gpu(e, "11.0.0", (struct fake_gpu){ 0 });
 	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/" BUS "/class", e->root);
 	remove(path);
 	snprintf(cause, sizeof(cause), "the machine's PCI functions cannot be "
@@ -360,7 +180,7 @@ test_refuse_no_gpu(void **state)
 {
 	struct env *e = *state;
 
-	gpu(e, "11.0.0", (struct fake_gpu){ 0 });
+	env_gpu(e, "11.0.0", (struct fake_gpu){ 0 });
 	expect(e, 1, -ENODEV, "no GPU 1: the machine has 1 AMD GPU");
 	expect(e, 3, -ENODEV, "no GPU 3: the machine has 1 AMD GPU");
 }
@@ -370,7 +190,7 @@ test_refuse_held_here(void **state)
 {
 	struct env *e = *state;
 
-	gpu(e, "11.0.0", (struct fake_gpu){ 0 });
+	env_gpu(e, "11.0.0", (struct fake_gpu){ 0 });
 	assert_int_equal(pci_hold_mark(BUS), 0);
 	expect(e, 0, -EBUSY, "this process holds it (" BUS ")");
 	pci_hold_clear(BUS);
@@ -381,7 +201,7 @@ test_refuse_held_elsewhere(void **state)
 {
 	struct env *e = *state;
 
-	gpu(e, "11.0.0", (struct fake_gpu){ 0 });
+	env_gpu(e, "11.0.0", (struct fake_gpu){ 0 });
 	fake_holder(e->root, 4242, "/sys/devices/pci0000:00/0000:00:01.0/" BUS
 		    "/resource0");
 	expect(e, 0, -EBUSY, "process 4242 holds it (" BUS "): it has "
@@ -393,7 +213,7 @@ test_refuse_held_render_node(void **state)
 {
 	struct env *e = *state;
 
-	gpu(e, "11.0.0", (struct fake_gpu){ 0 });
+	env_gpu(e, "11.0.0", (struct fake_gpu){ 0 });
 	fake_mkdir(e->root, "sys/bus/pci/devices/" BUS "/drm/renderD128");
 	fake_holder(e->root, 77, "/dev/dri/renderD128");
 	expect(e, 0, -EBUSY, "process 77 holds it (" BUS "): it has "
@@ -405,7 +225,7 @@ test_refuse_amdgpu_bound(void **state)
 {
 	struct env *e = *state;
 
-	gpu(e, "11.0.0", (struct fake_gpu){ .driver = "amdgpu" });
+	env_gpu(e, "11.0.0", (struct fake_gpu){ .driver = "amdgpu" });
 	expect(e, 0, -EBUSY, "amdgpu is bound to it (" BUS "); `rig detach 0` "
 	       "takes it from amdgpu");
 }
@@ -415,7 +235,7 @@ test_refuse_amdgpu_kfd(void **state)
 {
 	struct env *e = *state;
 
-	gpu(e, "11.0.0", (struct fake_gpu){ 0 });
+	env_gpu(e, "11.0.0", (struct fake_gpu){ 0 });
 	fake_kfd(e->root, 1, BUS);
 	expect(e, 0, -EBUSY, "amdgpu has not let go of it: KFD's topology still "
 	       "lists it (node 1) (" BUS "); `rig detach 0` takes it from amdgpu");
@@ -426,7 +246,7 @@ test_refuse_amdgpu_ip_discovery(void **state)
 {
 	struct env *e = *state;
 
-	gpu(e, "11.0.0", (struct fake_gpu){ 0 });
+	env_gpu(e, "11.0.0", (struct fake_gpu){ 0 });
 	fake_mkdir(e->root, "sys/bus/pci/devices/" BUS "/ip_discovery/die/0");
 	expect(e, 0, -EBUSY, "amdgpu has not let go of it: its ip_discovery "
 	       "directory stays (" BUS "); `rig detach 0` takes it from amdgpu");
@@ -437,7 +257,7 @@ test_refuse_take_other_driver(void **state)
 {
 	struct env *e = *state;
 
-	gpu(e, "11.0.0", (struct fake_gpu){ .driver = "radeon" });
+	env_gpu(e, "11.0.0", (struct fake_gpu){ .driver = "radeon" });
 	expect(e, 0, -EBUSY, "its function " BUS " cannot be taken: " BUS
 	       " is bound to radeon");
 }
@@ -448,7 +268,7 @@ test_refuse_take_enable(void **state)
 	struct env *e = *state;
 	char cause[512];
 
-	gpu(e, "11.0.0", (struct fake_gpu){ 0 });
+	env_gpu(e, "11.0.0", (struct fake_gpu){ 0 });
 	fake_remove(strcat(strcpy(cause, e->root), "/sys/bus/pci/devices/" BUS "/enable"));
 	snprintf(cause, sizeof(cause), "its function " BUS " cannot be taken: "
 		 "cannot open %s/sys/bus/pci/devices/" BUS "/enable: No such file "
@@ -461,7 +281,7 @@ test_refuse_table_unreadable(void **state)
 {
 	struct env *e = *state;
 
-	gpu(e, "11.0.0", (struct fake_gpu){ .bar0 = 256 << 20, .memsize_mib = 16384 });
+	env_gpu(e, "11.0.0", (struct fake_gpu){ .bar0 = 256 << 20, .memsize_mib = 16384 });
 	expect(e, 0, -EPROTO, "its discovery table cannot be read: the memory BAR "
 	       "(256 MiB) does not reach the table at 0x3ffff0000; `rig detach` "
 	       "makes it as large as allowed");
@@ -475,7 +295,7 @@ test_refuse_table_malformed(void **state)
 
 	synth_build(&s, "11.0.0", 0);
 	s.b[0] ^= 1;
-	gpu(e, "11.0.0", (struct fake_gpu){ .table = s.b, .table_len = s.len });
+	env_gpu(e, "11.0.0", (struct fake_gpu){ .table = s.b, .table_len = s.len });
 	expect(e, 0, -EPROTO, "its discovery table is malformed: the binary "
 	       "signature is 0x28211406, not 0x28211407");
 }
@@ -487,7 +307,7 @@ test_refuse_table_lacks_block(void **state)
 	struct synth s;
 
 	synth_build(&s, "12.0.1", 34);	/* no MMHUB */
-	gpu(e, "12.0.1", (struct fake_gpu){ .table = s.b, .table_len = s.len });
+	env_gpu(e, "12.0.1", (struct fake_gpu){ .table = s.b, .table_len = s.len });
 	expect(e, 0, -EPROTO, "its discovery table lacks MMHUB, a block the boot "
 	       "programs");
 }
@@ -500,7 +320,7 @@ test_refuse_gc_version(void **state)
 
 	synth_build(&s, "11.0.0", 0);
 	synth_set_version(&s, 11, 10, 3, 0);
-	gpu(e, "11.0.0", (struct fake_gpu){ .table = s.b, .table_len = s.len });
+	env_gpu(e, "11.0.0", (struct fake_gpu){ .table = s.b, .table_len = s.len });
 	expect(e, 0, -ENOTSUP, "GC 10.3.0 is a version rig does not boot (it boots "
 	       "GC 9.4.3, 9.5.0, 11.0.0, 11.0.2, 12.0.0 and 12.0.1)");
 }
@@ -513,7 +333,7 @@ test_refuse_block_version(void **state)
 
 	synth_build(&s, "11.0.0", 0);
 	synth_set_version(&s, 42, 6, 0, 1);
-	gpu(e, "11.0.0", (struct fake_gpu){ .table = s.b, .table_len = s.len });
+	env_gpu(e, "11.0.0", (struct fake_gpu){ .table = s.b, .table_len = s.len });
 	expect(e, 0, -ENOTSUP, "SDMA0 6.0.1 is a version rig does not boot with "
 	       "GC 11.0.0 (it boots 6.0.0)");
 }
@@ -523,7 +343,7 @@ test_refuse_gc_9_5_0(void **state)
 {
 	struct env *e = *state;
 
-	gpu(e, "9.5.0", (struct fake_gpu){ .class_code = 0x120000 });
+	env_gpu(e, "9.5.0", (struct fake_gpu){ .class_code = 0x120000 });
 	expect(e, 0, -ENOTSUP, "GC 9.5.0 has no pinned image: linux-firmware "
 	       "20250410 holds none of its images");
 }
@@ -534,7 +354,7 @@ test_refuse_image_missing(void **state)
 	struct env *e = *state;
 	char cause[2048];
 
-	gpu(e, "12.0.0", (struct fake_gpu){ 0 });
+	env_gpu(e, "12.0.0", (struct fake_gpu){ 0 });
 	e->fw[0] = e->root;	/* holds no image */
 	snprintf(cause, sizeof(cause), "psp_14_0_2_sos.bin is in none of the "
 		 "directories with its digest cb66c8422492482b…: searched %s, %s, "
@@ -570,7 +390,7 @@ test_refuse_image_other_digest(void **state)
 	struct env *e = *state;
 	char cause[2048], dir[300];
 
-	gpu(e, "11.0.2", (struct fake_gpu){ 0 });
+	env_gpu(e, "11.0.2", (struct fake_gpu){ 0 });
 	snprintf(dir, sizeof(dir), "%s/given", e->root);
 	fake_mkdir(e->root, "given");
 	copy_changed(dir, "psp_13_0_7_sos.bin", 0x30000);
@@ -606,7 +426,7 @@ test_search_first_dir_wins(void **state)
 
 	/* The rig directory holds a bad copy; /lib/firmware a good one: skipped
 	 * over, the next directory with the digest wins and the open goes on. */
-	gpu(e, "11.0.0", (struct fake_gpu){ 0 });
+	env_gpu(e, "11.0.0", (struct fake_gpu){ 0 });
 	fake_mkdir(e->root, "rig-firmware");
 	copy_changed(e->rigdir, "smu_13_0_0.bin", 0x200);
 	snprintf(dir, sizeof(dir), "%s/lib/firmware/amdgpu", e->root);
@@ -630,7 +450,7 @@ test_refuse_fabric_running(void **state)
 		char bus[32];
 
 		snprintf(bus, sizeof(bus), "0000:%02x:00.0", 0x03 + 0x10 * k);
-		gpu(e, "9.4.3", (struct fake_gpu){ .bus = bus, .class_code = 0x038000,
+		env_gpu(e, "9.4.3", (struct fake_gpu){ .bus = bus, .class_code = 0x038000,
 						   .c2pmsg_81 = 0x80000001 });
 	}
 	expect(e, 0, -EBUSY, "it is one of a fabric of 8 GPUs left running "
@@ -647,7 +467,7 @@ test_fabric_stopped_passes(void **state)
 		char bus[32];
 
 		snprintf(bus, sizeof(bus), "0000:%02x:00.0", 0x03 + 0x10 * k);
-		gpu(e, "9.4.3", (struct fake_gpu){ .bus = bus, .class_code = 0x038000 });
+		env_gpu(e, "9.4.3", (struct fake_gpu){ .bus = bus, .class_code = 0x038000 });
 	}
 	expect(e, 0, -ENOTSUP, "the boot of GC 9.4.3 is not built yet (" BUS
 	       " passed every check before the boot)");
@@ -659,7 +479,7 @@ test_refuse_memory_whole(void **state)
 	struct env *e = *state;
 
 	/* 256 TiB reported; the table placed by the firmware in the BAR. */
-	gpu(e, "11.0.0", (struct fake_gpu){ .memsize_mib = 0x10000000,
+	env_gpu(e, "11.0.0", (struct fake_gpu){ .memsize_mib = 0x10000000,
 					    .table_at = 0x100000 });
 	expect(e, 0, -ENOMEM, "its memory controller cannot place its 268435456 "
 	       "MiB of memory whole (44 address bits)");
@@ -671,7 +491,7 @@ test_refuse_windows(void **state)
 	struct env *e = *state;
 	char cause[512];
 
-	gpu(e, "12.0.0", (struct fake_gpu){ .no_bar2 = true });
+	env_gpu(e, "12.0.0", (struct fake_gpu){ .no_bar2 = true });
 	snprintf(cause, sizeof(cause), "its windows cannot be mapped into the "
 		 "process: BAR2: cannot open %s/sys/bus/pci/devices/" BUS
 		 "/resource2: No such file or directory", e->root);
@@ -684,7 +504,7 @@ not_built(void **state, const char *gc)
 	struct env *e = *state;
 	char cause[256];
 
-	gpu(e, gc, (struct fake_gpu){ .iommu_group = 14 });
+	env_gpu(e, gc, (struct fake_gpu){ .iommu_group = 14 });
 	snprintf(cause, sizeof(cause), "the boot of GC %s is not built yet (" BUS
 		 " passed every check before the boot)", gc);
 	expect(e, 0, -ENOTSUP, cause);
@@ -705,8 +525,8 @@ test_second_gpu_named(void **state)
 {
 	struct env *e = *state;
 
-	gpu(e, "11.0.0", (struct fake_gpu){ 0 });
-	gpu(e, "12.0.1", (struct fake_gpu){ .bus = "0000:83:00.0", .driver = "amdgpu" });
+	env_gpu(e, "11.0.0", (struct fake_gpu){ 0 });
+	env_gpu(e, "12.0.1", (struct fake_gpu){ .bus = "0000:83:00.0", .driver = "amdgpu" });
 	expect(e, 1, -EBUSY, "amdgpu is bound to it (0000:83:00.0); `rig detach 1` "
 	       "takes it from amdgpu");
 }
@@ -749,7 +569,7 @@ test_opens_one_at_a_time(void **state)
 	struct racer r[4];
 	pthread_t t[4];
 
-	gpu(e, "12.0.0", (struct fake_gpu){ 0 });
+	env_gpu(e, "12.0.0", (struct fake_gpu){ 0 });
 	pthread_barrier_init(&start, NULL, 4);
 	for (int k = 0; k < 4; k++) {
 		r[k] = (struct racer){ .e = e, .start = &start };
@@ -763,99 +583,7 @@ test_opens_one_at_a_time(void **state)
 	assert_string_equal(fake_read(e->root, "sys/bus/pci/devices/" BUS "/enable"), "0");
 }
 
-/* ---- What `rig devices` shows ----------------------------------------------- */
-
-static void
-test_describe_detached(void **state)
-{
-	struct env *e = *state;
-	struct rig_amd_pci_gpu_info g;
-
-	gpu(e, "11.0.2", (struct fake_gpu){ .device = 0x7480 });
-	assert_int_equal(rig_amd_pci_describe(e->m, 0, &g), 0);
-	assert_string_equal(g.bus.text, BUS);
-	assert_int_equal(g.device, 0x7480);
-	assert_string_equal(g.driver, "");
-	assert_string_equal(g.state, "detached");
-	assert_true(g.gc_known);
-	assert_int_equal(g.gc_major, 11);
-	assert_int_equal(g.gc_minor, 0);
-	assert_int_equal(g.gc_rev, 2);
-	assert_string_equal(fake_read(e->root, "sys/bus/pci/devices/" BUS "/enable"), "0");
-}
-
-static void
-test_describe_amdgpu(void **state)
-{
-	struct env *e = *state;
-	struct rig_amd_pci_gpu_info g;
-
-	gpu(e, "12.0.1", (struct fake_gpu){ .driver = "amdgpu" });
-	fake_write(e->root, "sys/bus/pci/devices/" BUS "/ip_discovery/die/0/11/0/major", "12\n");
-	fake_write(e->root, "sys/bus/pci/devices/" BUS "/ip_discovery/die/0/11/0/minor", "0\n");
-	fake_write(e->root, "sys/bus/pci/devices/" BUS "/ip_discovery/die/0/11/0/revision", "1\n");
-	assert_int_equal(rig_amd_pci_describe(e->m, 0, &g), 0);
-	assert_string_equal(g.driver, "amdgpu");
-	assert_string_equal(g.state, "amdgpu");
-	assert_true(g.gc_known);
-	assert_int_equal(g.gc_major, 12);
-	assert_int_equal(g.gc_rev, 1);
-	/* amdgpu's GPU is never taken to read its table. */
-	assert_string_equal(fake_read(e->root, "sys/bus/pci/devices/" BUS "/enable"), "0\n");
-}
-
-static void
-test_describe_held(void **state)
-{
-	struct env *e = *state;
-	struct rig_amd_pci_gpu_info g;
-
-	gpu(e, "11.0.0", (struct fake_gpu){ 0 });
-	fake_holder(e->root, 4242, "/sys/bus/pci/devices/" BUS "/config");
-	assert_int_equal(rig_amd_pci_describe(e->m, 0, &g), 0);
-	assert_string_equal(g.state, "held by process 4242");
-	assert_false(g.gc_known);
-	assert_int_equal(pci_hold_mark(BUS), 0);
-	assert_int_equal(rig_amd_pci_describe(e->m, 0, &g), 0);
-	pci_hold_clear(BUS);
-	assert_string_equal(g.state, "held by this process");
-	assert_string_equal(fake_read(e->root, "sys/bus/pci/devices/" BUS "/enable"), "0\n");
-}
-
-static void
-test_describe_unreleased_and_other(void **state)
-{
-	struct env *e = *state;
-	struct rig_amd_pci_gpu_info g;
-
-	gpu(e, "11.0.0", (struct fake_gpu){ 0 });
-	gpu(e, "11.0.0", (struct fake_gpu){ .bus = "0000:83:00.0", .driver = "radeon" });
-	fake_kfd(e->root, 1, BUS);
-	assert_int_equal(rig_amd_pci_describe(e->m, 0, &g), 0);
-	assert_string_equal(g.state, "unreleased: amdgpu has not let go of it: "
-			    "KFD's topology still lists it (node 1)");
-	assert_false(g.gc_known);
-	assert_int_equal(rig_amd_pci_describe(e->m, 1, &g), 0);
-	assert_string_equal(g.state, "bound to radeon");
-}
-
-static void
-test_describe_refusals(void **state)
-{
-	struct env *e = *state;
-	struct rig_amd_pci_gpu_info g;
-
-	gpu(e, "11.0.0", (struct fake_gpu){ 0 });
-	assert_int_equal(rig_amd_pci_describe(e->m, -2, &g), RIG_EINVAL);
-	assert_string_equal(rig_why(), "rig_amd_pci_describe: GPU -2 is negative");
-	assert_int_equal(rig_amd_pci_describe(e->m, 0, NULL), RIG_EINVAL);
-	assert_string_equal(rig_why(), "rig_amd_pci_describe: out is NULL");
-	assert_int_equal(rig_amd_pci_describe(e->m, 1, &g), -ENODEV);
-	assert_string_equal(rig_why(), "rig_amd_pci_describe: no GPU 1: the machine "
-			    "has 1 AMD GPU");
-}
-
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, env_setup, env_teardown)
 
 int
 main(void)
@@ -865,15 +593,7 @@ main(void)
 		cmocka_unit_test(test_gpu_null_out),
 		cmocka_unit_test(test_gpu_too_many_dirs),
 		cmocka_unit_test(test_names),
-		cmocka_unit_test(test_machine_at_null),
-		cmocka_unit_test(test_machine_at_relative),
-		cmocka_unit_test(test_machine_at_long),
-		cmocka_unit_test(test_is_gpu),
-		cmocka_unit_test(test_buses_null),
 		T(test_make_from_callback),
-		T(test_buses_in_bus_order),
-		T(test_buses_none),
-		T(test_buses_unlistable),
 		T(test_refuse_unlistable),
 		T(test_refuse_unlistable_file),
 		T(test_refuse_no_gpu),
@@ -905,11 +625,6 @@ main(void)
 		T(test_not_built_12_0_1),
 		T(test_second_gpu_named),
 		T(test_opens_one_at_a_time),
-		T(test_describe_detached),
-		T(test_describe_amdgpu),
-		T(test_describe_held),
-		T(test_describe_unreleased_and_other),
-		T(test_describe_refusals),
 	};
 
 	firmware_dir = getenv("RIG_TEST_FIRMWARE");

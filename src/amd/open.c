@@ -166,6 +166,10 @@ check_images(const struct rig_pci_machine *m, char *const *dirs,
 	struct amd_search s;
 	int ret;
 
+	if (k->set->nimages > AMD_GC_IMAGES)
+		return refuse(cause, len, -EINVAL, "GC %u.%u.%u pins %zu images, "
+			      "more than %d", k->set->gc.major, k->set->gc.minor,
+			      k->set->gc.rev, k->set->nimages, AMD_GC_IMAGES);
 	ret = amd_fw_search_dirs(m->root, (const char *const *)dirs, &s);
 	if (ret < 0)
 		return refuse(cause, len, ret, "%s", amd_cause());

@@ -1,7 +1,7 @@
 /*
  * fuzz_corpus: writes the seed corpora of the AMD fuzz targets into two
  * folders: every pinned image of the real release (one byte of format,
- * then the file) and a discovery table of each supported GC built by
+ * then the file, and its first 4 KiB as a file of its own) and a discovery table of each supported GC built by
  * synth.c. Usage: fuzz_corpus FIRMWARE_DIR|'' FW_CORPUS DISCOVERY_CORPUS
  */
 #include <stdio.h>
@@ -60,6 +60,17 @@ main(int argc, char **argv)
 		}
 		bad |= put(argv[2], pins[k].name, (uint8_t)amd_fw_kind_of(pins[k].name),
 			   f.bytes, f.len, 1);
+		/* Its first 4 KiB, size_bytes made the small file's size: the
+		 * headers at a size the fuzzer mutates quickly. */
+		if (f.len > 4096) {
+			char small[300];
+			uint32_t len = 4096;
+
+			memcpy(f.bytes, &len, 4);
+			snprintf(small, sizeof(small), "head-%s", pins[k].name);
+			bad |= put(argv[2], small, (uint8_t)amd_fw_kind_of(pins[k].name),
+				   f.bytes, len, 1);
+		}
 		free(f.bytes);
 	}
 	return bad;

@@ -1,12 +1,14 @@
 #!/bin/sh
 # Runs a libFuzzer target on its seed corpus for a bounded time.
 # Usage: run_fuzz.sh FUZZER CORPUS_TOOL FIRMWARE_DIR WORKDIR fw|discovery
-# RIG_FUZZ_SECONDS (default 60) bounds the run (-max_total_time).
+# RIG_FUZZ_SECONDS (default 60) bounds the run (-max_total_time). Inputs stay
+# under 8 KiB: the whole images of the corpus are cut there, so their 4 KiB
+# heads (size_bytes fixed by fuzz_corpus) carry the header paths.
 set -eu
 fuzzer=$1 corpus_tool=$2 fw=$3 work=$4 which=$5
 secs=${RIG_FUZZ_SECONDS:-60}
 mkdir -p "$work"; rm -rf "$work/seed-fw" "$work/seed-discovery" "$work/run-$which"
 "$corpus_tool" "$fw" "$work/seed-fw" "$work/seed-discovery"
 mkdir -p "$work/run-$which"
-exec "$fuzzer" -max_total_time="$secs" -max_len=1048576 -rss_limit_mb=2048 \
+exec "$fuzzer" -max_total_time="$secs" -max_len=8192 -rss_limit_mb=2048 \
 	-print_final_stats=1 "$work/run-$which" "$work/seed-$which"

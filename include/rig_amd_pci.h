@@ -154,9 +154,11 @@ enum rig_pci_progress {
 
 /*
  * rig_amd_pci_detach() - take GPU i of m (NULL: this machine) from amdgpu:
- * unbind it, set driver_override to "none" so no driver takes it again,
- * make its memory BAR as large as the BAR and its bridge allow, and wait up
- * to 30 s for KFD to drop it. *progress is RIG_PCI_DETACHED,
+ * wait up to 30 s for KFD to drop the DRM files of exited processes (as
+ * debugfs at /sys/kernel/debug lists them), set driver_override to "none"
+ * so no driver takes it again, unbind it, make its memory BAR as large as
+ * the BAR and its bridge allow, and wait up to 30 s for KFD's topology and
+ * the ip_discovery directory to drop it. Blocks meanwhile. *progress is RIG_PCI_DETACHED,
  * RIG_PCI_UNRELEASED (a later detach waits again) or RIG_PCI_PART_WAY;
  * rig_why() (also for success) says what was done. Returns 0; RIG_EINVAL for
  * i < 0 or NULL progress; -ENODEV for no GPU i; -EBUSY for a GPU a process

@@ -113,6 +113,27 @@ test_detach_bar_largest(void **state)
 }
 
 static void
+test_detach_waits_for_dead_files(void **state)
+{
+	struct env *e = *state;
+	enum rig_pci_progress p = 0;
+
+	fake_gpu(e->root, &(struct fake_gpu){ .bus = BUS, .driver = "amdgpu" });
+	fake_mkdir(e->root, DEVDIR "drm/renderD128");
+	fake_mkdir(e->root, "proc/1000");
+	fake_write(e->root, "sys/kernel/debug/dri/128/clients",
+		   "             command  tgid dev master a   uid      magic\n"
+		   "                rocm  1000 128   n    n     0          0\n"
+		   "               gone1 99999 128   n    n     0          0\n");
+	assert_int_equal(rig_amd_pci_detach(e->m, 0, &p), 0);
+	assert_int_equal(p, RIG_PCI_DETACHED);
+	assert_string_equal(rig_why(), "rig_amd_pci_detach: GPU 0 (" BUS ") "
+			    "detached; KFD still held the DRM files of exited "
+			    "processes 99999 (renderD128) after 200 ms");
+	assert_string_equal(rd(e, "sys/bus/pci/drivers/amdgpu/unbind"), BUS);
+}
+
+static void
 test_detach_unreleased(void **state)
 {
 	struct env *e = *state;
@@ -472,6 +493,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_detach_from_amdgpu),
 		T(test_detach_bar_largest),
+		T(test_detach_waits_for_dead_files),
 		T(test_detach_unreleased),
 		T(test_detach_later_times_out),
 		T(test_detach_later_finishes),

@@ -3,7 +3,8 @@
  * machine's sysfs files. detach sets driver_override so no driver binds
  * the GPU again, unbinds amdgpu, makes the memory BAR as large as the BAR
  * and its bridge allow (resource0_resize, amd-facts §8.3) and waits for
- * amdgpu to let go (KFD's topology and the ip_discovery directory). attach
+ * amdgpu to let go (the DRM files KFD keeps for exited processes before the
+ * unbind; KFD's topology and the ip_discovery directory after it). attach
  * resets a detached GPU, clears driver_override and binds amdgpu. reset is
  * the function reset of sysfs; the mode-1 reset through the security
  * processor comes with the boot. Each refuses a GPU a process holds.
@@ -86,6 +87,27 @@ wait_let_go(struct change *c, char *why, size_t len)
 	}
 }
 
+/*
+ * Waits up to pci_driver_wait_ms for KFD to drop the DRM files of exited
+ * processes (seed 003, detach); note says which stayed.
+ */
+static void
+wait_dead_files(struct change *c, char *note, size_t len)
+{
+	char files[200];
+
+	note[0] = '\0';
+	for (int waited = 0; ; waited += 100) {
+		if (pci_dead_drm_files(c->m, c->f.bus, files, sizeof(files)) == 0)
+			return;
+		if (waited >= pci_driver_wait_ms)
+			break;
+		sleep_ms(100);
+	}
+	snprintf(note, len, "; KFD still held the DRM files of exited processes "
+		 "%s after %d ms", files, pci_driver_wait_ms);
+}
+
 /* Makes BAR0 as large as allowed: the largest size a write is taken for. */
 static void
 resize_bar(struct change *c, char *note, size_t len)
@@ -121,7 +143,7 @@ int
 rig_amd_pci_detach(const struct rig_pci_machine *m, int i,
 		   enum rig_pci_progress *progress)
 {
-	char rel[160], why[400], note[96];
+	char rel[160], why[400], note[96], held[300];
 	struct change c;
 	bool unbound = false;
 	int ret;
@@ -136,7 +158,9 @@ rig_amd_pci_detach(const struct rig_pci_machine *m, int i,
 		return rig_fail(-EBUSY, "GPU %d (%s) is bound to %s, not amdgpu", i,
 				c.f.bus, c.driver);
 	}
+	held[0] = '\0';
 	if (!strcmp(c.driver, "amdgpu")) {
+		wait_dead_files(&c, held, sizeof(held));
 		DEV(rel, c.f.bus, "driver_override");
 		ret = write_file(&c, rel, "none");
 		if (ret == 0) {
@@ -165,13 +189,13 @@ rig_amd_pci_detach(const struct rig_pci_machine *m, int i,
 			return rig_fail(-ETIMEDOUT, "GPU %d (%s): %s after %d ms", i,
 					c.f.bus, why, pci_driver_wait_ms);
 		*progress = RIG_PCI_UNRELEASED;
-		rig_fail(0, "GPU %d (%s) unreleased: %s%s; a later detach waits "
-			 "again", i, c.f.bus, why, note);
+		rig_fail(0, "GPU %d (%s) unreleased: %s%s%s; a later detach waits "
+			 "again", i, c.f.bus, why, note, held);
 		return 0;
 	}
 	pci_unlock();
 	*progress = RIG_PCI_DETACHED;
-	rig_fail(0, "GPU %d (%s) detached%s", i, c.f.bus, note);
+	rig_fail(0, "GPU %d (%s) detached%s%s", i, c.f.bus, note, held);
 	return 0;
 }
 

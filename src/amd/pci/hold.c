@@ -4,7 +4,9 @@
  * holds one when it has the function's config or resource files, its
  * /dev/vfio group or its DRM nodes open or mapped, as /proc shows; amdgpu
  * holds one while bound, and has not let go while KFD's topology lists it
- * or its ip_discovery directory stays (seed 003, detach).
+ * or its ip_discovery directory stays (seed 003, detach). KFD also keeps
+ * the DRM files of processes that have exited for a while; debugfs's
+ * dri/<minor>/clients lists them.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -297,4 +299,56 @@ pci_amdgpu_lingers(const struct rig_pci_machine *m, const char *bus, char *why,
 		return 1;
 	}
 	return 0;
+}
+
+/*
+ * The DRM files of the GPU's nodes that processes which have exited still
+ * hold: rows of debugfs's dri/<minor>/clients ("command tgid dev master a
+ * uid magic") whose tgid has no /proc entry. Returns their number, listing
+ * "<tgid> (<node>)" in why; 0 when debugfs is not mounted.
+ */
+int
+pci_dead_drm_files(const struct rig_pci_machine *m, const char *bus, char *why,
+		   size_t len)
+{
+	char rel[160], path[512], line[256];
+	struct dirent *e;
+	size_t at = 0;
+	int dead = 0;
+	DIR *d;
+
+	why[0] = '\0';
+	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/drm", bus);
+	if (pci_path(m, path, sizeof(path), rel) < 0 || !(d = opendir(path)))
+		return 0;
+	while ((e = readdir(d))) {
+		const char *digits = strpbrk(e->d_name, "0123456789");
+		FILE *f;
+
+		if (e->d_name[0] == '.' || !digits)
+			continue;
+		snprintf(rel, sizeof(rel), "sys/kernel/debug/dri/%d/clients",
+			 atoi(digits));
+		if (pci_path(m, path, sizeof(path), rel) < 0 ||
+		    !(f = fopen(path, "re")))
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			char command[64], proc[600];
+			int tgid;
+
+			if (sscanf(line, "%63s %d", command, &tgid) != 2)
+				continue;	/* the heading */
+			snprintf(rel, sizeof(rel), "proc/%d", tgid);
+			if (pci_path(m, proc, sizeof(proc), rel) < 0 ||
+			    access(proc, F_OK) == 0)
+				continue;
+			dead++;
+			if (at < len)
+				at += (size_t)snprintf(why + at, len - at, "%s%d (%.20s)",
+						       at ? ", " : "", tgid, e->d_name);
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return dead;
 }

@@ -138,6 +138,14 @@ int pci_amdgpu_has(const struct rig_pci_machine *m, const char *bus,
 int pci_amdgpu_lingers(const struct rig_pci_machine *m, const char *bus,
 		       char *why, size_t len);
 
+/*
+ * DRM files of the GPU's nodes that exited processes still hold, as
+ * debugfs's dri/<minor>/clients lists them: their number, and
+ * "<pid> (<node>), ..." in why.
+ */
+int pci_dead_drm_files(const struct rig_pci_machine *m, const char *bus,
+		       char *why, size_t len);
+
 /* lock.c: the process-wide lock of opens and machine changes. */
 void pci_lock(void);
 void pci_unlock(void);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/error.h"
 #include "rig.h"
@@ -78,6 +79,9 @@ check_holders(const struct rig_pci_machine *m, int i, const char *bus,
 	if (pid < 0)
 		return refuse(cause, len, pid, "cannot tell who holds it: %s",
 			      amd_cause());
+	if (pid == getpid())
+		return refuse(cause, len, -EBUSY, "this process holds it (%s): it "
+			      "%s", bus, what);
 	if (pid > 0)
 		return refuse(cause, len, -EBUSY, "process %d holds it (%s): it %s",
 			      pid, bus, what);

@@ -209,6 +209,22 @@ test_refuse_held_elsewhere(void **state)
 }
 
 static void
+test_refuse_held_by_own_file(void **state)
+{
+	struct env *e = *state;
+	char cause[300];
+
+	/* This process has the render node open (as another path to the GPU
+	 * would): it holds the GPU, though no open of this path does. */
+	env_gpu(e, "11.0.0", (struct fake_gpu){ 0 });
+	fake_mkdir(e->root, "sys/bus/pci/devices/" BUS "/drm/renderD129");
+	fake_holder(e->root, getpid(), "/dev/dri/renderD129");
+	snprintf(cause, sizeof(cause), "this process holds it (" BUS "): it has "
+		 "/dev/dri/renderD129 open");
+	expect(e, 0, -EBUSY, cause);
+}
+
+static void
 test_refuse_held_render_node(void **state)
 {
 	struct env *e = *state;
@@ -599,6 +615,7 @@ main(void)
 		T(test_refuse_no_gpu),
 		T(test_refuse_held_here),
 		T(test_refuse_held_elsewhere),
+		T(test_refuse_held_by_own_file),
 		T(test_refuse_held_render_node),
 		T(test_refuse_amdgpu_bound),
 		T(test_refuse_amdgpu_kfd),

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/error.h"
 #include "amd/amd.h"
@@ -58,9 +59,16 @@ begin(const struct rig_pci_machine *m, int i, struct change *c)
 	ret = pci_amd_gpu(c->m, i, &c->f, &count);
 	if (ret == 0 && pci_held_here(c->f.bus))
 		ret = rig_fail(-EBUSY, "this process holds GPU %d (%s)", i, c->f.bus);
-	if (ret == 0 && (pid = pci_holder(c->m, c->f.bus, what, sizeof(what))) != 0)
-		ret = pid < 0 ? pid : rig_fail(-EBUSY, "process %d holds GPU %d (%s): "
-					       "it %s", pid, i, c->f.bus, what);
+	if (ret == 0 && (pid = pci_holder(c->m, c->f.bus, what, sizeof(what))) != 0) {
+		if (pid < 0)
+			ret = pid;
+		else if (pid == getpid())
+			ret = rig_fail(-EBUSY, "this process holds GPU %d (%s): it %s",
+				       i, c->f.bus, what);
+		else
+			ret = rig_fail(-EBUSY, "process %d holds GPU %d (%s): it %s",
+				       pid, i, c->f.bus, what);
+	}
 	if (ret == 0)
 		ret = pci_driver_of(c->m, c->f.bus, c->driver, sizeof(c->driver));
 	if (ret < 0)

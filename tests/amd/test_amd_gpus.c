@@ -229,6 +229,86 @@ test_describe_refusals(void **state)
 			    "has 1 AMD GPU");
 }
 
+/* ---- The machine's operations ------------------------------------------------ */
+
+static void
+test_machine_config_read(void **state)
+{
+	struct env *e = *state;
+	uint32_t id = 0;
+	char want[400];
+
+	env_gpu(e, "11.0.0", (struct fake_gpu){ .device = 0x7550 });
+	assert_int_equal(e->m->ops->config_read(e->m, BUS, 0, &id, 4), 0);
+	assert_int_equal(id, 0x75501002);
+	assert_int_equal(e->m->ops->config_read(e->m, BUS, 300, &id, 4), -EIO);
+	snprintf(want, sizeof(want), "sysfs_config_read: %s/sys/bus/pci/devices/"
+		 BUS "/config has 0 bytes at 0x12c, not 4", e->root);
+	assert_string_equal(rig_why(), want);
+}
+
+static void
+test_machine_window_read(void **state)
+{
+	struct env *e = *state;
+	uint32_t v = 0;
+
+	env_gpu(e, "11.0.0", (struct fake_gpu){ .memsize_mib = 512 });
+	assert_int_equal(e->m->ops->window_read(e->m, BUS, 5, 0xde3 * 4, &v, 4), 0);
+	assert_int_equal(v, 512);		/* RCC_CONFIG_MEMSIZE */
+	assert_int_equal(e->m->ops->window_read(e->m, BUS, 5, 2, &v, 4), -EINVAL);
+	assert_string_equal(rig_why(), "sysfs_window_read: BAR5 read at 0x2 of 4 "
+			    "bytes is not in dwords");
+}
+
+static void
+test_machine_window_map(void **state)
+{
+	struct env *e = *state;
+	struct pci_window w;
+
+	env_gpu(e, "11.0.0", (struct fake_gpu){ 0 });
+	assert_int_equal(e->m->ops->window_map(e->m, BUS, 2, &w), 0);
+	assert_int_equal(w.bytes, 2 << 20);
+	((volatile uint32_t *)w.addr)[1] = 0xabcd;	/* a doorbell write lands */
+	e->m->ops->window_unmap(e->m, &w);
+	assert_null(w.addr);
+	assert_int_equal(e->m->ops->window_map(e->m, BUS, 4, &w), -ENODEV);
+	assert_string_equal(rig_why(), "sysfs_window_map: " BUS " has no BAR4");
+}
+
+static void
+test_machine_take_give_back(void **state)
+{
+	struct env *e = *state;
+	struct pci_taken t;
+
+	env_gpu(e, "11.0.0", (struct fake_gpu){ 0 });
+	assert_int_equal(e->m->ops->take(e->m, BUS, &t), 0);
+	assert_string_equal(fake_read(e->root, "sys/bus/pci/devices/" BUS "/enable"), "1");
+	assert_true(t.config_fd >= 0);
+	e->m->ops->give_back(e->m, &t);
+	assert_string_equal(fake_read(e->root, "sys/bus/pci/devices/" BUS "/enable"), "0");
+	assert_int_equal(t.config_fd, -1);
+	/* A function enabled already (by its owner) stays enabled. */
+	fake_write(e->root, "sys/bus/pci/devices/" BUS "/enable", "1\n");
+	assert_int_equal(e->m->ops->take(e->m, BUS, &t), 0);
+	e->m->ops->give_back(e->m, &t);
+	assert_string_equal(fake_read(e->root, "sys/bus/pci/devices/" BUS "/enable"), "1\n");
+}
+
+static void
+test_machine_file_write(void **state)
+{
+	struct env *e = *state;
+	char want[400];
+
+	assert_int_equal(e->m->ops->file_write(e->m, "sys/nothing", "1"), -ENOENT);
+	snprintf(want, sizeof(want), "sysfs_file_write: cannot open %s/sys/nothing: "
+		 "No such file or directory", e->root);
+	assert_string_equal(rig_why(), want);
+}
+
 int
 main(void)
 {
@@ -246,6 +326,11 @@ main(void)
 		T(test_describe_held),
 		T(test_describe_unreleased_and_other),
 		T(test_describe_refusals),
+		T(test_machine_config_read),
+		T(test_machine_window_read),
+		T(test_machine_window_map),
+		T(test_machine_take_give_back),
+		T(test_machine_file_write),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -169,7 +169,8 @@ int rig_amd_pci_detach(const struct rig_pci_machine *m, int i,
 
 /*
  * rig_amd_pci_attach() - give GPU i back to amdgpu: clear driver_override
- * and bind amdgpu, resetting a detached GPU first (function reset). Returns
+ * and bind amdgpu, resetting a detached GPU first (function reset) unless
+ * it is one of a fabric, which amdgpu resets as it takes it back. Returns
  * 0; RIG_EINVAL for i < 0; -ENODEV; -EBUSY for a held GPU; -EIO naming the
  * file a write failed on.
  */
@@ -177,7 +178,10 @@ int rig_amd_pci_attach(const struct rig_pci_machine *m, int i);
 
 /*
  * rig_amd_pci_reset() - reset GPU i of m through its function reset; a GPU
- * bound to amdgpu or held by a process is refused (-EBUSY). Returns 0;
+ * bound to amdgpu or held by a process is refused (-EBUSY), and so is one
+ * of a fabric (-ENOTSUP: a fabric's GPUs reset together; the reset of one
+ * only stops it, which comes with the boot); telling a fabric's GPU takes
+ * the function to read its discovery table, and gives it back. Returns 0;
  * RIG_EINVAL for i < 0; -ENODEV; -EIO naming the file a write failed on.
  * The mode-1 reset through the security processor comes with the boot.
  */

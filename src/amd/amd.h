@@ -5,6 +5,8 @@
  *   firmware/   pins, search, formats, install
  *   discovery/  the IP discovery table: reading and parsing
  *   open.c      the opener and its refusals before the boot
+ *   driver.c    detach, attach, reset (Rig_pci.Driver) through sysfs
+ *   fabric.c    which GPUs are taken for one of a fabric (XGMI)
  *   devices.c   what `rig devices` shows of each GPU
  *   doctor.c    `rig doctor`: the prerequisites of an open
  *
@@ -14,7 +16,10 @@
 #ifndef AMD_AMD_H
 #define AMD_AMD_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+#include "amd/pci/pci.h"
 
 /* The most images one GC version boots with (GC 12: eight). */
 #define AMD_GC_IMAGES 8
@@ -25,5 +30,20 @@ const char *amd_cause(void);
 void amd_cause_copy(char *buf, size_t len);
 /* rig_fail as func: prefix followed by the current cause. Returns code. */
 int amd_rewrap(const char *func, int code, const char *prefix);
+
+/* The GPUs of a fabric (XGMI hive): Instinct parts, 8 to a hive. */
+#define AMD_FABRIC_GPUS 8
+
+/* fabric.c: whether a GPU of GC gc_major on a machine of count AMD GPUs is
+ * taken for one of a fabric. */
+bool amd_fabric_gc(unsigned gc_major, size_t count);
+/* fabric.c: the same, reading the GPU's table (its function taken and given
+ * back) when count is a fabric's size: 1, 0, or a negative status. */
+int amd_fabric_member(const struct rig_pci_machine *m,
+		      const struct pci_function *f, size_t count);
+
+/* driver.c: how long detach waits for amdgpu and KFD to let go (tests
+ * shorten it). */
+extern int amd_driver_wait_ms;
 
 #endif

@@ -25,9 +25,6 @@
  * (amd-facts §3.1, §3.8); segment 0 of MP0. */
 #define regMP0_SMN_C2PMSG_81	0x0091
 
-/* Fabric (XGMI) GPUs: Instinct parts, 8 to a hive (seed 003, Fabrics). */
-#define AMD_FABRIC_GPUS		8
-
 /* Blocks the boot programs (amd-facts §3.4). */
 static const uint16_t boot_blocks[] = {
 	NBIF_HWID, MMHUB_HWID, OSSSYS_HWID, MP0_HWID, MP1_HWID, GC_HWID,
@@ -207,7 +204,7 @@ check_fabric(const struct rig_pci_machine *m, struct taking *k, char *cause,
 	uint32_t sos;
 	int ret;
 
-	if (gc->major == 9 && k->count == AMD_FABRIC_GPUS && mp0->nbases) {
+	if (amd_fabric_gc(gc->major, k->count) && mp0->nbases) {
 		/* Die 0's register space: linux keeps the low 30 bits of a 64-bit base. */
 		ret = amd_mmio_read(m, &k->f, (mp0->base[0] & 0x3FFFFFFF) +
 				    regMP0_SMN_C2PMSG_81, &sos);

@@ -18,8 +18,10 @@
 #include "rig.h"
 #include "rig_amd_pci.h"
 #include "core/error.h"
+#include "amd/amd.h"
 #include "amd/pci/pci.h"
 #include "fake.h"
+#include "synth.h"
 
 #define BUS "0000:03:00.0"
 #define DEVDIR "sys/bus/pci/devices/" BUS "/"
@@ -37,7 +39,7 @@ setup(void **state)
 	fake_root(e->root);
 	fake_function(e->root, "0000:00:00.0", 0x8086, 0x0d57, 0x060000);
 	assert_int_equal(rig_pci_machine_at(e->root, &e->m), 0);
-	pci_driver_wait_ms = 200;
+	amd_driver_wait_ms = 200;
 	*state = e;
 	return 0;
 }
@@ -485,6 +487,73 @@ test_reset_negative(void **state)
 	assert_string_equal(rig_why(), "rig_amd_pci_reset: GPU -1 is negative");
 }
 
+/* ---- Fabrics ---------------------------------------------------------------- */
+
+/* Eight GPUs of gc, GPU 0 at BUS; table false: GPU 0 has none. */
+static void
+eight(struct env *e, const char *gc, bool table)
+{
+	static struct synth s;
+
+	synth_build(&s, gc, 0);
+	for (int k = 0; k < 8; k++) {
+		char bus[32];
+
+		snprintf(bus, sizeof(bus), "0000:%02x:00.0", 0x03 + 0x10 * k);
+		fake_gpu(e->root, &(struct fake_gpu){ .bus = bus,
+			.table = table || k ? s.b : NULL, .table_len = s.len });
+	}
+}
+
+static void
+test_reset_fabric_refused(void **state)
+{
+	struct env *e = *state;
+
+	eight(e, "9.4.3", true);
+	assert_int_equal(rig_amd_pci_reset(e->m, 0), -ENOTSUP);
+	assert_string_equal(rig_why(), "rig_amd_pci_reset: GPU 0 (" BUS ") is one "
+			    "of a fabric of 8 GPUs, which reset together: its reset "
+			    "only stops it, which comes with the boot; attach the "
+			    "fabric's GPUs to amdgpu to reset them");
+	untouched(e);
+	assert_string_equal(rd(e, DEVDIR "enable"), "0");	/* taken to read, given back */
+}
+
+static void
+test_reset_fabric_unknown(void **state)
+{
+	struct env *e = *state;
+
+	eight(e, "9.4.3", false);
+	assert_int_equal(rig_amd_pci_reset(e->m, 0), -EIO);
+	assert_string_equal(rig_why(), "rig_amd_pci_reset: GPU 0 (" BUS "): cannot "
+			    "tell whether it is one of a fabric: the binary signature "
+			    "is 0x00000000, not 0x28211407");
+	untouched(e);
+}
+
+static void
+test_reset_eight_radeons(void **state)
+{
+	struct env *e = *state;
+
+	eight(e, "11.0.0", true);		/* no XGMI: eight single GPUs */
+	assert_int_equal(rig_amd_pci_reset(e->m, 0), 0);
+	assert_string_equal(rd(e, DEVDIR "reset"), "1");
+}
+
+static void
+test_attach_fabric_leaves_reset(void **state)
+{
+	struct env *e = *state;
+
+	eight(e, "9.4.3", true);
+	assert_int_equal(rig_amd_pci_attach(e->m, 0), 0);
+	assert_string_equal(rd(e, DEVDIR "reset"), "");
+	assert_string_equal(rd(e, "sys/bus/pci/drivers/amdgpu/bind"), BUS);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int
@@ -521,6 +590,10 @@ main(void)
 		T(test_reset_fails),
 		T(test_reset_no_gpu),
 		cmocka_unit_test(test_reset_negative),
+		T(test_reset_fabric_refused),
+		T(test_reset_fabric_unknown),
+		T(test_reset_eight_radeons),
+		T(test_attach_fabric_leaves_reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

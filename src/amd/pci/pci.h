@@ -7,11 +7,11 @@
  *              windows (BAR mappings), taking and giving back a function
  *   list.c     PCI functions in bus order through libpci; AMD GPUs; buses
  *   hold.c     who holds a GPU: this process, another one, or amdgpu
- *   driver.c   detach, attach, reset (Rig_pci.Driver)
  *   lock.c     the one lock that opens and machine changes run under
  *
  * Not here: firmware (amd/firmware/), the discovery table
- * (amd/discovery/), the opener (amd/open.c), doctor (amd/doctor.c).
+ * (amd/discovery/), the opener (amd/open.c), detach/attach/reset
+ * (amd/driver.c: they are amdgpu's), doctor (amd/doctor.c).
  */
 #ifndef AMD_PCI_PCI_H
 #define AMD_PCI_PCI_H
@@ -153,7 +153,5 @@ void pci_unlock(void);
 /* machine.c: the sysfs operations (a simulator reuses some of them). */
 extern const struct pci_machine_ops pci_sysfs_ops;
 
-/* driver.c: how long detach waits for amdgpu to let go (tests shorten it). */
-extern int pci_driver_wait_ms;
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * amd/pci/driver.c: detach, attach and reset (Rig_pci.Driver), through the
+ * amd/driver.c: detach, attach and reset (Rig_pci.Driver), through the
  * machine's sysfs files. detach sets driver_override so no driver binds
  * the GPU again, unbinds amdgpu, makes the memory BAR as large as the BAR
  * and its bridge allow (resource0_resize, amd-facts §8.3) and waits for
@@ -7,7 +7,9 @@
  * unbind; KFD's topology and the ip_discovery directory after it). attach
  * resets a detached GPU, clears driver_override and binds amdgpu. reset is
  * the function reset of sysfs; the mode-1 reset through the security
- * processor comes with the boot. Each refuses a GPU a process holds.
+ * processor comes with the boot. A GPU of a fabric is never reset alone:
+ * reset refuses it (its reset only stops it, which the boot does) and
+ * attach leaves its reset to amdgpu. Each refuses a GPU a process holds.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,9 +20,8 @@
 
 #include "core/error.h"
 #include "amd/amd.h"
-#include "amd/pci/pci.h"
 
-int pci_driver_wait_ms = 30000;
+int amd_driver_wait_ms = 30000;
 
 #define DEV(rel, bus, file) \
 	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/%s", bus, file)
@@ -28,6 +29,7 @@ int pci_driver_wait_ms = 30000;
 struct change {
 	const struct rig_pci_machine *m;
 	struct pci_function f;
+	size_t count;			/* the machine's AMD GPUs */
 	int i;
 	char driver[64];
 };
@@ -45,7 +47,6 @@ static int
 begin(const struct rig_pci_machine *m, int i, struct change *c)
 {
 	char what[400];
-	size_t count;
 	int ret, pid;
 
 	if (i < 0)
@@ -56,7 +57,7 @@ begin(const struct rig_pci_machine *m, int i, struct change *c)
 	c->m = pci_machine_or_this(m);
 	c->i = i;
 	pci_lock();
-	ret = pci_amd_gpu(c->m, i, &c->f, &count);
+	ret = pci_amd_gpu(c->m, i, &c->f, &c->count);
 	if (ret == 0 && pci_held_here(c->f.bus))
 		ret = rig_fail(-EBUSY, "this process holds GPU %d (%s)", i, c->f.bus);
 	if (ret == 0 && (pid = pci_holder(c->m, c->f.bus, what, sizeof(what))) != 0) {
@@ -82,21 +83,21 @@ write_file(struct change *c, const char *rel, const char *text)
 	return c->m->ops->file_write(c->m, rel, text);
 }
 
-/* Still listed by amdgpu, after waiting up to pci_driver_wait_ms. */
+/* Still listed by amdgpu, after waiting up to amd_driver_wait_ms. */
 static int
 wait_let_go(struct change *c, char *why, size_t len)
 {
 	for (int waited = 0; ; waited += 100) {
 		if (pci_amdgpu_lingers(c->m, c->f.bus, why, len) != 1)
 			return 0;
-		if (waited >= pci_driver_wait_ms)
+		if (waited >= amd_driver_wait_ms)
 			return 1;
 		sleep_ms(100);
 	}
 }
 
 /*
- * Waits up to pci_driver_wait_ms for KFD to drop the DRM files of exited
+ * Waits up to amd_driver_wait_ms for KFD to drop the DRM files of exited
  * processes (seed 003, detach); note says which stayed.
  */
 static void
@@ -108,12 +109,12 @@ wait_dead_files(struct change *c, char *note, size_t len)
 	for (int waited = 0; ; waited += 100) {
 		if (pci_dead_drm_files(c->m, c->f.bus, files, sizeof(files)) == 0)
 			return;
-		if (waited >= pci_driver_wait_ms)
+		if (waited >= amd_driver_wait_ms)
 			break;
 		sleep_ms(100);
 	}
 	snprintf(note, len, "; KFD still held the DRM files of exited processes "
-		 "%s after %d ms", files, pci_driver_wait_ms);
+		 "%s after %d ms", files, amd_driver_wait_ms);
 }
 
 /* Makes BAR0 as large as allowed: the largest size a write is taken for. */
@@ -195,7 +196,7 @@ rig_amd_pci_detach(const struct rig_pci_machine *m, int i,
 		pci_unlock();
 		if (!unbound)
 			return rig_fail(-ETIMEDOUT, "GPU %d (%s): %s after %d ms", i,
-					c.f.bus, why, pci_driver_wait_ms);
+					c.f.bus, why, amd_driver_wait_ms);
 		*progress = RIG_PCI_UNRELEASED;
 		rig_fail(0, "GPU %d (%s) unreleased: %s%s%s; a later detach waits "
 			 "again", i, c.f.bus, why, note, held);
@@ -205,6 +206,20 @@ rig_amd_pci_detach(const struct rig_pci_machine *m, int i,
 	*progress = RIG_PCI_DETACHED;
 	rig_fail(0, "GPU %d (%s) detached%s%s", i, c.f.bus, note, held);
 	return 0;
+}
+
+/* Whether the GPU is one of a fabric: 1, 0, or -EIO saying why not known. */
+static int
+fabric_member(struct change *c)
+{
+	char prefix[96];
+	int ret = amd_fabric_member(c->m, &c->f, c->count);
+
+	if (ret >= 0)
+		return ret;
+	snprintf(prefix, sizeof(prefix), "GPU %d (%s): cannot tell whether it is "
+		 "one of a fabric: ", c->i, c->f.bus);
+	return amd_rewrap(__func__, -EIO, prefix);
 }
 
 /* The function reset; -EIO naming the file. Under the lock. */
@@ -240,7 +255,11 @@ rig_amd_pci_attach(const struct rig_pci_machine *m, int i)
 		pci_unlock();
 		return 0;	/* attached already */
 	}
-	ret = function_reset(&c);
+	ret = fabric_member(&c);
+	if (ret == 0)
+		ret = function_reset(&c);
+	else if (ret == 1)
+		ret = 0;	/* amdgpu resets the fabric as it takes it back */
 	if (ret == 0 && c.driver[0]) {
 		snprintf(rel, sizeof(rel), "sys/bus/pci/drivers/%s/unbind", c.driver);
 		ret = write_file(&c, rel, c.f.bus);
@@ -275,7 +294,16 @@ rig_amd_pci_reset(const struct rig_pci_machine *m, int i)
 		return rig_fail(-EBUSY, "GPU %d (%s) is bound to amdgpu; `rig detach "
 				"%d` first", i, c.f.bus, i);
 	}
-	ret = function_reset(&c);
+	ret = fabric_member(&c);
+	if (ret == 1) {
+		pci_unlock();
+		return rig_fail(-ENOTSUP, "GPU %d (%s) is one of a fabric of %d GPUs, "
+				"which reset together: its reset only stops it, which "
+				"comes with the boot; attach the fabric's GPUs to "
+				"amdgpu to reset them", i, c.f.bus, AMD_FABRIC_GPUS);
+	}
+	if (ret == 0)
+		ret = function_reset(&c);
 	pci_unlock();
 	return ret < 0 ? amd_rewrap(__func__, ret, "") : 0;
 }

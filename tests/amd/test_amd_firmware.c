@@ -536,13 +536,20 @@ test_imu_past_end(void **state)
 }
 
 static void
-test_unknown_kind(void **state)
+test_kind_of(void **state)
 {
 	(void)state;
 	load("sdma_6_0_0.bin");
 	assert_int_equal(amd_fw_kind_of("gc_11_0_0_mes.bin"), 0);
 	assert_int_equal(amd_fw_kind_of("psp_13_0_0_ta.bin"), 0);
 	assert_int_equal(amd_fw_kind_of("gc_12_0_0_me.bin"), AMD_FW_GFX);
+}
+
+static void
+test_parse_unknown_kind(void **state)
+{
+	(void)state;
+	load("sdma_6_0_0.bin");
 	assert_int_equal(amd_fw_parse("x.bin", 0, image, image_len, &(struct amd_fw){ 0 }),
 			 -EINVAL);
 	assert_string_equal(rig_why(), "amd_fw_parse: x.bin: unknown image kind 0");
@@ -647,13 +654,38 @@ test_firmware_directory(void **state)
 	setenv("HOME", "/home/u", 1);
 	assert_int_equal(rig_amd_firmware_directory(buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "/home/u/.local/share/rig/firmware/amdgpu");
-	assert_int_equal(rig_amd_firmware_directory(buf, 10), RIG_EINVAL);
+}
+
+static void
+test_firmware_directory_short(void **state)
+{
+	char buf[10];
+
+	(void)state;
+	setenv("HOME", "/home/u", 1);
+	assert_int_equal(rig_amd_firmware_directory(buf, sizeof(buf)), RIG_EINVAL);
 	assert_string_equal(rig_why(), "rig_amd_firmware_directory: the directory "
 			    "needs 40 bytes, more than 10");
+}
+
+static void
+test_firmware_directory_unset(void **state)
+{
+	char buf[256];
+
+	(void)state;
 	unsetenv("HOME");
 	assert_int_equal(rig_amd_firmware_directory(buf, sizeof(buf)), RIG_EINVAL);
 	assert_string_equal(rig_why(), "rig_amd_firmware_directory: none of "
 			    "RIG_FIRMWARE_DIR, XDG_DATA_HOME and HOME is set");
+}
+
+static void
+test_firmware_directory_null(void **state)
+{
+	(void)state;
+	assert_int_equal(rig_amd_firmware_directory(NULL, 10), RIG_EINVAL);
+	assert_string_equal(rig_why(), "rig_amd_firmware_directory: buf is NULL");
 }
 
 int
@@ -695,11 +727,15 @@ main(void)
 		cmocka_unit_test(test_rlc_v2_2_iram_past_end),
 		cmocka_unit_test(test_rlc_v2_3_rlcv_past_end),
 		cmocka_unit_test(test_imu_past_end),
-		cmocka_unit_test(test_unknown_kind),
+		cmocka_unit_test(test_kind_of),
+		cmocka_unit_test(test_parse_unknown_kind),
 		cmocka_unit_test(test_install),
 		cmocka_unit_test(test_install_missing_and_other),
 		cmocka_unit_test(test_install_unwritable),
 		cmocka_unit_test(test_firmware_directory),
+		cmocka_unit_test(test_firmware_directory_short),
+		cmocka_unit_test(test_firmware_directory_unset),
+		cmocka_unit_test(test_firmware_directory_null),
 	};
 	int ret;
 

@@ -115,7 +115,6 @@ test_buses_unlistable(void **state)
 	struct env *e = *state;
 	struct rig_pci_address *a;
 	size_t n;
-
 	char want[600];
 
 	fake_mkdir(e->root, "sys/bus/pci/devices/junk");
@@ -123,6 +122,15 @@ test_buses_unlistable(void **state)
 	snprintf(want, sizeof(want), "rig_amd_pci_buses: cannot list "
 		 "%s/sys/bus/pci/devices: junk is not a PCI bus address", e->root);
 	assert_string_equal(rig_why(), want);
+}
+
+static void
+test_count_unlistable(void **state)
+{
+	struct env *e = *state;
+	char want[600];
+
+	fake_mkdir(e->root, "sys/bus/pci/devices/junk");
 	assert_int_equal(rig_amd_pci_count(e->m), -ENODEV);
 	snprintf(want, sizeof(want), "rig_amd_pci_count: cannot list "
 		 "%s/sys/bus/pci/devices: junk is not a PCI bus address", e->root);
@@ -214,7 +222,7 @@ test_describe_unreleased_and_other(void **state)
 }
 
 static void
-test_describe_refusals(void **state)
+test_describe_negative(void **state)
 {
 	struct env *e = *state;
 	struct rig_amd_pci_gpu_info g;
@@ -222,8 +230,25 @@ test_describe_refusals(void **state)
 	env_gpu(e, "11.0.0", (struct fake_gpu){ 0 });
 	assert_int_equal(rig_amd_pci_describe(e->m, -2, &g), RIG_EINVAL);
 	assert_string_equal(rig_why(), "rig_amd_pci_describe: GPU -2 is negative");
+}
+
+static void
+test_describe_null_out(void **state)
+{
+	struct env *e = *state;
+
+	env_gpu(e, "11.0.0", (struct fake_gpu){ 0 });
 	assert_int_equal(rig_amd_pci_describe(e->m, 0, NULL), RIG_EINVAL);
 	assert_string_equal(rig_why(), "rig_amd_pci_describe: out is NULL");
+}
+
+static void
+test_describe_no_gpu(void **state)
+{
+	struct env *e = *state;
+	struct rig_amd_pci_gpu_info g;
+
+	env_gpu(e, "11.0.0", (struct fake_gpu){ 0 });
 	assert_int_equal(rig_amd_pci_describe(e->m, 1, &g), -ENODEV);
 	assert_string_equal(rig_why(), "rig_amd_pci_describe: no GPU 1: the machine "
 			    "has 1 AMD GPU");
@@ -321,11 +346,14 @@ main(void)
 		T(test_buses_in_bus_order),
 		T(test_buses_none),
 		T(test_buses_unlistable),
+		T(test_count_unlistable),
 		T(test_describe_detached),
 		T(test_describe_amdgpu),
 		T(test_describe_held),
 		T(test_describe_unreleased_and_other),
-		T(test_describe_refusals),
+		T(test_describe_negative),
+		T(test_describe_null_out),
+		T(test_describe_no_gpu),
 		T(test_machine_config_read),
 		T(test_machine_window_read),
 		T(test_machine_window_map),

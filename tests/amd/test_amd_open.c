@@ -181,8 +181,8 @@ test_refuse_no_gpu(void **state)
 	struct env *e = *state;
 
 	env_gpu(e, "11.0.0", (struct fake_gpu){ 0 });
-	expect(e, 1, -ENODEV, "no GPU 1: the machine has 1 AMD GPU");
-	expect(e, 3, -ENODEV, "no GPU 3: the machine has 1 AMD GPU");
+	env_gpu(e, "11.0.0", (struct fake_gpu){ .bus = "0000:83:00.0" });
+	expect(e, 2, -ENODEV, "no GPU 2: the machine has 2 AMD GPUs");
 }
 
 static void

@@ -177,6 +177,7 @@ fake_gpu(const char *root, const struct fake_gpu *g)
 	uint64_t bar0 = g->bar0 ? g->bar0 : 512ull << 20;
 	uint64_t vram = g->memsize_mib ? (uint64_t)g->memsize_mib << 20 : bar0;
 	uint32_t mib = (uint32_t)(vram >> 20);
+	uint64_t bar5 = g->bar5 ? g->bar5 : 512 << 10;
 	char dir[128], rel[192], text[1024];
 
 	snprintf(dir, sizeof(dir), "sys/bus/pci/devices/%s", g->bus);
@@ -189,9 +190,10 @@ fake_gpu(const char *root, const struct fake_gpu *g)
 		 "0x000000fc00000000 0x000000fc001fffff 0x000000000014220c\n"
 		 "0x0000000000000000 0x0000000000000000 0x0000000000000000\n"
 		 "0x0000000000000000 0x0000000000000000 0x0000000000000000\n"
-		 "0x00000000fcc00000 0x00000000fcc7ffff 0x0000000000040200\n"
+		 "0x00000000fcc00000 0x%016llx 0x0000000000040200\n"
 		 "0x0000000000000000 0x0000000000000000 0x0000000000000000\n",
-		 0x7000000000ull, 0x7000000000ull + bar0 - 1, 0x14220cull);
+		 0x7000000000ull, 0x7000000000ull + bar0 - 1, 0x14220cull,
+		 0xfcc00000ull + bar5 - 1);
 	snprintf(rel, sizeof(rel), "%s/resource", dir);
 	fake_write(root, rel, text);
 	snprintf(rel, sizeof(rel), "%s/resource0", dir);
@@ -201,7 +203,7 @@ fake_gpu(const char *root, const struct fake_gpu *g)
 		sparse(root, rel, 2 << 20);
 	}
 	snprintf(rel, sizeof(rel), "%s/resource5", dir);
-	sparse(root, rel, 512 << 10);
+	sparse(root, rel, 512 << 10);			/* the file: always whole */
 	poke(root, rel, 0xde3 * 4, &mib, 4);		/* RCC_CONFIG_MEMSIZE */
 	poke(root, rel, (0x16000 + 0x91) * 4, &g->c2pmsg_81, 4);
 	if (g->table && g->table_at) {
@@ -264,4 +266,13 @@ fake_kfd(const char *root, int n, const char *bus)
 	snprintf(text, sizeof(text), "cpu_cores_count 0\nsimd_count 192\n"
 		 "location_id %u\ndomain %u\n", b << 8 | dev << 3 | fn, dom);
 	fake_write(root, rel, text);
+}
+
+void
+fake_reg(const char *root, const char *bus, uint32_t index, uint32_t value)
+{
+	char rel[128];
+
+	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/resource5", bus);
+	poke(root, rel, (uint64_t)index * 4, &value, 4);
 }

@@ -26,7 +26,11 @@ struct fake_gpu {
 	const char *resize;		/* resource0_resize text, NULL: none */
 	bool no_bar2;			/* resource2 missing: windows fail */
 	uint64_t table_at;		/* non-zero: placed here, said in DRIVER_SCRATCH_0..2 */
+	uint64_t bar5;			/* 0 → 512 KiB */
 };
+
+/* Writes a 32-bit register (dword index) of a GPU's MMIO BAR. */
+void fake_reg(const char *root, const char *bus, uint32_t index, uint32_t value);
 
 /* A new root under the current directory (absolute path into root[256]). */
 void fake_root(char *root);

@@ -638,6 +638,36 @@ test_install_unwritable(void **state)
 }
 
 static void
+test_install_too_many_sources(void **state)
+{
+	const char *from[18];
+
+	(void)state;
+	for (int k = 0; k < 17; k++)
+		from[k] = "/x";
+	from[17] = NULL;
+	assert_int_equal(rig_amd_firmware_install(from, "/tmp/unused", NULL), RIG_EINVAL);
+	assert_string_equal(rig_why(), "rig_amd_firmware_install: more than 16 "
+			    "source directories");
+}
+
+static void
+test_install_long_source(void **state)
+{
+	char dir[300];
+	const char *from[] = { dir, NULL };
+
+	(void)state;
+	memset(dir, 's', sizeof(dir) - 1);
+	dir[0] = '/';
+	dir[sizeof(dir) - 1] = '\0';
+	assert_int_equal(rig_amd_firmware_install(from, "/tmp/unused", NULL), RIG_EINVAL);
+	assert_non_null(strstr(rig_why(), "rig_amd_firmware_install: source "
+			       "directory /sss"));
+	assert_non_null(strstr(rig_why(), "sss is too long"));
+}
+
+static void
 test_firmware_directory(void **state)
 {
 	char buf[256];
@@ -732,6 +762,8 @@ main(void)
 		cmocka_unit_test(test_install),
 		cmocka_unit_test(test_install_missing_and_other),
 		cmocka_unit_test(test_install_unwritable),
+		cmocka_unit_test(test_install_too_many_sources),
+		cmocka_unit_test(test_install_long_source),
 		cmocka_unit_test(test_firmware_directory),
 		cmocka_unit_test(test_firmware_directory_short),
 		cmocka_unit_test(test_firmware_directory_unset),

@@ -100,6 +100,22 @@ test_gpu_too_many_dirs(void **state)
 }
 
 static void
+test_gpu_long_dir(void **state)
+{
+	char dir[300];
+	const char *dirs[] = { "/a", dir, NULL };
+	struct rig_opener *o;
+
+	(void)state;
+	memset(dir, 'd', sizeof(dir) - 1);
+	dir[0] = '/';
+	dir[sizeof(dir) - 1] = '\0';
+	assert_int_equal(rig_amd_pci_gpu(NULL, dirs, 0, &o), RIG_EINVAL);
+	assert_string_equal(rig_why(), "rig_amd_pci_gpu: firmware directory 1 is "
+			    "longer than 255 bytes");
+}
+
+static void
 test_names(void **state)
 {
 	struct rig_opener *o0, *o1, *o7;
@@ -301,6 +317,40 @@ test_refuse_table_unreadable(void **state)
 	expect(e, 0, -EPROTO, "its discovery table cannot be read: the memory BAR "
 	       "(256 MiB) does not reach the table at 0x3ffff0000; `rig detach` "
 	       "makes it as large as allowed");
+}
+
+static void
+test_refuse_table_no_memory(void **state)
+{
+	struct env *e = *state;
+
+	env_gpu(e, "11.0.0", (struct fake_gpu){ 0 });
+	fake_reg(e->root, BUS, 0xde3, 0);		/* RCC_CONFIG_MEMSIZE */
+	expect(e, 0, -EPROTO, "its discovery table cannot be read: "
+	       "RCC_CONFIG_MEMSIZE says 0 MiB of memory, too little to hold the "
+	       "table");
+}
+
+static void
+test_refuse_table_placed_oddly(void **state)
+{
+	struct env *e = *state;
+
+	env_gpu(e, "11.0.0", (struct fake_gpu){ 0 });
+	fake_reg(e->root, BUS, 0x94, 0x1002);		/* DRIVER_SCRATCH_0: offset */
+	fake_reg(e->root, BUS, 0x96, 0x2801);		/* DRIVER_SCRATCH_2: size */
+	expect(e, 0, -EPROTO, "its discovery table cannot be read: DRIVER_SCRATCH "
+	       "places the table at 0x1002, 0x2801 bytes: not dwords, or over 64 KiB");
+}
+
+static void
+test_refuse_table_small_register_bar(void **state)
+{
+	struct env *e = *state;
+
+	env_gpu(e, "11.0.0", (struct fake_gpu){ .bar5 = 4096 });
+	expect(e, 0, -EPROTO, "its discovery table cannot be read: register 0xde3 "
+	       "lies past the register BAR5 (0x1000 bytes)");
 }
 
 static void
@@ -608,6 +658,7 @@ main(void)
 		cmocka_unit_test(test_gpu_negative),
 		cmocka_unit_test(test_gpu_null_out),
 		cmocka_unit_test(test_gpu_too_many_dirs),
+		cmocka_unit_test(test_gpu_long_dir),
 		cmocka_unit_test(test_names),
 		T(test_make_from_callback),
 		T(test_refuse_unlistable),
@@ -623,6 +674,9 @@ main(void)
 		T(test_refuse_take_other_driver),
 		T(test_refuse_take_enable),
 		T(test_refuse_table_unreadable),
+		T(test_refuse_table_no_memory),
+		T(test_refuse_table_placed_oddly),
+		T(test_refuse_table_small_register_bar),
 		T(test_refuse_table_malformed),
 		T(test_refuse_table_lacks_block),
 		T(test_refuse_gc_version),

@@ -305,15 +305,10 @@ amd_pci_make(const struct rig_opener *o, _Atomic uint64_t *word, void **handle,
 	char cause[480];
 	int ret;
 
+	/* No callback_depth() check: rig calls make with the depth raised, and
+	 * rig_open refuses a call from inside a callback before it gets here. */
 	if (!o || !word || !handle)
 		return rig_fail(-EINVAL, "opener, word or handle is NULL");
-	if (callback_depth() > 0) {
-		ret = rig_fail(-EINVAL, "%s: called from inside one of rig's "
-			       "callbacks, which holds a lock", op->name);
-		if (why)
-			snprintf(why, why_len, "%s", amd_cause());
-		return ret;
-	}
 	pci_lock();
 	ret = open_gpu(op, cause, sizeof(cause));
 	pci_unlock();
@@ -323,10 +318,52 @@ amd_pci_make(const struct rig_opener *o, _Atomic uint64_t *word, void **handle,
 }
 
 /*
- * The device's operations come with the device (part 2). make never
- * succeeds before then, so rig never calls them.
+ * The device's operations. The device (Rig_amd) comes with the boot; until
+ * then make never returns a handle, so rig never calls these. rig_open
+ * requires them (seed 000's table), so they exist, and each says what is
+ * missing instead of pretending: facts faults, alloc faults, locate and
+ * free find nothing, stop has nothing to stop.
  */
-static const struct rig_ops amd_pci_ops;
+static const char unbuilt[] = "the AMD device is not built yet";
+
+static int
+unbuilt_facts(void *t, struct rig_facts *out, const char **fault)
+{
+	*fault = unbuilt;
+	return RIG_FAULT;
+}
+
+static int
+unbuilt_alloc(void *t, uint64_t bytes, enum rig_memory kind, void **region,
+	      const char **fault)
+{
+	*fault = unbuilt;
+	return RIG_FAULT;
+}
+
+static void
+unbuilt_free(void *t, void *region)
+{
+}
+
+static void
+unbuilt_locate(void *t, void *region, struct rig_location *out)
+{
+	memset(out, 0, sizeof(*out));
+}
+
+static void
+unbuilt_stop(void *t, const char *reason)
+{
+}
+
+static const struct rig_ops amd_pci_ops = {
+	.facts	= unbuilt_facts,
+	.alloc	= unbuilt_alloc,
+	.free	= unbuilt_free,
+	.locate	= unbuilt_locate,
+	.stop	= unbuilt_stop,
+};
 
 int
 rig_amd_pci_gpu(const struct rig_pci_machine *m, const char *const *firmware,

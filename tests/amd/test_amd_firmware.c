@@ -772,9 +772,9 @@ main(void)
 	int ret;
 
 	fwdir = getenv("RIG_TEST_FIRMWARE");
-	if (!fwdir || !fwdir[0]) {
-		fprintf(stderr, "RIG_TEST_FIRMWARE is not set (meson -Dfirmware_dir)\n");
-		return 1;
+	if (!fwdir || !fwdir[0]) {	/* a TAP skip of every test, saying why */
+		printf("1..0 # SKIP RIG_TEST_FIRMWARE (the real images) is not set\n");
+		return 0;
 	}
 	unsetenv("RIG_FIRMWARE_DIR");
 	ret = cmocka_run_group_tests(tests, NULL, NULL);

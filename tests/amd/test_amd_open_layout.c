@@ -125,6 +125,11 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_refuse_image_layout),
 	};
+	const char *fw = getenv("RIG_TEST_FIRMWARE");
 
+	if (!fw || !fw[0]) {	/* a TAP skip of every test, saying why */
+		printf("1..0 # SKIP RIG_TEST_FIRMWARE (the real images) is not set\n");
+		return 0;
+	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

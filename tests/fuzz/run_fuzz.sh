@@ -1,11 +1,12 @@
 #!/bin/sh
 # Runs a libFuzzer target on its seed corpus for a bounded time.
-# Usage: run_fuzz.sh FUZZER CORPUS_TOOL FIRMWARE_DIR WORKDIR fw|discovery
+# Usage: run_fuzz.sh FUZZER CORPUS_TOOL WORKDIR fw|discovery; the real images
+# come from RIG_TEST_FIRMWARE (none: the firmware corpus is empty).
 # RIG_FUZZ_SECONDS (default 60) bounds the run (-max_total_time). Inputs stay
 # under 8 KiB: the whole images of the corpus are cut there, so their 4 KiB
 # heads (size_bytes fixed by fuzz_corpus) carry the header paths.
 set -eu
-fuzzer=$1 corpus_tool=$2 fw=$3 work=$4 which=$5
+fuzzer=$1 corpus_tool=$2 work=$3 which=$4 fw=${RIG_TEST_FIRMWARE:-}
 secs=${RIG_FUZZ_SECONDS:-60}
 mkdir -p "$work"; rm -rf "$work/seed-fw" "$work/seed-discovery" "$work/run-$which"
 "$corpus_tool" "$fw" "$work/seed-fw" "$work/seed-discovery"

@@ -86,8 +86,8 @@ rig_buffer_copy(struct rig_buffer *src, struct rig_buffer *dst,
 	if ((ret = check_copy(src, dst)) < 0)
 		return ret;
 	d = src->a->d;
-	u[0] = (struct use){ .a = src->a, .kind = USE_READ };
-	u[1] = (struct use){ .a = dst->a, .kind = USE_WRITE };
+	u[0] = (struct use){ .a = src->a->root, .kind = USE_READ };
+	u[1] = (struct use){ .a = dst->a->root, .kind = USE_WRITE };
 	words_of(src->offset, src->length, &u[0].lo, &u[0].hi);
 	words_of(dst->offset, dst->length, &u[1].lo, &u[1].hi);
 	if ((ret = claim_lock(u, 2, &ws)) < 0)

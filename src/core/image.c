@@ -169,9 +169,7 @@ ask_entry(struct rig_image *img, const char *name, struct rig_entry *e)
 		case RIG_ABSENT:
 			return rig_fail_at("rig_image_function", RIG_EINVAL, "no function %s", name);
 		default:
-			pthread_mutex_lock(&d->mem_lock);
-			alloc_reclaim_locked(d);
-			pthread_mutex_unlock(&d->mem_lock);
+			alloc_reclaim(d);
 		}
 	}
 	return rig_fail_at("rig_image_function", RIG_ENOMEM,

@@ -88,9 +88,9 @@ check_slot(const struct rig_submission *s, size_t k, const struct rig_buffer *b)
 
 	if (!b)
 		return rig_fail_at("rig_submit", RIG_EINVAL, "slot %zu has no buffer", k);
-	if (b->a->dead)
+	if (alloc_dead(b->a))
 		return rig_fail_at("rig_submit", RIG_EINVAL, "slot %zu's buffer is dead: %s",
-				   k, b->a->dead);
+				   k, alloc_dead(b->a));
 	if (b->a->d != s->d)
 		return rig_fail_at("rig_submit", RIG_EINVAL, "slot %zu's buffer lies on %s, not %s",
 				   k, b->a->d->name, s->d->name);
@@ -106,7 +106,7 @@ check_slot(const struct rig_submission *s, size_t k, const struct rig_buffer *b)
 static bool
 share_a_byte(const struct rig_buffer *x, const struct rig_buffer *y)
 {
-	return x->a == y->a && x->length && y->length &&
+	return x->a->root == y->a->root && x->length && y->length &&
 	       x->offset < y->offset + y->length && y->offset < x->offset + x->length;
 }
 
@@ -138,9 +138,9 @@ check_part(const struct rig_submission *s, size_t i, const struct rig_run *r,
 					   "part %zu (launch): the run holds an empty grid or group (store its block)", i);
 	}
 	if ((p->kind == RIG_COPY || p->kind == RIG_WORDS) &&
-	    ((p->src.buffer && p->src.buffer->a->dead) ||
-	     (p->dst.buffer && p->dst.buffer->a->dead) ||
-	     (p->words && p->words->a->dead)))
+	    ((p->src.buffer && alloc_dead(p->src.buffer->a)) ||
+	     (p->dst.buffer && alloc_dead(p->dst.buffer->a)) ||
+	     (p->words && alloc_dead(p->words->a))))
 		return rig_fail_at("rig_submit", RIG_EINVAL,
 				   "part %zu (%s): a buffer it names is dead", i,
 				   p->kind == RIG_COPY ? "copy" : "words");
@@ -241,7 +241,7 @@ fill_work(struct sub_job *sj, const struct rig_run *r,
 static struct use
 use_of(const struct rig_buffer *b, enum use_kind kind)
 {
-	struct use u = { .a = b->a, .kind = kind };
+	struct use u = { .a = b->a->root, .kind = kind };
 
 	words_of(b->offset, b->length, &u.lo, &u.hi);
 	return u;

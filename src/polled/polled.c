@@ -60,6 +60,7 @@ struct rig_polled {
 struct pregion {
 	void *host;
 	uint64_t bytes;
+	bool mapped;		/* map_host: memory that is not ours to free */
 };
 
 /* Consume an injected failure of call; true if there was one. */
@@ -314,7 +315,7 @@ polled_facts(void *t, struct rig_facts *f, const char **fault)
 		.completion = c->completion,
 		.waits = c->waits,
 		.hang_ms = c->hang_ms,
-		.maps_host = false,
+		.maps_host = true,
 		.host_addresses = !c->no_host_addresses,
 		.alignment = c->alignment,
 		.cache_bytes = c->cache_bytes,
@@ -338,6 +339,7 @@ polled_alloc(void *t, uint64_t bytes, enum rig_memory kind, void **region,
 	if (!(r = malloc(sizeof(*r))))
 		return RIG_NO_ROOM;
 	r->bytes = bytes;
+	r->mapped = false;
 	r->host = aligned_alloc(align, (bytes + align - 1) & ~(align - 1));
 	if (!r->host) {
 		free(r);
@@ -355,9 +357,24 @@ polled_free(void *t, void *region)
 	struct pdev *d = t;
 	struct pregion *r = region;
 
-	free(r->host);
+	if (!r->mapped)
+		free(r->host);
 	free(r);
 	atomic_fetch_sub(&d->p->live, 1);
+}
+
+static enum rig_mapping
+polled_map_host(void *t, void *host, uint64_t bytes, void **region)
+{
+	struct pdev *d = t;
+	struct pregion *r = malloc(sizeof(*r));
+
+	if (!r)
+		return RIG_MAP_NO_ROOM;
+	*r = (struct pregion){ .host = host, .bytes = bytes, .mapped = true };
+	atomic_fetch_add(&d->p->live, 1);
+	*region = r;
+	return RIG_MAPS;
 }
 
 static void
@@ -456,6 +473,7 @@ static const struct rig_ops polled_ops = {
 	.alloc = polled_alloc,
 	.free = polled_free,
 	.locate = polled_locate,
+	.map_host = polled_map_host,
 	.load = polled_load,
 	.unload = polled_unload,
 	.entry = polled_entry,

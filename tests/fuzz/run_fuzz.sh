@@ -3,8 +3,8 @@
 # Usage: run_fuzz.sh FUZZER CORPUS_TOOL WORKDIR fw|discovery; the real images
 # come from RIG_TEST_FIRMWARE (none: the firmware corpus is empty).
 # RIG_FUZZ_SECONDS (default 60) bounds the run (-max_total_time). Inputs stay
-# under 8 KiB: the whole images of the corpus are cut there, so their 4 KiB
-# heads (size_bytes fixed by fuzz_corpus) carry the header paths.
+# under 8 KiB: the real images of the corpus are cut there, and the small
+# images fuzz_corpus lays out carry every format's paths.
 set -eu
 fuzzer=$1 corpus_tool=$2 work=$3 which=$4 fw=${RIG_TEST_FIRMWARE:-}
 secs=${RIG_FUZZ_SECONDS:-60}

@@ -1,0 +1,309 @@
+/*
+ * amd/driver.c: detach, attach and reset (Rig_pci.Driver), through the
+ * machine's sysfs files. detach sets driver_override so no driver binds
+ * the GPU again, unbinds amdgpu, makes the memory BAR as large as the BAR
+ * and its bridge allow (resource0_resize, amd-facts §8.3) and waits for
+ * amdgpu to let go (the DRM files KFD keeps for exited processes before the
+ * unbind; KFD's topology and the ip_discovery directory after it). attach
+ * resets a detached GPU, clears driver_override and binds amdgpu. reset is
+ * the function reset of sysfs; the mode-1 reset through the security
+ * processor comes with the boot. A GPU of a fabric is never reset alone:
+ * reset refuses it (its reset only stops it, which the boot does) and
+ * attach leaves its reset to amdgpu. Each refuses a GPU a process holds.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "amd/amd.h"
+
+int amd_driver_wait_ms = 30000;
+
+#define DEV(rel, bus, file) \
+	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/%s", bus, file)
+
+struct change {
+	const struct rig_pci_machine *m;
+	struct pci_function f;
+	size_t count;			/* the machine's AMD GPUs */
+	int i;
+	char driver[64];
+};
+
+static void
+sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Finds GPU i and refuses a held one; takes the lock on success. */
+static int
+begin(const struct rig_pci_machine *m, int i, struct change *c)
+{
+	char what[400];
+	int ret, pid;
+
+	if (i < 0)
+		return rig_fail(-EINVAL, "GPU %d is negative", i);
+	if (callback_depth() > 0)
+		return rig_fail(-EINVAL, "called from inside one of rig's callbacks, "
+				"which holds a lock");
+	c->m = pci_machine_or_this(m);
+	c->i = i;
+	pci_lock();
+	ret = pci_amd_gpu(c->m, i, &c->f, &c->count);
+	if (ret == 0 && pci_held_here(c->f.bus))
+		ret = rig_fail(-EBUSY, "this process holds GPU %d (%s)", i, c->f.bus);
+	if (ret == 0 && (pid = pci_holder(c->m, c->f.bus, what, sizeof(what))) != 0) {
+		if (pid < 0)
+			ret = pid;
+		else if (pid == getpid())
+			ret = rig_fail(-EBUSY, "this process holds GPU %d (%s): it %s",
+				       i, c->f.bus, what);
+		else
+			ret = rig_fail(-EBUSY, "process %d holds GPU %d (%s): it %s",
+				       pid, i, c->f.bus, what);
+	}
+	if (ret == 0)
+		ret = pci_driver_of(c->m, c->f.bus, c->driver, sizeof(c->driver));
+	if (ret < 0)
+		pci_unlock();
+	return ret;
+}
+
+static int
+write_file(struct change *c, const char *rel, const char *text)
+{
+	return c->m->ops->file_write(c->m, rel, text);
+}
+
+/* Still listed by amdgpu, after waiting up to amd_driver_wait_ms. */
+static int
+wait_let_go(struct change *c, char *why, size_t len)
+{
+	for (int waited = 0; ; waited += 100) {
+		if (pci_amdgpu_lingers(c->m, c->f.bus, why, len) != 1)
+			return 0;
+		if (waited >= amd_driver_wait_ms)
+			return 1;
+		sleep_ms(100);
+	}
+}
+
+/*
+ * Waits up to amd_driver_wait_ms for KFD to drop the DRM files of exited
+ * processes (seed 003, detach); note says which stayed.
+ */
+static void
+wait_dead_files(struct change *c, char *note, size_t len)
+{
+	char files[200];
+
+	note[0] = '\0';
+	for (int waited = 0; ; waited += 100) {
+		if (pci_dead_drm_files(c->m, c->f.bus, files, sizeof(files)) == 0)
+			return;
+		if (waited >= amd_driver_wait_ms)
+			break;
+		sleep_ms(100);
+	}
+	snprintf(note, len, "; KFD still held the DRM files of exited processes "
+		 "%s after %d ms", files, amd_driver_wait_ms);
+}
+
+/* Makes BAR0 as large as allowed: the largest size a write is taken for. */
+static void
+resize_bar(struct change *c, char *note, size_t len)
+{
+	char rel[128], text[64];
+	unsigned long long sizes;
+	int now = -1;
+
+	DEV(rel, c->f.bus, "resource0_resize");
+	note[0] = '\0';
+	if (c->m->ops->file_read(c->m, rel, text, sizeof(text)) < 0)
+		return;		/* not resizable */
+	sizes = strtoull(text, NULL, 16);
+	for (int b = 0; b < 64; b++)
+		if ((1ull << 20) << b == c->f.bar_bytes[AMD_BAR_VRAM])
+			now = b;
+	for (int b = 63; b > now; b--) {
+		char bit[8];
+
+		if (!(sizes >> b & 1))
+			continue;
+		snprintf(bit, sizeof(bit), "%d", b);
+		if (write_file(c, rel, bit) == 0) {
+			snprintf(note, len, "; BAR0 resized to %llu MiB", 1ull << b);
+			return;
+		}
+	}
+	if (now >= 0)
+		snprintf(note, len, "; BAR0 stays %llu MiB", 1ull << now);
+}
+
+int
+rig_amd_pci_detach(const struct rig_pci_machine *m, int i,
+		   enum rig_pci_progress *progress)
+{
+	char rel[160], why[400], note[96], held[300];
+	struct change c;
+	bool unbound = false;
+	int ret;
+
+	if (!progress)
+		return rig_fail(-EINVAL, "progress is NULL");
+	ret = begin(m, i, &c);
+	if (ret < 0)
+		return amd_rewrap(__func__, ret, "");
+	if (c.driver[0] && strcmp(c.driver, "amdgpu") && strcmp(c.driver, "vfio-pci")) {
+		pci_unlock();
+		return rig_fail(-EBUSY, "GPU %d (%s) is bound to %s, not amdgpu", i,
+				c.f.bus, c.driver);
+	}
+	held[0] = '\0';
+	if (!strcmp(c.driver, "amdgpu")) {
+		wait_dead_files(&c, held, sizeof(held));
+		DEV(rel, c.f.bus, "driver_override");
+		ret = write_file(&c, rel, "none");
+		if (ret == 0) {
+			snprintf(rel, sizeof(rel), "sys/bus/pci/drivers/amdgpu/unbind");
+			ret = write_file(&c, rel, c.f.bus);
+			if (ret < 0) {
+				*progress = RIG_PCI_PART_WAY;
+				snprintf(why, sizeof(why), "GPU %d (%s) part way: "
+					 "driver_override is none, but ", i, c.f.bus);
+				amd_rewrap(__func__, 0, why);
+				pci_unlock();
+				return 0;
+			}
+			unbound = true;
+		}
+		if (ret < 0) {
+			pci_unlock();
+			snprintf(why, sizeof(why), "GPU %d (%s): ", i, c.f.bus);
+			return amd_rewrap(__func__, -EIO, why);
+		}
+	}
+	resize_bar(&c, note, sizeof(note));
+	if (wait_let_go(&c, why, sizeof(why))) {
+		pci_unlock();
+		if (!unbound)
+			return rig_fail(-ETIMEDOUT, "GPU %d (%s): %s after %d ms", i,
+					c.f.bus, why, amd_driver_wait_ms);
+		*progress = RIG_PCI_UNRELEASED;
+		rig_fail(0, "GPU %d (%s) unreleased: %s%s%s; a later detach waits "
+			 "again", i, c.f.bus, why, note, held);
+		return 0;
+	}
+	pci_unlock();
+	*progress = RIG_PCI_DETACHED;
+	rig_fail(0, "GPU %d (%s) detached%s%s", i, c.f.bus, note, held);
+	return 0;
+}
+
+/* Whether the GPU is one of a fabric: 1, 0, or -EIO saying why not known. */
+static int
+fabric_member(struct change *c)
+{
+	char prefix[96];
+	int ret = amd_fabric_member(c->m, &c->f, c->count);
+
+	if (ret >= 0)
+		return ret;
+	snprintf(prefix, sizeof(prefix), "GPU %d (%s): cannot tell whether it is "
+		 "one of a fabric: ", c->i, c->f.bus);
+	return amd_rewrap(__func__, -EIO, prefix);
+}
+
+/* The function reset; -EIO naming the file. Under the lock. */
+static int
+function_reset(struct change *c)
+{
+	char rel[128];
+	int ret;
+
+	char prefix[96];
+
+	DEV(rel, c->f.bus, "reset");
+	ret = write_file(c, rel, "1");
+	if (ret < 0) {
+		snprintf(prefix, sizeof(prefix), "GPU %d (%s): the reset failed: ",
+			 c->i, c->f.bus);
+		return amd_rewrap(__func__, -EIO, prefix);
+	}
+	return 0;
+}
+
+int
+rig_amd_pci_attach(const struct rig_pci_machine *m, int i)
+{
+	char rel[160];
+	struct change c;
+	int ret;
+
+	ret = begin(m, i, &c);
+	if (ret < 0)
+		return amd_rewrap(__func__, ret, "");
+	if (!strcmp(c.driver, "amdgpu")) {
+		pci_unlock();
+		return 0;	/* attached already */
+	}
+	ret = fabric_member(&c);
+	if (ret == 0)
+		ret = function_reset(&c);
+	else if (ret == 1)
+		ret = 0;	/* amdgpu resets the fabric as it takes it back */
+	if (ret == 0 && c.driver[0]) {
+		snprintf(rel, sizeof(rel), "sys/bus/pci/drivers/%s/unbind", c.driver);
+		ret = write_file(&c, rel, c.f.bus);
+	}
+	if (ret == 0) {
+		DEV(rel, c.f.bus, "driver_override");
+		ret = write_file(&c, rel, "\n");
+	}
+	if (ret == 0) {
+		snprintf(rel, sizeof(rel), "sys/bus/pci/drivers/amdgpu/bind");
+		ret = write_file(&c, rel, c.f.bus);
+	}
+	pci_unlock();
+	if (ret < 0 && ret != -EIO) {
+		snprintf(rel, sizeof(rel), "GPU %d (%s): ", i, c.f.bus);
+		return amd_rewrap(__func__, -EIO, rel);
+	}
+	return ret < 0 ? amd_rewrap(__func__, ret, "") : 0;
+}
+
+int
+rig_amd_pci_reset(const struct rig_pci_machine *m, int i)
+{
+	struct change c;
+	int ret;
+
+	ret = begin(m, i, &c);
+	if (ret < 0)
+		return amd_rewrap(__func__, ret, "");
+	if (!strcmp(c.driver, "amdgpu")) {
+		pci_unlock();
+		return rig_fail(-EBUSY, "GPU %d (%s) is bound to amdgpu; `rig detach "
+				"%d` first", i, c.f.bus, i);
+	}
+	ret = fabric_member(&c);
+	if (ret == 1) {
+		pci_unlock();
+		return rig_fail(-ENOTSUP, "GPU %d (%s) is one of a fabric of %d GPUs, "
+				"which reset together: its reset only stops it, which "
+				"comes with the boot; attach the fabric's GPUs to "
+				"amdgpu to reset them", i, c.f.bus, AMD_FABRIC_GPUS);
+	}
+	if (ret == 0)
+		ret = function_reset(&c);
+	pci_unlock();
+	return ret < 0 ? amd_rewrap(__func__, ret, "") : 0;
+}

@@ -1,0 +1,420 @@
+/*
+ * amd/open.c: the opener of GPU i (Rig_amd_pci.gpu). Its make runs every
+ * check seed 003 lists before the boot's first write, in the seed's order,
+ * each refusal a message that starts with the GPU's name; whatever a check
+ * took (the function, images, windows) is given back in reverse before it
+ * returns. The boot is not built yet, so a GPU that passes every check is
+ * refused with a message saying so: make never succeeds.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "rig.h"
+#include "amd/amd.h"
+#include "amd/discovery/discovery.h"
+#include "amd/discovery/read.h"
+#include "amd/firmware/firmware.h"
+#include "amd/pci/pci.h"
+
+/* MP0_SMN_C2PMSG_81 (MPASP_ on MP0 14): non-zero once the sOS runs
+ * (amd-facts §3.1, §3.8); segment 0 of MP0. */
+#define regMP0_SMN_C2PMSG_81	0x0091
+
+/* Blocks the boot programs (amd-facts §3.4). */
+static const uint16_t boot_blocks[] = {
+	NBIF_HWID, MMHUB_HWID, OSSSYS_HWID, MP0_HWID, MP1_HWID, GC_HWID,
+	SDMA0_HWID, HDP_HWID,
+};
+
+struct amd_pci_opener {
+	struct rig_opener opener;	/* first: what rig holds */
+	const struct rig_pci_machine *m;
+	int i;
+	char name[32];
+	char **dirs;			/* NULL-ended copy of firmware */
+};
+
+/* What a make took, given back in reverse. */
+struct taking {
+	struct pci_function f;
+	size_t count;			/* AMD GPUs of the machine */
+	bool taken;
+	struct pci_taken t;
+	struct amd_discovery *table;
+	uint64_t vram_bytes;
+	const struct amd_gc_set *set;
+	struct amd_found images[AMD_GC_IMAGES];
+	struct pci_window windows[3];
+};
+
+static int __attribute__((format(printf, 4, 5)))
+refuse(char *cause, size_t len, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cause, len, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+static int
+check_holders(const struct rig_pci_machine *m, int i, const char *bus,
+	      char *cause, size_t len)
+{
+	char what[400];
+	int pid;
+
+	if (pci_held_here(bus))
+		return refuse(cause, len, -EBUSY, "this process holds it (%s)", bus);
+	pid = pci_holder(m, bus, what, sizeof(what));
+	if (pid < 0)
+		return refuse(cause, len, pid, "cannot tell who holds it: %s",
+			      amd_cause());
+	if (pid == getpid())
+		return refuse(cause, len, -EBUSY, "this process holds it (%s): it "
+			      "%s", bus, what);
+	if (pid > 0)
+		return refuse(cause, len, -EBUSY, "process %d holds it (%s): it %s",
+			      pid, bus, what);
+	if (pci_amdgpu_has(m, bus, what, sizeof(what)) == 1)
+		return refuse(cause, len, -EBUSY, "%s (%s); `rig detach %d` takes "
+			      "it from amdgpu", what, bus, i);
+	return 0;
+}
+
+static int
+check_table(const struct rig_pci_machine *m, struct taking *k, char *cause,
+	    size_t len)
+{
+	uint8_t *bytes;
+	size_t n;
+	int ret;
+
+	ret = amd_discovery_read(m, &k->f, &bytes, &n, &k->vram_bytes);
+	if (ret < 0)
+		return refuse(cause, len, -EPROTO, "its discovery table cannot be "
+			      "read: %s", amd_cause());
+	k->table = calloc(1, sizeof(*k->table));
+	if (!k->table) {
+		free(bytes);
+		return refuse(cause, len, -ENOMEM, "no memory for the discovery "
+			      "table");
+	}
+	ret = amd_discovery_parse(bytes, n, k->table);
+	free(bytes);
+	if (ret < 0)
+		return refuse(cause, len, -EPROTO, "its discovery table is "
+			      "malformed: %s", amd_cause());
+	for (size_t b = 0; b < sizeof(boot_blocks) / sizeof(boot_blocks[0]); b++)
+		if (!amd_discovery_block(k->table, boot_blocks[b]))
+			return refuse(cause, len, -EPROTO, "its discovery table lacks "
+				      "%s, a block the boot programs",
+				      amd_hw_name(boot_blocks[b]));
+	return 0;
+}
+
+static int
+same(const struct amd_block *b, struct amd_version v)
+{
+	return b->major == v.major && b->minor == v.minor && b->revision == v.rev;
+}
+
+static int
+check_versions(struct taking *k, char *cause, size_t len)
+{
+	const struct amd_block *gc = amd_discovery_block(k->table, GC_HWID);
+	const struct amd_version *want[3];
+	const uint16_t subs[3] = { SDMA0_HWID, MP0_HWID, MP1_HWID };
+
+	k->set = amd_gc_set_of((struct amd_version){ gc->major, gc->minor,
+						     gc->revision });
+	if (!k->set)
+		return refuse(cause, len, -ENOTSUP, "GC %u.%u.%u is a version rig "
+			      "does not boot (it boots GC 9.4.3, 9.5.0, 11.0.0, "
+			      "11.0.2, 12.0.0 and 12.0.1)", gc->major, gc->minor,
+			      gc->revision);
+	want[0] = &k->set->sdma;
+	want[1] = &k->set->mp0;
+	want[2] = &k->set->mp1;
+	for (size_t s = 0; s < 3; s++) {
+		const struct amd_block *b = amd_discovery_block(k->table, subs[s]);
+
+		if (!same(b, *want[s]))
+			return refuse(cause, len, -ENOTSUP, "%s %u.%u.%u is a version "
+				      "rig does not boot with GC %u.%u.%u (it boots "
+				      "%u.%u.%u)", amd_hw_name(subs[s]), b->major,
+				      b->minor, b->revision, gc->major, gc->minor,
+				      gc->revision, want[s]->major, want[s]->minor,
+				      want[s]->rev);
+	}
+	if (k->set->nimages == 0)
+		return refuse(cause, len, -ENOTSUP, "GC %u.%u.%u has no pinned "
+			      "image: %s holds none of its images", gc->major,
+			      gc->minor, gc->revision, AMD_FW_RELEASE);
+	return 0;
+}
+
+static int
+check_images(const struct rig_pci_machine *m, char *const *dirs,
+	     struct taking *k, char *cause, size_t len)
+{
+	struct amd_search s;
+	int ret;
+
+	if (k->set->nimages > AMD_GC_IMAGES)
+		return refuse(cause, len, -EINVAL, "GC %u.%u.%u pins %zu images, "
+			      "more than %d", k->set->gc.major, k->set->gc.minor,
+			      k->set->gc.rev, k->set->nimages, AMD_GC_IMAGES);
+	ret = amd_fw_search_dirs(m->root, (const char *const *)dirs, &s);
+	if (ret < 0)
+		return refuse(cause, len, ret, "%s", amd_cause());
+	for (size_t n = 0; n < k->set->nimages; n++) {
+		ret = amd_fw_find(&s, k->set->images[n], &k->images[n]);
+		if (ret < 0)
+			return refuse(cause, len, ret, "%s", amd_cause());
+	}
+	for (size_t n = 0; n < k->set->nimages; n++) {
+		const struct amd_pin *p = k->set->images[n];
+		struct amd_fw fw;
+
+		ret = amd_fw_parse(p->name, amd_fw_kind_of(p->name),
+				   k->images[n].bytes, k->images[n].len, &fw);
+		if (ret < 0)
+			return refuse(cause, len, -EBADMSG, "%s is not laid out as "
+				      "its format says: %s", k->images[n].path,
+				      amd_cause());
+	}
+	return 0;
+}
+
+static int
+check_fabric(const struct rig_pci_machine *m, struct taking *k, char *cause,
+	     size_t len)
+{
+	const struct amd_block *gc = amd_discovery_block(k->table, GC_HWID);
+	const struct amd_block *mp0 = amd_discovery_block(k->table, MP0_HWID);
+	/* Physical address width of the memory controller (amd-facts §3.2). */
+	unsigned bits = gc->major == 9 ? 48 : 44;
+	uint32_t sos;
+	int ret;
+
+	if (amd_fabric_gc(gc->major, k->count) && mp0->nbases) {
+		/* Die 0's register space: linux keeps the low 30 bits of a 64-bit base. */
+		ret = amd_mmio_read(m, &k->f, (mp0->base[0] & 0x3FFFFFFF) +
+				    regMP0_SMN_C2PMSG_81, &sos);
+		if (ret < 0)
+			return refuse(cause, len, ret, "cannot read its security "
+				      "processor: %s", amd_cause());
+		if (sos)
+			return refuse(cause, len, -EBUSY, "it is one of a fabric of "
+				      "%d GPUs left running (MP0_SMN_C2PMSG_81 = "
+				      "0x%x): its GPUs reset together; attach them "
+				      "to amdgpu to reset them", AMD_FABRIC_GPUS, sos);
+	}
+	if (k->vram_bytes == 0 || k->vram_bytes >> bits)
+		return refuse(cause, len, -ENOMEM, "its memory controller cannot "
+			      "place its %llu MiB of memory whole (%u address "
+			      "bits)", (unsigned long long)(k->vram_bytes >> 20), bits);
+	return 0;
+}
+
+static int
+check_windows(const struct rig_pci_machine *m, struct taking *k, char *cause,
+	      size_t len)
+{
+	static const int bars[] = { AMD_BAR_VRAM, AMD_BAR_DOORBELL, AMD_BAR_MMIO };
+	int ret;
+
+	for (int w = 0; w < 3; w++) {
+		ret = m->ops->window_map(m, k->f.bus, bars[w], &k->windows[w]);
+		if (ret < 0)
+			return refuse(cause, len, ret, "its windows cannot be mapped "
+				      "into the process: BAR%d: %s", bars[w],
+				      amd_cause());
+	}
+	return 0;
+}
+
+static void
+give_back(const struct rig_pci_machine *m, struct taking *k)
+{
+	for (int w = 2; w >= 0; w--)
+		if (k->windows[w].addr)
+			m->ops->window_unmap(m, &k->windows[w]);
+	for (size_t n = 0; n < AMD_GC_IMAGES; n++)
+		free(k->images[n].bytes);
+	free(k->table);
+	if (k->taken)
+		m->ops->give_back(m, &k->t);
+}
+
+/* Every check, in seed 003's order; fills cause and returns its status. */
+static int
+open_gpu(const struct amd_pci_opener *op, char *cause, size_t len)
+{
+	const struct rig_pci_machine *m = op->m;
+	struct taking k;
+	int ret;
+
+	memset(&k, 0, sizeof(k));
+	ret = pci_amd_gpu(m, op->i, &k.f, &k.count);
+	if (ret == -ENODEV && strstr(rig_why(), "no GPU"))
+		return refuse(cause, len, ret, "%s", amd_cause());
+	if (ret < 0)
+		return refuse(cause, len, -ENODEV, "the machine's PCI functions "
+			      "cannot be listed: %s", amd_cause());
+	ret = check_holders(m, op->i, k.f.bus, cause, len);
+	if (ret < 0)
+		return ret;
+	ret = m->ops->take(m, k.f.bus, &k.t);
+	if (ret < 0)
+		return refuse(cause, len, ret, "its function %s cannot be taken: %s",
+			      k.f.bus, amd_cause());
+	k.taken = true;
+	ret = check_table(m, &k, cause, len);
+	if (ret == 0)
+		ret = check_versions(&k, cause, len);
+	if (ret == 0)
+		ret = check_images(m, op->dirs, &k, cause, len);
+	if (ret == 0)
+		ret = check_fabric(m, &k, cause, len);
+	if (ret == 0)
+		ret = check_windows(m, &k, cause, len);
+	if (ret == 0) {
+		const struct amd_block *gc = amd_discovery_block(k.table, GC_HWID);
+
+		ret = refuse(cause, len, -ENOTSUP, "the boot of GC %u.%u.%u is not "
+			     "built yet (%s passed every check before the boot)",
+			     gc->major, gc->minor, gc->revision, k.f.bus);
+	}
+	give_back(m, &k);
+	return ret;
+}
+
+static int
+amd_pci_make(const struct rig_opener *o, _Atomic uint64_t *word, void **handle,
+	     char *why, size_t why_len)
+{
+	const struct amd_pci_opener *op = (const struct amd_pci_opener *)o;
+	char cause[480];
+	int ret;
+
+	/* No callback_depth() check: rig calls make with the depth raised, and
+	 * rig_open refuses a call from inside a callback before it gets here. */
+	if (!o || !word || !handle)
+		return rig_fail(-EINVAL, "opener, word or handle is NULL");
+	pci_lock();
+	ret = open_gpu(op, cause, sizeof(cause));
+	pci_unlock();
+	if (why)
+		snprintf(why, why_len, "%s: %s", op->name, cause);
+	return rig_fail(ret, "%s: %s", op->name, cause);
+}
+
+/*
+ * The device's operations. The device (Rig_amd) comes with the boot; until
+ * then make never returns a handle, so rig never calls these. rig_open
+ * requires them (seed 000's table), so they exist, and each says what is
+ * missing instead of pretending: facts faults, alloc faults, locate and
+ * free find nothing, stop has nothing to stop.
+ */
+static const char unbuilt[] = "the AMD device is not built yet";
+
+static int
+unbuilt_facts(void *t, struct rig_facts *out, const char **fault)
+{
+	*fault = unbuilt;
+	return RIG_FAULT;
+}
+
+static int
+unbuilt_alloc(void *t, uint64_t bytes, enum rig_memory kind, void **region,
+	      const char **fault)
+{
+	*fault = unbuilt;
+	return RIG_FAULT;
+}
+
+static void
+unbuilt_free(void *t, void *region)
+{
+}
+
+static void
+unbuilt_locate(void *t, void *region, struct rig_location *out)
+{
+	memset(out, 0, sizeof(*out));
+}
+
+static void
+unbuilt_stop(void *t, const char *reason)
+{
+}
+
+static const struct rig_ops amd_pci_ops = {
+	.facts	= unbuilt_facts,
+	.alloc	= unbuilt_alloc,
+	.free	= unbuilt_free,
+	.locate	= unbuilt_locate,
+	.stop	= unbuilt_stop,
+};
+
+int
+rig_amd_pci_gpu(const struct rig_pci_machine *m, const char *const *firmware,
+		int i, struct rig_opener **out)
+{
+	struct amd_pci_opener *op;
+	size_t n = 0;
+
+	if (!out)
+		return rig_fail(-EINVAL, "out is NULL");
+	if (i < 0)
+		return rig_fail(-EINVAL, "GPU %d is negative", i);
+	while (firmware && firmware[n]) {
+		if (strlen(firmware[n]) >= 256)
+			return rig_fail(-EINVAL, "firmware directory %zu is longer "
+					"than 255 bytes", n);
+		n++;
+	}
+	if (n > AMD_SEARCH_DIRS - 3)
+		return rig_fail(-EINVAL, "%zu firmware directories, more than %d",
+				n, AMD_SEARCH_DIRS - 3);
+	op = calloc(1, sizeof(*op));
+	if (!op || !(op->dirs = calloc(n + 1, sizeof(char *))))
+		goto err;
+	for (size_t d = 0; d < n; d++)
+		if (!(op->dirs[d] = strdup(firmware[d])))
+			goto err;
+	op->m = pci_machine_or_this(m);
+	op->i = i;
+	if (i == 0)
+		snprintf(op->name, sizeof(op->name), "AMD-PCI");
+	else
+		snprintf(op->name, sizeof(op->name), "AMD-PCI:%d", i);
+	op->opener = (struct rig_opener){ .name = op->name, .ops = &amd_pci_ops,
+		.make = amd_pci_make, .arg = op };
+	*out = &op->opener;
+	return 0;
+err:
+	rig_amd_pci_opener_free(op ? &op->opener : NULL);
+	return rig_fail(-ENOMEM, "no memory for the opener");
+}
+
+void
+rig_amd_pci_opener_free(struct rig_opener *o)
+{
+	struct amd_pci_opener *op = (struct amd_pci_opener *)o;
+
+	if (!op)
+		return;
+	for (size_t d = 0; op->dirs && op->dirs[d]; d++)
+		free(op->dirs[d]);
+	free(op->dirs);
+	free(op);
+}

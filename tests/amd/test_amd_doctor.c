@@ -1,0 +1,265 @@
+/*
+ * test_amd_doctor: `rig doctor`'s report on fake machines, compared line by
+ * line with golden text: one machine behind an IOMMU with a detached GPU
+ * and one amdgpu holds, one without an IOMMU; the process's facts are
+ * fixed by the test; the images are the real ones (RIG_TEST_FIRMWARE).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "rig.h"
+#include "rig_amd_pci.h"
+#include "amd/firmware/firmware.h"
+#include "fake.h"
+
+static const char *fwdir;
+
+struct env {
+	char root[256];
+	struct rig_pci_machine *m;
+};
+
+static int
+setup(void **state)
+{
+	struct env *e = calloc(1, sizeof(*e));
+
+	fake_root(e->root);
+	fake_function(e->root, "0000:00:00.0", 0x8086, 0x0d57, 0x060000);
+	assert_int_equal(rig_pci_machine_at(e->root, &e->m), 0);
+	setenv("RIG_FIRMWARE_DIR", "/nonexistent/rig-firmware", 1);
+	*state = e;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct env *e = *state;
+
+	rig_pci_machine_release(e->m);
+	fake_remove(e->root);
+	free(e);
+	return 0;
+}
+
+/* The report, with the root and the images' folder as $ROOT and $FW. */
+static char *
+report(struct env *e, const char *const *dirs, int i,
+       const struct rig_doctor_process *p, int *failed)
+{
+	char *text, *out, *o;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+
+	*failed = rig_amd_pci_doctor(e->m, dirs, i, p, f);
+	fclose(f);
+	out = o = calloc(1, len * 2 + 1);
+	for (const char *t = text; *t; ) {
+		if (!strncmp(t, e->root, strlen(e->root))) {
+			o += sprintf(o, "$ROOT");
+			t += strlen(e->root);
+		} else if (!strncmp(t, fwdir, strlen(fwdir))) {
+			o += sprintf(o, "$FW");
+			t += strlen(fwdir);
+		} else {
+			*o++ = *t++;
+		}
+	}
+	free(text);
+	return out;
+}
+
+static void
+firmware_lines(char *buf, size_t len, bool present)
+{
+	const struct amd_pin *pins;
+	size_t n, at;
+
+	at = (size_t)snprintf(buf, len, "firmware (linux-firmware 20250410):\n");
+	pins = amd_pins(&n);
+	for (size_t k = 0; k < n; k++)
+		at += (size_t)snprintf(buf + at, len - at, present ?
+			"  pass  %s: $FW/%s\n" : "  FAIL  %s: missing; fix: rig "
+			"firmware amd\n", pins[k].name, pins[k].name);
+}
+
+static void
+test_iommu_machine(void **state)
+{
+	struct env *e = *state;
+	struct rig_doctor_process p = { .size = sizeof(p), .memlock_bytes = 8 << 20,
+					.cap_sys_admin = true, .io_uring = true };
+	const char *dirs[] = { fwdir, NULL };
+	char want[8192];
+	char *got;
+	int failed;
+
+	fake_gpu(e->root, &(struct fake_gpu){ .bus = "0000:03:00.0", .iommu_group = 14,
+					      .resize = "0000000000000300\n" });
+	fake_gpu(e->root, &(struct fake_gpu){ .bus = "0000:83:00.0", .driver = "amdgpu" });
+	fake_mkdir(e->root, "sys/bus/pci/drivers/vfio-pci");
+	got = report(e, dirs, -1, &p, &failed);
+	snprintf(want, sizeof(want),
+		"GPU 0 (0000:03:00.0):\n"
+		"  pass  driver: none (detached)\n"
+		"  pass  IOMMU: on; the function's group is 14\n"
+		"  pass  vfio-pci: present\n"
+		"  pass  memory BAR: 512 MiB, its largest size\n"
+		"  FAIL  locked memory: 8192 KiB; fix: ulimit -l unlimited (or memlock in /etc/security/limits.conf)\n"
+		"  pass  hugepages: not needed behind an IOMMU\n"
+		"GPU 1 (0000:83:00.0):\n"
+		"  FAIL  driver: amdgpu is bound; fix: rig detach 1\n"
+		"  FAIL  IOMMU: on; the function has no group; fix: check the IOMMU's kernel parameters\n"
+		"  pass  vfio-pci: present\n"
+		"  pass  memory BAR: 512 MiB (not resizable)\n"
+		"  FAIL  locked memory: 8192 KiB; fix: ulimit -l unlimited (or memlock in /etc/security/limits.conf)\n"
+		"  pass  hugepages: not needed behind an IOMMU\n"
+		"process:\n"
+		"  pass  CAP_SYS_ADMIN: held\n"
+		"  pass  io_uring: available\n");
+	firmware_lines(want + strlen(want), sizeof(want) - strlen(want), true);
+	assert_string_equal(got, want);
+	assert_int_equal(failed, 4);
+	free(got);
+}
+
+static void
+test_physical_machine(void **state)
+{
+	struct env *e = *state;
+	struct rig_doctor_process p = { .size = sizeof(p), .memlock_bytes = 65536,
+					.io_uring_why = "Operation not permitted" };
+	char want[8192];
+	char *got;
+	int failed;
+
+	fake_gpu(e->root, &(struct fake_gpu){ .bus = "0000:03:00.0", .bar0 = 256 << 20,
+					      .memsize_mib = 16384,
+					      .resize = "0000000000007f00\n" });
+	fake_gpu(e->root, &(struct fake_gpu){ .bus = "0000:04:00.0", .driver = "radeon" });
+	fake_kfd(e->root, 2, "0000:03:00.0");
+	fake_write(e->root, "sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages", "0\n");
+	got = report(e, NULL, 0, &p, &failed);
+	snprintf(want, sizeof(want),
+		"GPU 0 (0000:03:00.0):\n"
+		"  FAIL  driver: amdgpu has not let go of it: KFD's topology still lists it (node 2); fix: rig detach 0 (again), or reload the amdgpu module\n"
+		"  pass  IOMMU: off (host memory comes from 2 MiB hugepages)\n"
+		"  FAIL  vfio-pci: absent; fix: modprobe vfio-pci\n"
+		"  FAIL  memory BAR: 256 MiB, resizable to 16384 MiB; fix: rig detach 0 (it resizes the BAR)\n"
+		"  pass  locked memory: not counted without an IOMMU\n"
+		"  FAIL  hugepages: no free 2 MiB page; fix: echo 1024 > /proc/sys/vm/nr_hugepages\n"
+		"process:\n"
+		"  FAIL  CAP_SYS_ADMIN: missing; fix: run as root, or setcap cap_sys_admin+ep on the program\n"
+		"  FAIL  io_uring: Operation not permitted; fix: sysctl kernel.io_uring_disabled=0\n");
+	firmware_lines(want + strlen(want), sizeof(want) - strlen(want), false);
+	assert_string_equal(got, want);
+	assert_int_equal(failed, 6 + 33);
+	free(got);
+	/* GPU 1 is bound to another driver. */
+	fake_write(e->root, "sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages", "512\n");
+	got = report(e, NULL, 1, &p, &failed);
+	assert_non_null(strstr(got, "GPU 1 (0000:04:00.0):\n  FAIL  driver: radeon is "
+			       "bound; fix: echo 0000:04:00.0 > /sys/bus/pci/drivers/"
+			       "radeon/unbind\n"));
+	assert_non_null(strstr(got, "  pass  hugepages: 512 free 2 MiB pages\n"));
+	free(got);
+}
+
+static void
+test_no_gpu(void **state)
+{
+	struct env *e = *state;
+	struct rig_doctor_process p = { .size = sizeof(p) };
+	FILE *f = fopen("/dev/null", "w");
+
+	assert_int_equal(rig_amd_pci_doctor(e->m, NULL, 0, &p, f), -ENODEV);
+	assert_string_equal(rig_why(), "rig_amd_pci_doctor: no GPU 0: the machine "
+			    "has 0 AMD GPUs");
+	fclose(f);
+}
+
+static void
+test_unlistable(void **state)
+{
+	struct env *e = *state;
+	struct rig_doctor_process p = { .size = sizeof(p) };
+	char want[600];
+
+	fake_mkdir(e->root, "sys/bus/pci/devices/nonsense");
+	assert_int_equal(rig_amd_pci_doctor(e->m, NULL, -1, &p, stderr), -ENODEV);
+	snprintf(want, sizeof(want), "rig_amd_pci_doctor: the machine's PCI "
+		 "functions cannot be listed: cannot list %s/sys/bus/pci/devices: "
+		 "nonsense is not a PCI bus address", e->root);
+	assert_string_equal(rig_why(), want);
+}
+
+static void
+test_bad_proc_size(void **state)
+{
+	struct env *e = *state;
+	struct rig_doctor_process p = { .size = 8 };
+
+	char want[100];
+
+	assert_int_equal(rig_amd_pci_doctor(e->m, NULL, -1, &p, stderr), RIG_EINVAL);
+	snprintf(want, sizeof(want), "rig_amd_pci_doctor: proc->size 8 is not %zu",
+		 sizeof(p));
+	assert_string_equal(rig_why(), want);
+}
+
+static void
+test_null_out(void **state)
+{
+	struct env *e = *state;
+
+	assert_int_equal(rig_amd_pci_doctor(e->m, NULL, -1, NULL, NULL), RIG_EINVAL);
+	assert_string_equal(rig_why(), "rig_amd_pci_doctor: out is NULL");
+}
+
+static void
+test_process_read(void **state)
+{
+	struct rig_doctor_process p;
+	struct rlimit rl;
+
+	(void)state;
+	rig_doctor_process_read(&p);
+	assert_int_equal(p.size, sizeof(p));
+	assert_int_equal(getrlimit(RLIMIT_MEMLOCK, &rl), 0);
+	assert_int_equal(p.memlock_bytes, rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX :
+			 (uint64_t)rl.rlim_cur);
+	assert_true(p.io_uring || p.io_uring_why);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_iommu_machine),
+		T(test_physical_machine),
+		T(test_no_gpu),
+		T(test_unlistable),
+		T(test_bad_proc_size),
+		T(test_null_out),
+		cmocka_unit_test(test_process_read),
+	};
+
+	fwdir = getenv("RIG_TEST_FIRMWARE");
+	if (!fwdir || !fwdir[0]) {	/* a TAP skip of every test, saying why */
+		printf("1..0 # SKIP RIG_TEST_FIRMWARE (the real images) is not set\n");
+		return 0;
+	}
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

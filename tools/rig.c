@@ -1,0 +1,273 @@
+/*
+ * tools/rig.c: the `rig` command. Each subcommand is one call of the
+ * library; errors go to stderr with rig_why()'s message and a non-zero
+ * exit (1: the call failed, 2: a usage error).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rig.h"
+#include "rig_amd_pci.h"
+
+#ifndef RIG_VERSION
+#define RIG_VERSION "unknown"
+#endif
+
+#define MAX_FROM 12
+
+static const char usage[] =
+"NAME\n"
+"    rig - devices, firmware and machine changes of rig\n"
+"\n"
+"SYNOPSIS\n"
+"    rig --help\n"
+"    rig version\n"
+"    rig [--root DIR] devices\n"
+"    rig firmware amd [--from DIR]...\n"
+"    rig [--root DIR] doctor [N] [--from DIR]...\n"
+"    rig [--root DIR] detach N\n"
+"    rig [--root DIR] attach N\n"
+"    rig [--root DIR] reset N\n"
+"\n"
+"DESCRIPTION\n"
+"    devices       lists the devices rig opens: each AMD GPU with its bus\n"
+"                  address, GC version where readable, and state.\n"
+"    firmware amd  installs the pinned AMD images (linux-firmware 20250410,\n"
+"                  BLAKE2b-256) into rig's firmware directory, copying from\n"
+"                  each --from DIR (default /lib/firmware/amdgpu and\n"
+"                  /usr/lib/firmware/amdgpu) and verifying every digest.\n"
+"    doctor        checks every prerequisite of an open of GPU N (default:\n"
+"                  every GPU) with no kernel driver; --from DIR adds a\n"
+"                  firmware directory to search.\n"
+"    detach N      takes AMD GPU N from amdgpu and enlarges its memory BAR.\n"
+"    attach N      gives AMD GPU N back to amdgpu.\n"
+"    reset N       resets AMD GPU N (a GPU no driver holds).\n"
+"\n"
+"OPTIONS\n"
+"    --root DIR    a machine whose /sys, /proc and /lib/firmware lie under\n"
+"                  DIR (a test tree) instead of this one.\n"
+"\n"
+"ENVIRONMENT\n"
+"    RIG_FIRMWARE_DIR  rig's firmware directory (default\n"
+"                      $XDG_DATA_HOME or ~/.local/share, then rig/firmware/amdgpu).\n"
+"\n"
+"EXIT STATUS\n"
+"    0 success; 1 the command failed (the message says why); 2 usage.\n";
+
+static int
+usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "rig: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nrig: see rig --help\n");
+	return 2;
+}
+
+static int
+failed(void)
+{
+	fprintf(stderr, "rig: %s\n", rig_why());
+	return 1;
+}
+
+/* A GPU number: digits only. */
+static int
+gpu_number(const char *s, int *out)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (*end || errno || v < 0 || v > 1 << 20)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static int
+cmd_devices(const struct rig_pci_machine *m)
+{
+	int n = rig_amd_pci_count(m);
+
+	/*
+	 * HOST and memory devices: the lead adds their lines here, from the
+	 * core's openers, before the AMD GPUs.
+	 */
+	if (n < 0)
+		return failed();
+	printf("AMD GPUs over PCI (%d):\n", n);
+	if (n > 0)
+		printf("  %-10s %-14s %-6s %-8s %s\n", "NAME", "BUS", "DEVICE", "GC",
+		       "STATE");
+	for (int i = 0; i < n; i++) {
+		struct rig_amd_pci_gpu_info g;
+		char name[16], gc[16];
+
+		if (rig_amd_pci_describe(m, i, &g) < 0)
+			return failed();
+		snprintf(name, sizeof(name), i ? "AMD-PCI:%d" : "AMD-PCI", i);
+		if (g.gc_known)
+			snprintf(gc, sizeof(gc), "%u.%u.%u", g.gc_major, g.gc_minor,
+				 g.gc_rev);
+		else
+			snprintf(gc, sizeof(gc), "-");
+		printf("  %-10s %-14s %04x   %-8s %s\n", name, g.bus.text, g.device,
+		       gc, g.state);
+	}
+	return 0;
+}
+
+/* --from DIR... into from (NULL-ended); returns the next argument or -1. */
+static int
+take_from(int argc, char **argv, int at, const char **from, int *n)
+{
+	while (at < argc && !strcmp(argv[at], "--from")) {
+		if (at + 1 >= argc || *n == MAX_FROM)
+			return -1;
+		from[(*n)++] = argv[at + 1];
+		from[*n] = NULL;
+		at += 2;
+	}
+	return at;
+}
+
+static int
+count_prefix(const char *text, const char *prefix)
+{
+	int n = 0;
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		n += !strncmp(p, prefix, strlen(prefix));
+	return n;
+}
+
+static int
+cmd_firmware(int argc, char **argv, int at)
+{
+	const char *from[MAX_FROM + 1] = { NULL };
+	char dir[256], *text = NULL;
+	size_t len = 0;
+	FILE *report;
+	int n = 0, ret;
+
+	if (at >= argc || strcmp(argv[at], "amd"))
+		return usage_error("firmware: which? (amd)%s", "");
+	at = take_from(argc, argv, at + 1, from, &n);
+	if (at < 0 || at != argc)
+		return usage_error("firmware amd: [--from DIR]...%s", "");
+	if (rig_amd_firmware_directory(dir, sizeof(dir)) < 0)
+		return failed();
+	report = open_memstream(&text, &len);
+	if (!report)
+		return usage_error("no memory%s", "");
+	ret = rig_amd_firmware_install(n ? from : NULL, NULL, report);
+	fclose(report);
+	fputs(text ? text : "", stdout);
+	if (ret < 0) {
+		free(text);
+		return failed();
+	}
+	printf("%s: %d installed, %d present, %d missing, %d with another digest\n",
+	       dir, count_prefix(text, "installed"), count_prefix(text, "present"),
+	       count_prefix(text, "missing"), count_prefix(text, "other digest"));
+	free(text);
+	if (ret > 0) {
+		fprintf(stderr, "rig: %d pinned image%s not installed\n", ret,
+			ret == 1 ? " is" : "s are");
+		return 1;
+	}
+	return 0;
+}
+
+static int
+cmd_doctor(const struct rig_pci_machine *m, int argc, char **argv, int at)
+{
+	const char *from[MAX_FROM + 1] = { NULL };
+	int n = 0, i = -1, ret;
+
+	if (at < argc && strcmp(argv[at], "--from")) {
+		if (gpu_number(argv[at], &i) < 0)
+			return usage_error("doctor: %s is not a GPU number", argv[at]);
+		at++;
+	}
+	at = take_from(argc, argv, at, from, &n);
+	if (at < 0 || at != argc)
+		return usage_error("doctor: [N] [--from DIR]...%s", "");
+	ret = rig_amd_pci_doctor(m, n ? from : NULL, i, NULL, stdout);
+	if (ret < 0)
+		return failed();
+	printf("%d check%s failed\n", ret, ret == 1 ? "" : "s");
+	return ret ? 1 : 0;
+}
+
+static int
+cmd_change(const struct rig_pci_machine *m, const char *what, int argc,
+	   char **argv, int at)
+{
+	enum rig_pci_progress p;
+	int i, ret;
+
+	if (at + 1 != argc || gpu_number(argv[at], &i) < 0)
+		return usage_error("%s: one GPU number, such as 0", what);
+	if (!strcmp(what, "detach")) {
+		ret = rig_amd_pci_detach(m, i, &p);
+		if (ret < 0)
+			return failed();
+		printf("%s\n", rig_why() + strlen("rig_amd_pci_detach: "));
+		return p == RIG_PCI_DETACHED ? 0 : 1;
+	}
+	ret = !strcmp(what, "attach") ? rig_amd_pci_attach(m, i) :
+					rig_amd_pci_reset(m, i);
+	if (ret < 0)
+		return failed();
+	printf("GPU %d %s\n", i, !strcmp(what, "attach") ? "attached to amdgpu" :
+	       "reset");
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct rig_pci_machine *owned = NULL;
+	const struct rig_pci_machine *m = NULL;
+	int at = 1, ret;
+
+	if (argc < 2)
+		return usage_error("a command is missing%s", "");
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "version")) {
+		printf("rig %s\n", RIG_VERSION);
+		return argc == 2 ? 0 : usage_error("version takes no argument%s", "");
+	}
+	if (!strcmp(argv[1], "--root")) {
+		if (argc < 4)
+			return usage_error("--root DIR and a command%s", "");
+		if (rig_pci_machine_at(argv[2], &owned) < 0)
+			return failed();
+		m = owned;
+		at = 3;
+	}
+	if (!strcmp(argv[at], "devices"))
+		ret = at + 1 == argc ? cmd_devices(m) :
+		      usage_error("devices takes no argument%s", "");
+	else if (!strcmp(argv[at], "firmware"))
+		ret = owned ? usage_error("firmware takes no --root%s", "") :
+		      cmd_firmware(argc, argv, at + 1);
+	else if (!strcmp(argv[at], "doctor"))
+		ret = cmd_doctor(m, argc, argv, at + 1);
+	else if (!strcmp(argv[at], "detach") || !strcmp(argv[at], "attach") ||
+		 !strcmp(argv[at], "reset"))
+		ret = cmd_change(m, argv[at], argc, argv, at + 1);
+	else
+		ret = usage_error("unknown command %s", argv[at]);
+	rig_pci_machine_release(owned);
+	return ret;
+}

@@ -27,6 +27,9 @@
 
 #include "host/dev.h"
 
+/* The smallest arena a slot allocates, so most values never grow one. */
+#define HOST_ARENA_MIN	1024u
+
 /* The most groups one launch may run: keeps index arithmetic in int64_t. */
 #define HOST_MAX_GROUPS	((uint64_t)1 << 62)
 
@@ -167,7 +170,8 @@ encode(struct host_job *job, const struct rig_part *parts, size_t nparts,
 	struct host_op *ops;
 	size_t i, n = 0;
 
-	memcpy(a, waits, nwaits * sizeof(*waits));
+	if (nwaits)
+		memcpy(a, waits, nwaits * sizeof(*waits));
 	job->waits = (const struct rig_wait *)a;
 	job->nwaits = nwaits;
 	a += round16(nwaits * sizeof(*waits));
@@ -179,7 +183,8 @@ encode(struct host_job *job, const struct rig_part *parts, size_t nparts,
 		if (parts[i].kind == RIG_COPY_PART) {
 			encode_copy(&ops[n++], &parts[i].u.copy);
 		} else if (parts[i].kind == RIG_LAUNCH_PART) {
-			memcpy(a, l->params, l->params_bytes);
+			if (l->params_bytes)
+				memcpy(a, l->params, l->params_bytes);
 			ops[n].kind = RIG_LAUNCH_PART;
 			ops[n].u.launch.fn = (host_range_fn)l->launch;
 			ops[n].u.launch.params = a;
@@ -209,21 +214,19 @@ call_fills(struct host_dev *d, uint64_t value, struct rig_part *parts,
 	return 0;
 }
 
-int
-host_submit(void *edge, uint64_t value, struct rig_part *parts, size_t nparts,
-	    const struct rig_wait *waits, size_t nwaits, struct rig_times *times,
-	    const char **failure)
+/* The checks before anything changes: order, room, and parts it runs. */
+static int
+check(struct host_dev *d, uint64_t value, const struct rig_part *parts,
+      size_t nparts, const char **failure)
 {
-	struct host_dev *d = edge;
-	struct host_job *job = &d->ring[value % HOST_RING];
-	size_t i, need;
-	void *a;
+	size_t i;
 
 	if (d->failed)
 		return *failure = d->failure, RIG_FAILED;
 	if (value != d->submitted + 1)
 		return fail(d, failure, "value %llu submitted after %llu, not next",
 			    (unsigned long long)value, (unsigned long long)d->submitted);
+	/* Acquire pairs with the device thread's release store of done. */
 	if (value - atomic_load_explicit(&d->done, memory_order_acquire) > HOST_RING)
 		return fail(d, failure, "value %llu submitted while its slot still runs (room said RIG_LATER)",
 			    (unsigned long long)value);
@@ -231,16 +234,39 @@ host_submit(void *edge, uint64_t value, struct rig_part *parts, size_t nparts,
 		if (never(parts, i))
 			return fail(d, failure, "part %zu of value %llu: %s", i,
 				    (unsigned long long)value, never(parts, i));
-	need = arena_need(parts, nparts, nwaits);
-	if (need > job->arena_bytes) {
-		a = realloc(job->arena, need);
-		if (!a)
-			return fail(d, failure, "no memory for the %zu bytes of value %llu's work",
-				    need, (unsigned long long)value);
-		job->arena = a;
-		job->arena_bytes = need;
-	}
-	if (call_fills(d, value, parts, nparts, failure) != 0)
+	return 0;
+}
+
+/* The slot's arena, grown to need bytes; allocates only past its size. */
+static int
+reserve(struct host_dev *d, struct host_job *job, size_t need, uint64_t value,
+	const char **failure)
+{
+	void *a;
+
+	if (need <= job->arena_bytes && job->arena)
+		return 0;
+	need = need > HOST_ARENA_MIN ? need : HOST_ARENA_MIN;
+	a = realloc(job->arena, need);
+	if (!a)
+		return fail(d, failure, "no memory for the %zu bytes of value %llu's work",
+			    need, (unsigned long long)value);
+	job->arena = a;
+	job->arena_bytes = need;
+	return 0;
+}
+
+int
+host_submit(void *edge, uint64_t value, struct rig_part *parts, size_t nparts,
+	    const struct rig_wait *waits, size_t nwaits, struct rig_times *times,
+	    const char **failure)
+{
+	struct host_dev *d = edge;
+	struct host_job *job = &d->ring[value % HOST_RING];
+
+	if (check(d, value, parts, nparts, failure) != 0 ||
+	    reserve(d, job, arena_need(parts, nparts, nwaits), value, failure) != 0 ||
+	    call_fills(d, value, parts, nparts, failure) != 0)
 		return RIG_FAILED;
 	encode(job, parts, nparts, waits, nwaits);
 	job->value = value;

@@ -255,6 +255,9 @@ bind_symbols(struct link *l)
 
 	for (i = 1; i < o->nsyms; i++) {
 		elf_object_sym(o, i, &s);
+		if (ELF64_ST_TYPE(s.st_info) == STT_GNU_IFUNC)
+			return elf_refuse(l->why, l->why_len, "symbol %zu ('%s') is an indirect function (STT_GNU_IFUNC), which the host does not resolve",
+					  i, elf_object_sym_name(o, &s));
 		l->bound[i] = true;
 		if (s.st_shndx == SHN_UNDEF) {
 			ret = bind_undefined(l, i, &s);

@@ -1,6 +1,10 @@
 /*
  * host/elf_host.c: the table of host functions that objects bind to by
- * name. A name not here is an undefined symbol, which the linker refuses.
+ * name: the C library's memory functions, libm's, and the few libgcc
+ * helpers a compiler calls for what the machine lacks (128-bit division,
+ * popcount without the instruction) or a distribution's default stack
+ * protector calls. A name not here is an undefined symbol, which the linker
+ * refuses.
  */
 #include <math.h>
 #include <stddef.h>
@@ -8,6 +12,14 @@
 #include <string.h>
 
 #include "host/elf_host.h"
+
+/* libgcc's and glibc's, which no header declares. */
+extern __int128 __divti3(__int128, __int128);
+extern __int128 __modti3(__int128, __int128);
+extern unsigned __int128 __udivti3(unsigned __int128, unsigned __int128);
+extern unsigned __int128 __umodti3(unsigned __int128, unsigned __int128);
+extern int __popcountdi2(unsigned long);
+extern void __stack_chk_fail(void);
 
 struct host_fn {
 	const char *name;
@@ -18,6 +30,8 @@ struct host_fn {
 
 /* Sorted by name for bsearch (checked by the tests' lookups). */
 static const struct host_fn table[] = {
+	FN(__divti3), FN(__modti3), FN(__popcountdi2), FN(__stack_chk_fail),
+	FN(__udivti3), FN(__umodti3),
 	FN(acos), FN(acosf), FN(asin), FN(asinf), FN(atan), FN(atan2),
 	FN(atan2f), FN(atanf), FN(cbrt), FN(cbrtf), FN(ceil), FN(ceilf),
 	FN(cos), FN(cosf), FN(cosh), FN(coshf), FN(erf), FN(erff), FN(exp),

@@ -19,6 +19,7 @@
 #include <elf.h>
 
 #include "host/elf.h"
+#include "host/elf_host.h"
 #include "host/elf_reloc.h"
 #include "kernels.h"
 
@@ -124,6 +125,55 @@ test_math_matches_libm(void **state)
 		}
 	}
 	elf_unlink(img);
+}
+
+struct wide_params {
+	const uint64_t *x;
+	int64_t *out;
+};
+
+static void
+test_libgcc_helpers(void **state)
+{
+	struct elf_image *img = link_ok("wide");
+	static const uint64_t x[4] = { 0, 1, 0xdeadbeefcafef00dull, UINT64_MAX };
+	int64_t out[20];
+	struct wide_params p = { x, out };
+	int i;
+
+	fn(img, "wide")(&p, 0, 4);
+	for (i = 0; i < 4; i++) {
+		unsigned __int128 u = ((unsigned __int128)x[i] << 64) | 12345u;
+		__int128 s = -(__int128)u / 3;
+
+		assert_int_equal(out[5 * i + 0], (int64_t)(u / (x[i] | 1)));
+		assert_int_equal(out[5 * i + 1], (int64_t)(u % (x[i] | 1)));
+		assert_int_equal(out[5 * i + 2], (int64_t)(s / 7));
+		assert_int_equal(out[5 * i + 3], (int64_t)(s % 7));
+		assert_int_equal(out[5 * i + 4], __builtin_popcountll(x[i]));
+	}
+	elf_unlink(img);
+}
+
+static void
+test_host_symbol_table(void **state)
+{
+	static const char *const names[] = {
+		"memcpy", "memset", "memmove", "memcmp", "sqrt", "sqrtf", "exp",
+		"expf", "log", "logf", "sin", "sinf", "cos", "cosf", "pow", "powf",
+		"fma", "fmaf", "tanh", "__divti3", "__udivti3", "__popcountdi2",
+		"__stack_chk_fail", "acos", "truncf",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!elf_host_symbol(names[i]))
+			fail_msg("the host gives objects no %s", names[i]);
+	assert_ptr_equal(elf_host_symbol("memcpy"), (void *)memcpy);
+	assert_ptr_equal(elf_host_symbol("sin"), (void *)sin);
+	assert_null(elf_host_symbol("printf"));
+	assert_null(elf_host_symbol("malloc"));
+	assert_null(elf_host_symbol(""));
 }
 
 static void
@@ -336,7 +386,7 @@ rela(struct obj *o, unsigned type)
 static void
 test_truncated_at_every_length(void **state)
 {
-	static const char *const names[] = { "add", "math", "mem", "data", "empty", "groups" };
+	static const char *const names[] = { "add", "math", "mem", "data", "empty", "groups", "wide" };
 	size_t i, n;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -502,6 +552,10 @@ test_bad_tables(void **state)
 	refused(o.b, o.len, "exceeds a page");
 	free(o.b);
 	o = obj_read("add");
+	symbol(&o, "add")->st_info = ELF64_ST_INFO(STB_GLOBAL, STT_GNU_IFUNC);
+	refused(o.b, o.len, "('add') is an indirect function (STT_GNU_IFUNC)");
+	free(o.b);
+	o = obj_read("add");
 	symbol(&o, "add")->st_value = 1u << 20;
 	refused(o.b, o.len, "symbol");
 	refused(o.b, o.len, "('add') lies outside its section");
@@ -659,6 +713,8 @@ main(void)
 		cmocka_unit_test(test_add_runs),
 		cmocka_unit_test(test_math_matches_libm),
 		cmocka_unit_test(test_memory_functions),
+		cmocka_unit_test(test_libgcc_helpers),
+		cmocka_unit_test(test_host_symbol_table),
 		cmocka_unit_test(test_data_relocations),
 		cmocka_unit_test(test_memory_is_w_xor_x),
 		cmocka_unit_test(test_symbols),

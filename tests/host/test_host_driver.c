@@ -1,10 +1,10 @@
 /*
  * tests/host/test_host_driver.c: the host device's driver, called through
  * its opener and tables as rig calls it (room, submit and commit one at a
- * time: a mutex serializes them here). Facts, memory and code ops; every
- * group of random grids runs exactly once; launches and copies ordered by
- * follows lists across the two queues; fills and a fill's failure; waits
- * on other words; the word advancing in value order under many threads.
+ * time: a mutex serializes them here). Facts, memory and code ops; room's
+ * refusals; every group of random grids runs exactly once; fills and a
+ * fill's failure; waits on other words; times; stop; the word advancing in
+ * value order under many threads. Copies: test_host_copy.c.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -20,171 +20,7 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "host/host.h"
-#include "host/pool.h"
-#include "kernels.h"
-
-/* A host device opened for a test, and the one lock rig would hold. */
-struct dev {
-	void *h;
-	struct rig_facts f;
-	const struct rig_driver *drv;
-	_Atomic uint64_t word;
-	pthread_mutex_t lock;
-	uint64_t next;		/* the last value submitted */
-	void *img;		/* the groups kernel's image */
-	uintptr_t groups;	/* its launch */
-};
-
-static void
-dev_open(struct dev *d, uint64_t start)
-{
-	char why[256] = "";
-	const char *fault = NULL;
-
-	memset(d, 0, sizeof(*d));
-	atomic_init(&d->word, start);
-	pthread_mutex_init(&d->lock, NULL);
-	d->next = start;
-	if (host_opener.make(&host_opener, &d->word, &d->h, why, sizeof(why)) != 0)
-		fail_msg("make: %s", why);
-	assert_int_equal(host_opener.ops->facts(d->h, &d->f, &fault), RIG_OK);
-	d->drv = *(const struct rig_driver *const *)d->f.edge;
-}
-
-static void
-dev_close(struct dev *d)
-{
-	host_opener.ops->stop(d->h, "closed");
-	pthread_mutex_destroy(&d->lock);
-}
-
-static void *
-dev_load(struct dev *d, const char *name)
-{
-	struct rig_code code;
-	const char *fault = NULL;
-	unsigned char *b;
-	size_t len;
-
-	b = kernel_read(name, &len);
-	if (host_opener.ops->load(d->h, b, len, &code, &fault) != RIG_OK)
-		fail_msg("load %s: %s", name, fault);
-	free(b);
-	assert_true(code.loaded);
-	return code.image;
-}
-
-static uintptr_t
-dev_entry(struct dev *d, void *img, const char *name)
-{
-	struct rig_entry e;
-	uint64_t bytes = 0;
-
-	assert_int_equal(host_opener.ops->entry(d->h, img, name, &e, &bytes), RIG_ENTRY);
-	return e.launch;
-}
-
-/* Room then submit under the lock, as rig's submission thread does. */
-static uint64_t
-dev_submit(struct dev *d, struct rig_part *parts, size_t n,
-	   const struct rig_wait *waits, size_t nwaits, struct rig_times *times)
-{
-	const char *failure = NULL;
-	uint64_t v;
-	int ret;
-
-	pthread_mutex_lock(&d->lock);
-	while ((ret = d->drv->room(d->f.edge, parts, n, nwaits)) == RIG_LATER) {
-		pthread_mutex_unlock(&d->lock);
-		sched_yield();
-		pthread_mutex_lock(&d->lock);
-	}
-	assert_int_equal(ret, RIG_FITS);
-	v = ++d->next;
-	ret = d->drv->submit(d->f.edge, v, parts, n, waits, nwaits, times, &failure);
-	pthread_mutex_unlock(&d->lock);
-	if (ret != RIG_COMMITTED)
-		fail_msg("submit of value %llu: %d %s", (unsigned long long)v, ret, failure ? failure : "");
-	return v;
-}
-
-static void
-wait_value(_Atomic uint64_t *word, uint64_t v)
-{
-	struct timespec ts = { .tv_nsec = 20000 };
-	int i;
-
-	for (i = 0; i < 500000 && atomic_load(word) < v; i++)
-		nanosleep(&ts, NULL);
-	if (atomic_load(word) < v)
-		fail_msg("the word shows %llu, expected %llu after 10 s",
-			 (unsigned long long)atomic_load(word), (unsigned long long)v);
-}
-
-static struct rig_part
-launch_part(uintptr_t fn, const void *params, uint32_t bytes, const uint32_t grid[3],
-	    const uint32_t group[3])
-{
-	struct rig_part p;
-
-	memset(&p, 0, sizeof(p));
-	p.kind = RIG_LAUNCH_PART;
-	p.queue = 0;
-	p.u.launch.launch = fn;
-	p.u.launch.code = fn;
-	memcpy(p.u.launch.grid, grid, sizeof(p.u.launch.grid));
-	memcpy(p.u.launch.group, group, sizeof(p.u.launch.group));
-	p.u.launch.params = params;
-	p.u.launch.params_bytes = bytes;
-	return p;
-}
-
-static struct rig_part
-copy_part(void *src, void *dst, uint64_t bytes, uint64_t rows, uint64_t src_pitch,
-	  uint64_t dst_pitch, int fill)
-{
-	struct rig_part p;
-
-	memset(&p, 0, sizeof(p));
-	p.kind = RIG_COPY_PART;
-	p.queue = 1;
-	p.u.copy.src.at.host = src;
-	p.u.copy.src.at.has_address = true;
-	p.u.copy.src.at.address = (uintptr_t)src;
-	p.u.copy.dst.at.host = dst;
-	p.u.copy.dst.at.has_address = true;
-	p.u.copy.dst.at.address = (uintptr_t)dst;
-	p.u.copy.bytes = bytes;
-	p.u.copy.rows = rows;
-	p.u.copy.src_pitch = src_pitch;
-	p.u.copy.dst_pitch = dst_pitch;
-	p.u.copy.fill = fill;
-	return p;
-}
-
-static int
-setup(void **state)
-{
-	struct dev *d = malloc(sizeof(*d));
-
-	dev_open(d, 41);
-	d->img = dev_load(d, "groups");
-	d->groups = dev_entry(d, d->img, "groups");
-	*state = d;
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	struct dev *d = *state;
-
-	dev_close(d);
-	host_opener.ops->unload(NULL, d->img);	/* images outlive stop */
-	free(d);
-	return 0;
-}
+#include "host_dev.h"
 
 /* ---- Facts, memory, code ------------------------------------------------ */
 
@@ -357,46 +193,9 @@ test_room_refusals(void **state)
 	p[0].u.fill.fn = NULL;
 	assert_int_equal(d->drv->room(d->f.edge, p, 2, 0), RIG_NEVER);
 }
-
 /* ---- Launches ------------------------------------------------------------ */
 
-/* One launch of the groups kernel and what it counts. */
-struct counted {
-	struct groups_params p;
-	uint32_t *hits;
-	int64_t calls, bad;
-	int64_t in[4], out[4];
-};
-
-static void
-counted_init(struct counted *c, const uint32_t grid[3])
-{
-	int64_t total = (int64_t)grid[0] * grid[1] * grid[2];
-
-	memset(c, 0, sizeof(*c));
-	c->hits = calloc((size_t)total, sizeof(*c->hits));
-	assert_non_null(c->hits);
-	c->p = (struct groups_params){
-		.hits = c->hits, .calls = &c->calls, .bad = &c->bad, .total = total,
-		.scale = 1, .in = c->in, .out = c->out, .n = 0,
-	};
-}
-
-static void
-counted_check(struct counted *c)
-{
-	int64_t g;
-
-	for (g = 0; g < c->p.total; g++)
-		if (c->hits[g] != 1)
-			fail_msg("group %lld of %lld ran %u times", (long long)g,
-				 (long long)c->p.total, c->hits[g]);
-	assert_int_equal(c->bad, 0);
-	assert_true(c->calls >= 1 && c->calls <= c->p.total);
-	free(c->hits);
-}
-
-static void
+/* One launch of the groups kernel and what it counts. */static void
 test_every_group_runs_once(void **state)
 {
 	struct dev *d = *state;
@@ -446,83 +245,6 @@ test_params_copied_at_submit(void **state)
 	c.p = saved;
 	counted_check(&c);
 }
-
-/* ---- Copies and follows --------------------------------------------------- */
-
-static void
-test_follows_across_queues(void **state)
-{
-	static const uint32_t grid[3] = { 3, 1, 1 }, one[3] = { 1, 1, 1 };
-	struct dev *d = *state;
-	int64_t in[4] = { 1, -2, 30, 400 }, a[4] = { 0 }, b[4] = { 0 }, c[4] = { 0 };
-	unsigned char grid2d[6][10], filled[64];
-	uint32_t f0 = 0, f1 = 1, f2 = 2;
-	struct counted k;
-	struct rig_part p[5];
-	uint64_t v;
-	int i, j;
-
-	memset(grid2d, 0, sizeof(grid2d));
-	memset(filled, 0x11, sizeof(filled));
-	counted_init(&k, grid);
-	k.p.in = a;
-	k.p.out = b;
-	k.p.n = 4;
-	k.p.scale = 3;
-	p[0] = copy_part(in, a, sizeof(in), 1, 0, 0, -1);		/* COPY: in -> a */
-	p[1] = launch_part(d->groups, &k.p, sizeof(k.p), grid, one);	/* COMPUTE: b = 3a */
-	p[1].follows = &f0;
-	p[1].nfollows = 1;
-	p[2] = copy_part(b, c, sizeof(b), 1, 0, 0, -1);		/* COPY: b -> c */
-	p[2].follows = &f1;
-	p[2].nfollows = 1;
-	p[3] = copy_part(NULL, grid2d, 4, 3, 0, 20, 0x5a);		/* every other row, 4 bytes */
-	p[3].follows = &f2;	/* a copy naming a copy: ordered on its queue anyway */
-	p[3].nfollows = 1;
-	p[4] = copy_part(NULL, filled + 8, 40, 1, 0, 0, 0x22);
-	v = dev_submit(d, p, 5, NULL, 0, NULL);
-	wait_value(&d->word, v);
-	for (i = 0; i < 4; i++)
-		assert_int_equal(c[i], 3 * in[i]);
-	for (i = 0; i < 6; i++)
-		for (j = 0; j < 10; j++)
-			assert_int_equal(grid2d[i][j], (i % 2 == 0 && j < 4) ? 0x5a : 0);
-	for (i = 0; i < 64; i++)
-		assert_int_equal(filled[i], i >= 8 && i < 48 ? 0x22 : 0x11);
-	counted_check(&k);
-}
-
-static void
-test_large_copies_split(void **state)
-{
-	struct dev *d = *state;
-	enum { ROWS = 4, BYTES = 3u << 20, PITCH = BYTES + 4096 };
-	unsigned char *src = malloc((size_t)ROWS * PITCH), *dst = malloc((size_t)ROWS * PITCH);
-	struct rig_part p[2];
-	uint64_t v;
-	size_t i;
-
-	assert_non_null(src);
-	assert_non_null(dst);
-	for (i = 0; i < (size_t)ROWS * PITCH; i++)
-		src[i] = (unsigned char)(i * 31 + 7);
-	memset(dst, 0x33, (size_t)ROWS * PITCH);
-	p[0] = copy_part(src, dst, BYTES, ROWS, PITCH, PITCH, -1);
-	v = dev_submit(d, p, 1, NULL, 0, NULL);
-	wait_value(&d->word, v);
-	for (i = 0; i < (size_t)ROWS * PITCH; i++)
-		if (dst[i] != (i % PITCH < BYTES ? src[i] : 0x33))
-			fail_msg("copy: byte %zu is %u", i, dst[i]);
-	p[0] = copy_part(NULL, dst, 9u << 20, 1, 0, 0, 0x7e);
-	v = dev_submit(d, p, 1, NULL, 0, NULL);
-	wait_value(&d->word, v);
-	for (i = 0; i < (size_t)ROWS * PITCH; i++)
-		if (dst[i] != (i < (9u << 20) ? 0x7e : i % PITCH < BYTES ? src[i] : 0x33))
-			fail_msg("fill: byte %zu is %u", i, dst[i]);
-	free(src);
-	free(dst);
-}
-
 /* ---- Fills ---------------------------------------------------------------- */
 
 struct fill_seen {
@@ -815,58 +537,6 @@ test_many_threads_word_in_value_order(void **state)
 	free(s);
 }
 
-/* ---- The pool alone, with more workers than this machine has cores ---- */
-
-struct pool_task {
-	_Atomic uint32_t *hits;
-	_Atomic int64_t calls;
-	int64_t n;
-	_Atomic int bad;
-};
-
-static void
-pool_count(const void *params, int64_t first, int64_t end)
-{
-	struct pool_task *t = (struct pool_task *)params;
-
-	atomic_fetch_add_explicit(&t->calls, 1, memory_order_relaxed);
-	if (first < 0 || first >= end || end > t->n)
-		atomic_fetch_add(&t->bad, 1);
-	for (; first < end; first++)
-		atomic_fetch_add_explicit(&t->hits[first], 1, memory_order_relaxed);
-}
-
-static void
-test_pool_runs_each_index_once(void **state)
-{
-	static const unsigned workers[] = { 0, 1, 3, 7 };
-	struct host_pool *pool;
-	char why[128];
-	unsigned seed = 3, w;
-	int i;
-
-	for (w = 0; w < sizeof(workers) / sizeof(workers[0]); w++) {
-		assert_int_equal(host_pool_start(&pool, workers[w], why, sizeof(why)), 0);
-		assert_int_equal(host_pool_runners(pool), workers[w] + 1);
-		for (i = 0; i < 400; i++) {
-			struct pool_task t = { .n = 1 + rand_r(&seed) % 5000 };
-			int64_t chunk = 1 + rand_r(&seed) % 300, g;
-
-			t.hits = calloc((size_t)t.n, sizeof(*t.hits));
-			host_pool_run_sc(pool, pool_count, &t, t.n, chunk);
-			for (g = 0; g < t.n; g++)
-				if (atomic_load(&t.hits[g]) != 1)
-					fail_msg("%u workers: index %lld of %lld ran %u times", workers[w],
-						 (long long)g, (long long)t.n, atomic_load(&t.hits[g]));
-			assert_int_equal(atomic_load(&t.bad), 0);
-			assert_true(atomic_load(&t.calls) >= 1);
-			assert_true(atomic_load(&t.calls) <= (t.n + chunk - 1) / chunk);
-			free(t.hits);
-		}
-		host_pool_stop(pool);
-	}
-}
-
 int
 main(void)
 {
@@ -878,8 +548,6 @@ main(void)
 		cmocka_unit_test(test_room_refusals),
 		cmocka_unit_test(test_every_group_runs_once),
 		cmocka_unit_test(test_params_copied_at_submit),
-		cmocka_unit_test(test_follows_across_queues),
-		cmocka_unit_test(test_large_copies_split),
 		cmocka_unit_test(test_fill_called_by_submit),
 		cmocka_unit_test(test_fill_failure_loses_the_device),
 		cmocka_unit_test(test_waits_on_other_words),
@@ -888,7 +556,6 @@ main(void)
 		cmocka_unit_test(test_ring_full_answers_later),
 		cmocka_unit_test(test_stop_drops_pending_values),
 		cmocka_unit_test(test_many_threads_word_in_value_order),
-		cmocka_unit_test(test_pool_runs_each_index_once),
 	};
 
 	return cmocka_run_group_tests_name("test_host_driver", tests, setup, teardown);

@@ -157,6 +157,8 @@ host_exec_start(struct host_dev *d, char *why, size_t why_len)
 {
 	int ret = pthread_create(&d->thread, NULL, exec_main, d);
 
+	if (ret == 0)
+		pthread_setname_np(d->thread, "rig-host");
 	if (ret != 0) {
 		snprintf(why, why_len, "cannot start the device thread: %s", strerror(ret));
 		return -ret;

@@ -270,6 +270,12 @@ host_pool_start(struct host_pool **out, unsigned workers, char *why, size_t why_
 	for (i = 0; i < workers; i++) {
 		p->w[i] = (struct worker){ .p = p };
 		ret = pthread_create(&p->w[i].thread, NULL, worker_main, &p->w[i]);
+		if (ret == 0) {
+			char name[16];
+
+			snprintf(name, sizeof(name), "rig-host-w%u", i);
+			pthread_setname_np(p->w[i].thread, name);
+		}
 		if (ret != 0) {
 			snprintf(why, why_len, "cannot start worker %u of %u: %s", i, workers, strerror(ret));
 			stop_workers(p, i);

@@ -87,6 +87,8 @@ never(const struct rig_part *parts, size_t i)
 	case RIG_FILL_PART:
 		return p->u.fill.fn ? NULL : "a fill of no function";
 	default:
+		if (p->u.copy.fill > 255)
+			return "a fill with a value that is no byte";
 		if (p->u.copy.bytes && p->u.copy.rows > UINT64_MAX / p->u.copy.bytes)
 			return "a copy of more bytes than the host addresses";
 		if (!p->u.copy.dst.at.host || (p->u.copy.fill < 0 && !p->u.copy.src.at.host))

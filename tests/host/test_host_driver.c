@@ -174,6 +174,10 @@ test_room_refusals(void **state)
 	assert_int_equal(d->drv->room(d->f.edge, p, 1, 0), RIG_NEVER);
 	p[0] = copy_part(NULL, &x, 8, 1, 8, 8, -1);
 	assert_int_equal(d->drv->room(d->f.edge, p, 1, 0), RIG_NEVER);
+	p[0] = copy_part(NULL, &x, 8, 1, 8, 8, 256);
+	assert_int_equal(d->drv->room(d->f.edge, p, 1, 0), RIG_NEVER);
+	p[0] = copy_part(&x, &x, 8, UINT64_MAX, 8, 8, -1);
+	assert_int_equal(d->drv->room(d->f.edge, p, 1, 0), RIG_NEVER);
 	p[0] = copy_part(NULL, &x, 8, 1, 8, 8, 0);	/* a byte fill reads no src */
 	assert_int_equal(d->drv->room(d->f.edge, p, 1, 0), RIG_FITS);
 	p[0].queue = 7;

@@ -298,20 +298,53 @@ write_got_and_stubs(struct link *l)
 	}
 }
 
+/* A relocation's inputs: its place, its symbol's value, GOT slot and stub. */
+static void
+reloc_inputs(const struct link *l, size_t t, size_t k, const Elf64_Rela *e,
+	     struct elf_reloc *r)
+{
+	uint64_t base = (uint64_t)(uintptr_t)l->base;
+
+	r->P = section_address(l, t) + e->r_offset;
+	r->where = (unsigned char *)(uintptr_t)r->P;
+	r->S = k ? l->sym[k] : 0;
+	r->A = e->r_addend;
+	r->G = l->got[k] ? base + l->seg_at[SEG_RO] + l->got_at + (l->got[k] - 1) * 8 : 0;
+	r->stub = l->stub[k] ? base + l->seg_at[SEG_TEXT] + l->stub_at +
+			       (uint64_t)(l->stub[k] - 1) * ELF_STUB_BYTES : 0;
+}
+
+/* The refusal of a relocation elf_reloc_apply() did not apply. */
+static int
+reloc_refusal(struct link *l, unsigned type, const char *tname, const Elf64_Rela *e,
+	      const char *sym, enum elf_reloc_status st, int64_t value)
+{
+	const char *name = elf_reloc_name(l->o.machine, type);
+	unsigned long long at = e->r_offset, v = (unsigned long long)value;
+
+	if (st == ELF_RELOC_OVERFLOW)
+		return elf_refuse(l->why, l->why_len, "relocation %s (type %u) at " PLACE_FMT " against '%s' overflows: value 0x%llx does not fit its field",
+				  name, type, tname, at, sym, v);
+	if (st == ELF_RELOC_MISALIGNED)
+		return elf_refuse(l->why, l->why_len, "relocation %s (type %u) at " PLACE_FMT " against '%s': value 0x%llx is misaligned for its field",
+				  name, type, tname, at, sym, v);
+	return elf_refuse(l->why, l->why_len, "unsupported relocation %s (type %u) at " PLACE_FMT,
+			  name, type, tname, at);
+}
+
 /* One relocation j of RELA section i. */
 static int
 relocate_one(struct link *l, size_t i, size_t j)
 {
 	const struct elf_object *o = &l->o;
-	size_t t = o->sh[i].sh_info;
+	size_t t = o->sh[i].sh_info, k;
 	const char *tname = elf_object_section_name(o, t);
-	struct elf_reloc r = { 0 };
+	struct elf_reloc r;
 	enum elf_reloc_status st;
-	unsigned type;
 	Elf64_Rela e;
-	Elf64_Sym s;
+	Elf64_Sym s = { 0 };
 	int64_t value;
-	size_t k;
+	unsigned type;
 	int width;
 
 	elf_object_rela(o, i, j, &e);
@@ -324,7 +357,6 @@ relocate_one(struct link *l, size_t i, size_t j)
 				  (unsigned long long)e.r_offset, (unsigned long long)o->sh[t].sh_size);
 	if (width == 0)
 		return 0;
-	memset(&s, 0, sizeof(s));
 	if (k)
 		elf_object_sym(o, k, &s);
 	if (k && !l->bound[k])
@@ -332,27 +364,10 @@ relocate_one(struct link *l, size_t i, size_t j)
 				  elf_reloc_name(o->machine, type), tname, (unsigned long long)e.r_offset,
 				  elf_object_sym_name(o, &s), s.st_shndx,
 				  elf_object_section_name(o, s.st_shndx));
-	r.P = section_address(l, t) + e.r_offset;
-	r.where = (unsigned char *)(uintptr_t)r.P;
-	r.S = k ? l->sym[k] : 0;
-	r.A = e.r_addend;
-	if (l->got[k])
-		r.G = (uint64_t)(uintptr_t)l->base + l->seg_at[SEG_RO] + l->got_at + (l->got[k] - 1) * 8;
-	if (l->stub[k])
-		r.stub = (uint64_t)(uintptr_t)l->base + l->seg_at[SEG_TEXT] + l->stub_at +
-			 (uint64_t)(l->stub[k] - 1) * ELF_STUB_BYTES;
+	reloc_inputs(l, t, k, &e, &r);
 	st = elf_reloc_apply(o->machine, type, &r, &value);
-	if (st == ELF_RELOC_OVERFLOW)
-		return elf_refuse(l->why, l->why_len, "relocation %s (type %u) at " PLACE_FMT " against '%s' overflows: value 0x%llx does not fit its field",
-				  elf_reloc_name(o->machine, type), type, tname, (unsigned long long)e.r_offset,
-				  k ? elf_object_sym_name(o, &s) : "", (unsigned long long)value);
-	if (st == ELF_RELOC_MISALIGNED)
-		return elf_refuse(l->why, l->why_len, "relocation %s (type %u) at " PLACE_FMT " against '%s': value 0x%llx is misaligned for its field",
-				  elf_reloc_name(o->machine, type), type, tname, (unsigned long long)e.r_offset,
-				  k ? elf_object_sym_name(o, &s) : "", (unsigned long long)value);
 	if (st != ELF_RELOC_OK)
-		return elf_refuse(l->why, l->why_len, "unsupported relocation %s (type %u) at " PLACE_FMT,
-				  elf_reloc_name(o->machine, type), type, tname, (unsigned long long)e.r_offset);
+		return reloc_refusal(l, type, tname, &e, k ? elf_object_sym_name(o, &s) : "", st, value);
 	return 0;
 }
 

@@ -54,7 +54,7 @@ extern "C" {
 #define RIG_SCRATCH	64
 
 /* The number of timeline words in the process (rig_words). */
-#define RIG_WORDS	4096
+#define RIG_WORD_SLOTS	4096
 
 /* ---- Facts ------------------------------------------------------------ */
 
@@ -339,7 +339,11 @@ struct rig_driver {
  * grow: grows the queues for parts and nwaits: RIG_GROWN or RIG_SHORT.
  * signaled: reads a word of the driver's own (NULL if the word is rig's).
  * dma: how another PCI function reaches a region; RIG_MAP_NEVER if it can't.
- * stop: stops the device, with the reason it was lost.
+ * stop: stops the device's work, with the reason it was lost. Afterwards
+ *   rig returns the remaining regions (free) and images (unload), which
+ *   must still work, then calls release.
+ * release: frees the handle; nothing of the device is used after it. May
+ *   be NULL where stop leaves nothing to free.
  */
 struct rig_ops {
 	int (*facts)(void *t, struct rig_facts *out, const char **fault);
@@ -361,6 +365,7 @@ struct rig_ops {
 	uint64_t (*signaled)(void *t);
 	enum rig_mapping (*dma)(void *t, void *region, struct rig_dma *out);
 	void (*stop)(void *t, const char *reason);
+	void (*release)(void *t);
 };
 
 /* ---- Io devices --------------------------------------------------------- */
@@ -425,7 +430,7 @@ struct rig_io_opener {
 /* ---- What rig defines for drivers ------------------------------------- */
 
 /* The process-wide array of timeline words; each open device has one. */
-extern _Atomic uint64_t rig_words[RIG_WORDS];
+extern _Atomic uint64_t rig_words[RIG_WORD_SLOTS];
 
 /* The host clock, CLOCK_MONOTONIC in nanoseconds. Never blocks. */
 uint64_t rig_now_ns(void);

@@ -150,9 +150,10 @@ dev_free(struct host_dev *d)
 }
 
 /*
- * Stop: the device thread leaves (dropping values it has not run) and the
- * word shows the last submitted value; then the workers leave and the state
- * goes. Regions and images outlive it (rig frees them after stop).
+ * Stop: the device thread leaves (dropping values it has not run), the
+ * word shows the last submitted value, and the workers leave. Regions and
+ * images need no device state, so rig's frees and unloads after stop work;
+ * release then frees the state.
  */
 static void
 host_stop(void *t, const char *reason)
@@ -161,7 +162,13 @@ host_stop(void *t, const char *reason)
 
 	host_exec_stop(d);
 	host_pool_stop(d->pool);
-	dev_free(d);
+	d->pool = NULL;
+}
+
+static void
+host_release(void *t)
+{
+	dev_free(t);
 }
 
 static int
@@ -234,6 +241,7 @@ const struct rig_ops host_ops = {
 	.signaled = NULL,
 	.dma = host_dma,
 	.stop = host_stop,
+	.release = host_release,
 };
 
 const struct rig_opener host_opener = {

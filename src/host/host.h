@@ -4,7 +4,8 @@
  * device thread that runs values in order and a pool of workers, one per
  * online core with the device thread as the last. Each make opens a new,
  * independent device; a caller that calls make itself stops the handle
- * through host_opener.ops->stop.
+ * through host_opener.ops->stop, may then free its regions and unload its
+ * images, and ends with host_opener.ops->release.
  *
  * Facts: arch "x86_64" (or "aarch64"); queues "COMPUTE:0" (Launch, Fill)
  * and "COPY:0" (Copy, the copy engine); completion RIG_BY_HOST; waits on

@@ -48,7 +48,11 @@ dev_open(struct dev *d, uint64_t start)
 static inline void
 dev_close(struct dev *d)
 {
+	/* As rig ends a device: stop, return images and regions, release. */
 	host_opener.ops->stop(d->h, "closed");
+	if (d->img)
+		host_opener.ops->unload(d->h, d->img);
+	host_opener.ops->release(d->h);
 	pthread_mutex_destroy(&d->lock);
 }
 
@@ -174,7 +178,6 @@ teardown(void **state)
 	struct dev *d = *state;
 
 	dev_close(d);
-	host_opener.ops->unload(NULL, d->img);	/* images outlive stop */
 	free(d);
 	return 0;
 }

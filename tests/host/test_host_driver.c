@@ -330,7 +330,6 @@ test_fill_failure_loses_the_device(void **state)
 	assert_int_equal(c.calls, 0);
 	free(c.hits);
 	dev_close(&d);
-	host_opener.ops->unload(NULL, d.img);
 }
 
 /* ---- Waits, order, times, stop -------------------------------------------- */
@@ -413,14 +412,21 @@ test_stop_drops_pending_values(void **state)
 	struct dev d;
 	_Atomic uint64_t never = 0;
 	struct rig_wait w = { &never, 1, RIG_BY_HOST };
+	const char *fault = NULL;
+	void *region, *img;
 	uint64_t v = 0;
 	int i;
 
 	dev_open(&d, 10);
+	assert_int_equal(host_opener.ops->alloc(d.h, 1u << 20, RIG_MEMORY_DEVICE, &region, &fault), RIG_OK);
+	img = dev_load(&d, "empty");
 	for (i = 0; i < 5; i++)
 		v = dev_submit(&d, NULL, 0, &w, 1, NULL);
 	host_opener.ops->stop(d.h, "closed");	/* returns although nothing ran */
 	assert_int_equal(atomic_load(&d.word), v);	/* the dropped values are shown */
+	host_opener.ops->free(d.h, region);	/* rig returns memory after stop */
+	host_opener.ops->unload(d.h, img);
+	host_opener.ops->release(d.h);
 	pthread_mutex_destroy(&d.lock);
 }
 
@@ -537,7 +543,6 @@ test_many_threads_word_in_value_order(void **state)
 		free(c);
 	}
 	dev_close(&d);
-	host_opener.ops->unload(NULL, d.img);
 	free(s);
 }
 

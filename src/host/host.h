@@ -17,6 +17,10 @@
  * each value as soon as submit publishes it. A launch over a grid of
  * g0*g1*g2 groups is split into ranges of whole groups, each range one
  * call f(params, first, end) of the entry's launch (host_range_fn).
+ * The device thread runs a value's launches and copies in part order, which
+ * keeps every follows list and each queue's order; large copies are split
+ * over the pool. Fills are called inside submit, in part order, with a NULL
+ * queue context (submit.c says why); a non-zero return fails the submit.
  */
 #ifndef HOST_HOST_H
 #define HOST_HOST_H

@@ -22,7 +22,7 @@ typedef void (*host_range_fn)(const void *params, int64_t first, int64_t end);
 struct host_pool;
 
 /*
- * host_pool_start() - a pool of workers threads (0 is a pool whose runner
+ * host_pool_start() - a pool of `workers` threads (0: a pool whose runner
  * does everything). Returns 0, or a negative errno with why filled.
  */
 int host_pool_start(struct host_pool **out, unsigned workers, char *why,

@@ -46,7 +46,7 @@ wait_word(struct host_dev *d, const struct rig_wait *w)
 		if (stopping(d))
 			return false;
 		if (host_now_ns() - start < HOST_SPIN_NS) {
-			host_relax();
+			host_backoff(i);
 			continue;
 		}
 		nanosleep(&(struct timespec){ .tv_nsec = (long)sleep_ns }, NULL);
@@ -110,7 +110,7 @@ wait_published(struct host_dev *d, uint64_t v)
 		if (stopping(d))
 			return false;
 		if ((i & 63) != 63 || host_now_ns() - start < HOST_SPIN_NS) {
-			host_relax();
+			host_backoff(i);
 			continue;
 		}
 		/* seq_cst: against host_exec_wake()'s bump then sleeping load,

@@ -8,6 +8,7 @@
 
 #include <limits.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/syscall.h>
@@ -39,6 +40,22 @@ host_relax(void)
 #elif defined(__aarch64__)
 	__asm__ __volatile__("yield");
 #endif
+}
+
+/*
+ * One step of a spin: pause for the first HOST_SPIN_PAUSES steps, then
+ * yield, so a thread that shares this core (the one that would end the
+ * wait) runs instead of waiting out the spin.
+ */
+#define HOST_SPIN_PAUSES	256u
+
+static inline void
+host_backoff(unsigned step)
+{
+	if (step < HOST_SPIN_PAUSES)
+		host_relax();
+	else
+		sched_yield();
 }
 
 /* CLOCK_MONOTONIC in nanoseconds, the clock rig_now_ns() reads. */

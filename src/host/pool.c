@@ -102,7 +102,7 @@ wait_task(struct host_pool *p, uint64_t seen_gen)
 			return t;
 		if ((i & 63) == 63 && host_now_ns() - start > HOST_SPIN_NS)
 			break;
-		host_relax();
+		host_backoff(i);
 	}
 	for (;;) {
 		s = atomic_load_explicit(&p->wake_seq, memory_order_seq_cst);
@@ -189,7 +189,7 @@ wait_joined(struct host_pool *p)
 	for (i = 0; !none_joined(p); i++) {
 		if ((i & 63) == 63 && host_now_ns() - start > HOST_SPIN_NS)
 			break;
-		host_relax();
+		host_backoff(i);
 	}
 	while (!none_joined(p)) {
 		s = atomic_load_explicit(&p->left_seq, memory_order_seq_cst);

@@ -188,6 +188,15 @@ int rig_buffer_copy(struct rig_buffer *src, struct rig_buffer *dst,
 		    struct rig_point *out);
 
 /*
+ * rig_buffer_borrow() - b's memory made usable on device d2: a buffer on d2
+ * over the same bytes (host memory d2 maps, or a peer mapping), ordered by
+ * the same stamps as b. Returns 0; RIG_EINVAL for a dead b or memory d2
+ * does not map; RIG_ELOST; RIG_ENOMEM when d2 has no room for the mapping.
+ */
+int rig_buffer_borrow(struct rig_buffer *b, struct rig_device *d2,
+		      struct rig_buffer **out);
+
+/*
  * rig_buffer_release() - give up the buffer handle. Its memory returns to
  * the driver once the work submitted while it was live is done. NULL is
  * ignored.

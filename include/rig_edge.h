@@ -257,23 +257,27 @@ struct rig_words_part {
 	size_t count;
 };
 
+/* The work of a part, by its kind. */
+union rig_work {
+	struct rig_copy copy;
+	struct rig_launch launch;
+	struct rig_fill fill;
+	struct rig_words_part words;
+};
+
 /*
  * A part of a submission as a driver sees it: its kind, the index of its
  * queue in facts.queues, the indices of earlier parts of other queues it
  * starts after, and RIG_SCRATCH bytes that room and submit may keep between
- * calls. A copy's fields may differ from one call to the next.
+ * calls (a call finds what an earlier call on the same submission left).
+ * The work's fields may differ from one call to the next.
  */
 struct rig_part {
 	enum rig_kind kind;
 	uint32_t queue;
 	const uint32_t *follows;
 	uint32_t nfollows;
-	union {
-		struct rig_copy copy;
-		struct rig_launch launch;
-		struct rig_fill fill;
-		struct rig_words_part words;
-	} u;
+	union rig_work u;
 	alignas(16) unsigned char scratch[RIG_SCRATCH];
 };
 

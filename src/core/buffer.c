@@ -15,9 +15,9 @@ buffer_check(const char *func, const struct rig_buffer *b)
 {
 	if (!b)
 		return rig_fail_at(func, RIG_EINVAL, "the buffer is NULL");
-	if (b->a->dead)
+	if (alloc_dead(b->a))
 		return rig_fail_at(func, RIG_EINVAL, "the buffer is dead: %s",
-				   b->a->dead);
+				   alloc_dead(b->a));
 	return 0;
 }
 
@@ -35,7 +35,7 @@ check_range(const char *func, const struct rig_buffer *b, size_t offset,
 	return 0;
 }
 
-static struct rig_buffer *
+struct rig_buffer *
 buffer_over(struct alloc *a, uint64_t offset, uint64_t length,
 	    enum rig_access access)
 {
@@ -48,6 +48,16 @@ buffer_over(struct alloc *a, uint64_t offset, uint64_t length,
 	b->length = length;
 	b->access = access;
 	return b;
+}
+
+struct rig_buffer *
+buffer_dup(const struct rig_buffer *b)
+{
+	struct rig_buffer *c = buffer_over(b->a, b->offset, b->length, b->access);
+
+	if (c)
+		atomic_fetch_add(&b->a->refs, 1);
+	return c;
 }
 
 int
@@ -110,7 +120,9 @@ rig_buffer_address(const struct rig_buffer *b)
 bool
 rig_buffer_overlaps(const struct rig_buffer *x, const struct rig_buffer *y)
 {
-	if (!x || !y || x->a != y->a || !x->length || !y->length)
+	if (!x || !y || !x->length || !y->length)
+		return false;
+	if (x->a->root != y->a->root)
 		return false;
 	/* Word granularity: [first word, end word) of each. */
 	return x->offset / 4 < (y->offset + y->length + 3) / 4 &&
@@ -156,15 +168,15 @@ host_access(const char *func, struct rig_buffer *b, size_t offset, void *host,
 	if (n && !b->a->loc.host)
 		return rig_fail_at(func, RIG_EINVAL,
 				   "the host does not address %s's memory", b->a->d->name);
-	u.a = b->a;
+	u.a = b->a->root;
 	u.kind = write ? USE_WRITE : USE_READ;
 	words_of(b->offset + offset, n, &u.lo, &u.hi);
 	if ((ret = claim_lock(&u, 1, &ws)) < 0)
 		return rig_fail_keep(func, ret);
 	ret = wait_claimed(func, &ws);
-	if (ret == 0 && u.a->dead)
-		ret = rig_fail_at(func, RIG_EINVAL, "the buffer is dead: %s", u.a->dead);
-	at = ret == 0 && n ? (char *)u.a->loc.host + b->offset + offset : NULL;
+	if (ret == 0 && alloc_dead(b->a))
+		ret = rig_fail_at(func, RIG_EINVAL, "the buffer is dead: %s", alloc_dead(b->a));
+	at = ret == 0 && n ? (char *)b->a->loc.host + b->offset + offset : NULL;
 	if (at && write)
 		memcpy(at, host, n);
 	else if (at)

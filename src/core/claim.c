@@ -38,8 +38,10 @@ claim_lock(struct use *u, size_t n, struct waitset *ws)
 			pthread_mutex_lock(&u[i].a->lock);
 	for (size_t i = 0; i < n; i++) {
 		if (u[i].a->dead) {
+			const char *why = u[i].a->dead;
+
 			claim_unlock(u, n);
-			return rig_cause(RIG_EINVAL, "a buffer is dead: %s", u[i].a->dead);
+			return rig_cause(RIG_EINVAL, "a buffer is dead: %s", why);
 		}
 		if (stamps_prepare(&u[i].a->stamps, u[i].lo, u[i].hi, u[i].kind, ws) < 0) {
 			claim_unlock(u, n);

@@ -86,8 +86,8 @@ rig_buffer_copy(struct rig_buffer *src, struct rig_buffer *dst,
 	if ((ret = check_copy(src, dst)) < 0)
 		return ret;
 	d = src->a->d;
-	u[0] = (struct use){ .a = src->a, .kind = USE_READ };
-	u[1] = (struct use){ .a = dst->a, .kind = USE_WRITE };
+	u[0] = (struct use){ .a = src->a->root, .kind = USE_READ };
+	u[1] = (struct use){ .a = dst->a->root, .kind = USE_WRITE };
 	words_of(src->offset, src->length, &u[0].lo, &u[0].hi);
 	words_of(dst->offset, dst->length, &u[1].lo, &u[1].hi);
 	if ((ret = claim_lock(u, 2, &ws)) < 0)
@@ -97,6 +97,8 @@ rig_buffer_copy(struct rig_buffer *src, struct rig_buffer *dst,
 		waitset_fini(&ws);
 		return rig_fail(RIG_ENOMEM, "no memory for the copy's job");
 	}
+	/* Before our value: routing may commit other devices' values. */
+	route_waits(d, &ws, &cj->job);
 	if ((ret = submit_reserve(&d->sub, &v)) < 0) {
 		claim_unlock(u, 2);
 		waitset_fini(&ws);
@@ -104,7 +106,6 @@ rig_buffer_copy(struct rig_buffer *src, struct rig_buffer *dst,
 		return device_check_live(__func__, d);
 	}
 	claim_record_unlock(u, 2, (struct stamp){ (uint32_t)d->tl.slot, v });
-	route_waits(d, &ws, &cj->job);
 	waitset_fini(&ws);
 	submit_publish(&d->sub, v, &cj->job);
 	if (out)

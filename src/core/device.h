@@ -28,11 +28,12 @@
 
 struct alloc {
 	struct rig_device *d;
+	struct alloc *root;		/* itself, or the allocation it maps (borrow) */
 	void *region;			/* the driver's; NULL for zero bytes or once dead */
 	struct rig_location loc;
 	uint64_t bytes;
-	pthread_mutex_t lock;		/* claims: the stamps below, and host access */
-	struct stamps stamps;		/* who wrote and read each word last */
+	pthread_mutex_t lock;		/* the root's: claims, its stamps, host access */
+	struct stamps stamps;		/* the root's: who wrote and read each word last */
 	_Atomic uint32_t refs;		/* buffers over it */
 	const char *dead;		/* why its memory ended; NULL while live */
 	struct alloc *prev, *next;	/* d's live list, or its limbo list */
@@ -59,6 +60,7 @@ struct rig_device {
 	pthread_mutex_t mem_lock;
 	struct alloc *live;		/* allocations with buffers */
 	struct alloc *limbo;		/* released, waiting for their last use */
+	struct rig_image *images;	/* loaded and not yet unloaded */
 	uint64_t allocated;		/* bytes of live and limbo memory */
 	struct rig_device *next;	/* the open devices, by name */
 };
@@ -77,9 +79,21 @@ int facts_check(const struct rig_facts *f);
 /* alloc.c: allocations and their return. */
 int alloc_make(struct rig_device *d, uint64_t bytes, enum rig_memory kind,
 	       struct alloc **out);
+/* A handle on d (mapping root's memory, if root), not yet live; NULL
+ * without memory. */
+struct alloc *alloc_new(struct rig_device *d, uint64_t bytes, struct alloc *root);
+/* Put a made allocation on d's live list. */
+void alloc_live(struct rig_device *d, struct alloc *a);
 void alloc_put(struct alloc *a);
-/* Return limbo memory whose last use is signaled. Under d->mem_lock. */
-void alloc_reclaim_locked(struct rig_device *d);
+/* Return limbo memory whose uses are all signaled. No lock held. */
+void alloc_reclaim(struct rig_device *d);
+
+/* Why a's memory ended (its own, or its root's), or NULL. */
+static inline const char *
+alloc_dead(const struct alloc *a)
+{
+	return a->dead ? a->dead : a->root->dead;
+}
 /* At the device's end: free every allocation's memory, marking it dead. */
 void alloc_end_all(struct rig_device *d, const char *why);
 /* Every use stamped on a is signaled. Under a's lock, or once no buffer

@@ -81,8 +81,6 @@ never(const struct rig_part *parts, size_t i)
 			return "a launch whose grid or group is empty or too large";
 		if (l->shared_bytes)
 			return "a launch with shared memory, which host functions have none of";
-		if (l->params_bytes && !l->params)
-			return "a launch whose params are NULL";
 		return NULL;
 	case RIG_FILL_PART:
 		return p->u.fill.fn ? NULL : "a fill of no function";
@@ -91,10 +89,26 @@ never(const struct rig_part *parts, size_t i)
 			return "a fill with a value that is no byte";
 		if (p->u.copy.bytes && p->u.copy.rows > UINT64_MAX / p->u.copy.bytes)
 			return "a copy of more bytes than the host addresses";
-		if (!p->u.copy.dst.at.host || (p->u.copy.fill < 0 && !p->u.copy.src.at.host))
-			return "a copy of memory the host does not address";
 		return NULL;
 	}
+}
+
+/*
+ * Why part i cannot run with the fields submit was given, or NULL. Room
+ * does not ask: a copy's ends and a launch's params arrive with each run
+ * (rig asks room at make with slots and params not yet known).
+ */
+static const char *
+cannot(const struct rig_part *p)
+{
+	const struct rig_copy *c = &p->u.copy;
+
+	if (p->kind == RIG_LAUNCH_PART && p->u.launch.params_bytes && !p->u.launch.params)
+		return "a launch whose params are NULL";
+	if (p->kind == RIG_COPY_PART && c->bytes && c->rows &&
+	    (!c->dst.at.host || (c->fill < 0 && !c->src.at.host)))
+		return "a copy of memory the host does not address";
+	return NULL;
 }
 
 int
@@ -150,13 +164,20 @@ arena_need(const struct rig_part *parts, size_t nparts, size_t nwaits)
 	return n;
 }
 
+/* A span's first byte on the host; NULL for an empty buffer's. */
+static unsigned char *
+span_host(const struct rig_span *s)
+{
+	return s->at.host ? (unsigned char *)s->at.host + s->offset : NULL;
+}
+
 static void
 encode_copy(struct host_op *op, const struct rig_copy *c)
 {
 	op->kind = RIG_COPY_PART;
 	op->u.copy = (struct host_copy){
-		.src = c->fill < 0 ? (unsigned char *)c->src.at.host + c->src.offset : NULL,
-		.dst = (unsigned char *)c->dst.at.host + c->dst.offset,
+		.src = c->fill < 0 ? span_host(&c->src) : NULL,
+		.dst = span_host(&c->dst),
 		.bytes = c->bytes, .rows = c->rows,
 		.src_pitch = c->src_pitch, .dst_pitch = c->dst_pitch,
 		.fill = c->fill,
@@ -232,10 +253,13 @@ check(struct host_dev *d, uint64_t value, const struct rig_part *parts,
 	if (value - atomic_load_explicit(&d->done, memory_order_acquire) > HOST_RING)
 		return fail(d, failure, "value %llu submitted while its slot still runs (room said RIG_LATER)",
 			    (unsigned long long)value);
-	for (i = 0; i < nparts; i++)
-		if (never(parts, i))
+	for (i = 0; i < nparts; i++) {
+		const char *why = never(parts, i) ? never(parts, i) : cannot(&parts[i]);
+
+		if (why)
 			return fail(d, failure, "part %zu of value %llu: %s", i,
-				    (unsigned long long)value, never(parts, i));
+				    (unsigned long long)value, why);
+	}
 	return 0;
 }
 

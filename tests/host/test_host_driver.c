@@ -172,8 +172,8 @@ test_room_refusals(void **state)
 	p[0] = copy_part(&x, &x, 8, 1, 8, 8, -1);
 	p[0].queue = 0;
 	assert_int_equal(d->drv->room(d->f.edge, p, 1, 0), RIG_NEVER);
-	p[0] = copy_part(NULL, &x, 8, 1, 8, 8, -1);
-	assert_int_equal(d->drv->room(d->f.edge, p, 1, 0), RIG_NEVER);
+	p[0] = copy_part(NULL, NULL, 8, 1, 8, 8, -1);	/* ends come with each run */
+	assert_int_equal(d->drv->room(d->f.edge, p, 1, 0), RIG_FITS);
 	p[0] = copy_part(NULL, &x, 8, 1, 8, 8, 256);
 	assert_int_equal(d->drv->room(d->f.edge, p, 1, 0), RIG_NEVER);
 	p[0] = copy_part(&x, &x, 8, UINT64_MAX, 8, 8, -1);
@@ -197,6 +197,34 @@ test_room_refusals(void **state)
 	p[0].u.fill.fn = NULL;
 	assert_int_equal(d->drv->room(d->f.edge, p, 2, 0), RIG_NEVER);
 }
+/* What room cannot see (the ends and params each run brings) submit checks. */
+static void
+test_submit_refuses_unaddressed_parts(void **state)
+{
+	static const uint32_t one[3] = { 1, 1, 1 };
+	const char *failure = NULL;
+	struct rig_part p;
+	struct dev d;
+	int64_t x = 0;
+
+	dev_open(&d, 0);
+	p = copy_part(NULL, &x, 8, 1, 8, 8, -1);
+	assert_int_equal(d.drv->room(d.f.edge, &p, 1, 0), RIG_FITS);
+	assert_int_equal(d.drv->submit(d.f.edge, 1, &p, 1, NULL, 0, NULL, &failure), RIG_FAILED);
+	assert_string_equal(failure, "part 0 of value 1: a copy of memory the host does not address");
+	dev_close(&d);
+
+	dev_open(&d, 0);
+	p = copy_part(NULL, NULL, 0, 1, 0, 0, -1);	/* empty buffers: nothing to copy */
+	assert_int_equal(dev_submit(&d, &p, 1, NULL, 0, NULL), 1);
+	p = launch_part(1, NULL, 8, one, one);
+	assert_int_equal(d.drv->room(d.f.edge, &p, 1, 0), RIG_FITS);
+	assert_int_equal(d.drv->submit(d.f.edge, 2, &p, 1, NULL, 0, NULL, &failure), RIG_FAILED);
+	assert_string_equal(failure, "part 0 of value 2: a launch whose params are NULL");
+	wait_value(&d.word, 1);
+	dev_close(&d);
+}
+
 /* ---- Launches ------------------------------------------------------------ */
 
 /* One launch of the groups kernel and what it counts. */static void
@@ -555,6 +583,7 @@ main(void)
 		cmocka_unit_test(test_memory),
 		cmocka_unit_test(test_code),
 		cmocka_unit_test(test_room_refusals),
+		cmocka_unit_test(test_submit_refuses_unaddressed_parts),
 		cmocka_unit_test(test_every_group_runs_once),
 		cmocka_unit_test(test_params_copied_at_submit),
 		cmocka_unit_test(test_fill_called_by_submit),

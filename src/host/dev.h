@@ -1,0 +1,137 @@
+/*
+ * host/dev.h: the host device's state, shared by its files: the opener and
+ * facts (host.c), memory (region.c), code (code.c), the producer side of
+ * the value ring (submit.c), the device thread that runs it (exec.c) and
+ * the copy engine (copy.c). Nothing outside src/host includes it.
+ *
+ * The ring. Value v's work lives in slot v % HOST_RING. submit (rig calls
+ * it one at a time: the one producer) fills the slot of the next value and
+ * publishes it; the device thread (the one consumer) runs published values
+ * in order, writes the word, and frees the slot by advancing `done`. A slot
+ * is refilled only once done >= v - HOST_RING: room answers RIG_LATER
+ * before that.
+ */
+#ifndef HOST_DEV_H
+#define HOST_DEV_H
+
+#include <pthread.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rig_edge.h"
+#include "host/pool.h"
+
+#define HOST_RING	256	/* values in flight at most */
+_Static_assert((HOST_RING & (HOST_RING - 1)) == 0, "HOST_RING is a power of two");
+
+/* The queues: facts.queues' indices. */
+#define HOST_COMPUTE	0
+#define HOST_COPY	1
+
+/* One copy, with both ends as host addresses. */
+struct host_copy {
+	unsigned char *src, *dst;
+	uint64_t bytes, rows, src_pitch, dst_pitch;
+	int fill;
+};
+
+/* One part as the device thread runs it; fills ran in submit. */
+struct host_op {
+	enum rig_kind kind;
+	union {
+		struct {
+			host_range_fn fn;
+			const void *params;	/* a copy in the job's arena */
+			int64_t groups;
+		} launch;
+		struct host_copy copy;
+	} u;
+};
+
+/* One value's work: a ring slot. Its arena holds waits, ops and params. */
+struct host_job {
+	uint64_t value;
+	struct rig_times *times;	/* NULL unless a profile is taken */
+	const struct rig_wait *waits;
+	size_t nwaits;
+	const struct host_op *ops;
+	size_t nops;
+	unsigned char *arena;
+	size_t arena_bytes;
+};
+
+/* A message kept for the device's life (fault and failure strings). */
+struct host_msg {
+	struct host_msg *next;
+	char text[];
+};
+
+struct host_dev {
+	const struct rig_driver *driver;	/* first: rig reads it through edge */
+	_Atomic uint64_t *word;
+	struct host_pool *pool;
+	pthread_t thread;			/* the device thread (exec.c) */
+	uint64_t base;				/* the word's value at make */
+	uint64_t budget;
+	int64_t cache_bytes;			/* 0: unknown */
+	struct host_job ring[HOST_RING];
+
+	/* Written by submit alone (rig's one caller at a time). */
+	uint64_t submitted;			/* the last value submit took */
+	bool failed;
+	char failure[192];			/* lives as long as the device */
+
+	pthread_mutex_t msg_lock;		/* guards msgs */
+	struct host_msg *msgs;
+
+	alignas(64) _Atomic uint64_t published;	/* by submit: the last value in the ring */
+	_Atomic uint32_t pub_seq;		/* eventcount the device thread sleeps on */
+	_Atomic uint32_t sleeping;		/* the device thread sleeps on pub_seq */
+	_Atomic bool stop;
+	alignas(64) _Atomic uint64_t done;	/* by the device thread: the last value run */
+};
+
+/* The driver's tables (host.c, submit.c). */
+extern const struct rig_driver host_driver;
+extern const struct rig_ops host_ops;
+
+/* The five C functions (submit.c). */
+int host_room(void *edge, struct rig_part *parts, size_t nparts, size_t nwaits);
+int host_submit(void *edge, uint64_t value, struct rig_part *parts, size_t nparts,
+		const struct rig_wait *waits, size_t nwaits, struct rig_times *times,
+		const char **failure);
+int host_commit(void *edge, uint64_t value, const char **failure);
+
+/* Memory ops (region.c). */
+int host_alloc(void *t, uint64_t bytes, enum rig_memory kind, void **region,
+	       const char **fault);
+void host_free(void *t, void *region);
+void host_locate(void *t, void *region, struct rig_location *out);
+enum rig_mapping host_map_host(void *t, void *host, uint64_t bytes, void **region);
+enum rig_mapping host_map_peer(void *t, const struct rig_location *peer,
+			       uint64_t bytes, void **region);
+enum rig_mapping host_dma(void *t, void *region, struct rig_dma *out);
+
+/* Code ops (code.c). */
+int host_load(void *t, const void *bytes, size_t len, struct rig_code *out,
+	      const char **fault);
+void host_unload(void *t, void *image);
+int host_entry(void *t, void *image, const char *name, struct rig_entry *out,
+	       uint64_t *bytes);
+
+/* The device thread (exec.c): start it, or wake it after a publish. */
+int host_exec_start(struct host_dev *d, char *why, size_t why_len);
+void host_exec_wake(struct host_dev *d);
+
+/* Stop the device thread, dropping what it has not run; raise the word. */
+void host_exec_stop(struct host_dev *d);
+
+/* The copy engine (copy.c): run one copy, split over the pool when large. */
+void host_copy_run(struct host_pool *pool, const struct host_copy *c);
+
+/* Keep a message for the device's life; a static fallback on no memory. */
+const char *host_keep(struct host_dev *d, const char *text);
+
+#endif

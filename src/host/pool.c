@@ -1,0 +1,299 @@
+/*
+ * host/pool.c: the worker pool (pool.h states its guarantees).
+ *
+ * Design. The runner publishes one task at a time: it writes the task's
+ * fields, then stores `state` = (generation g, open, 0 joined) with release.
+ * A worker that sees a new generation joins it by a CAS that adds one to the
+ * joined count while the task is still open; joined, it claims chunks with
+ * one fetch-add on `next` (so each index runs once) and leaves with a
+ * release decrement. Once the runner has claimed past the end it closes the
+ * task (a fetch-or of CLOSED) and waits only for the workers that joined:
+ * a worker that was asleep or descheduled never delays a task it missed.
+ *
+ * Invariants: (1) a worker reads fn, params, n and chunk only between a
+ * join of an open task and its leave; (2) the runner writes them only while
+ * the last task is closed with no worker joined. So no field is written
+ * while a worker may read it. A worker whose CAS finds the task closed, or
+ * a newer one, joins nothing and reads nothing.
+ *
+ * Sleeping: a worker spins HOST_SPIN_NS for a new generation, then sleeps
+ * on `wake_seq`, an eventcount the runner bumps after each publish. Worked
+ * interleaving of the lost-wake-up race: worker reads wake_seq = s, counts
+ * itself in `sleepers`, re-reads state (old generation); runner stores the
+ * new task, bumps wake_seq to s+1, reads sleepers = 1 and wakes; the
+ * worker's futex_wait(s) then finds s+1 and returns at once, or is woken.
+ * The runner sleeps on `left_seq` the same way, flagged by `runner_waits`,
+ * and the last worker to leave a closed task bumps it.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/futex.h"
+#include "host/pool.h"
+
+/* state: generation << GEN_SHIFT | CLOSED | joined workers. */
+#define GEN_SHIFT	24
+#define CLOSED		((uint64_t)1 << 23)
+#define JOINED		(CLOSED - 1)
+#define MAX_WORKERS	4096u
+_Static_assert(MAX_WORKERS < JOINED, "the joined count holds every worker");
+
+struct worker {
+	struct host_pool *p;
+	pthread_t thread;
+};
+
+struct host_pool {
+	/* The task, written by the runner under invariant 2. */
+	host_range_fn fn;
+	const void *params;
+	int64_t n, chunk;
+	unsigned nworkers;
+	struct worker *w;
+
+	alignas(64) _Atomic uint64_t state;
+	_Atomic uint32_t wake_seq;		/* eventcount for sleeping workers */
+	_Atomic uint32_t sleepers;
+	_Atomic bool stop;
+	alignas(64) _Atomic int64_t next;	/* the next unclaimed index */
+	alignas(64) _Atomic uint32_t left_seq;	/* eventcount for the runner */
+	_Atomic uint32_t runner_waits;
+};
+
+static void
+run_chunks(struct host_pool *p)
+{
+	int64_t first, end;
+
+	for (;;) {
+		/* Relaxed: the claim orders nothing; the fields were published
+		 * by the acquire of the join (or are the runner's own). */
+		first = atomic_fetch_add_explicit(&p->next, p->chunk, memory_order_relaxed);
+		if (first >= p->n)
+			return;
+		end = p->n - first < p->chunk ? p->n : first + p->chunk;
+		p->fn(p->params, first, end);
+	}
+}
+
+static bool
+newer(uint64_t state, uint64_t seen_gen)
+{
+	return state >> GEN_SHIFT != seen_gen;
+}
+
+/* A worker's wait for a generation other than seen_gen, or stop. */
+static uint64_t
+wait_task(struct host_pool *p, uint64_t seen_gen)
+{
+	uint64_t t, start = host_now_ns();
+	uint32_t s;
+	unsigned i;
+
+	for (i = 0;; i++) {
+		t = atomic_load_explicit(&p->state, memory_order_relaxed);
+		if (newer(t, seen_gen) || atomic_load_explicit(&p->stop, memory_order_acquire))
+			return t;
+		if ((i & 63) == 63 && host_now_ns() - start > HOST_SPIN_NS)
+			break;
+		host_backoff(i);
+	}
+	for (;;) {
+		s = atomic_load_explicit(&p->wake_seq, memory_order_seq_cst);
+		atomic_fetch_add_explicit(&p->sleepers, 1, memory_order_seq_cst);
+		/* seq_cst against the runner's wake_seq bump then sleepers
+		 * load: either it sees us counted, or we see its task. */
+		t = atomic_load_explicit(&p->state, memory_order_seq_cst);
+		if (!newer(t, seen_gen) && !atomic_load_explicit(&p->stop, memory_order_seq_cst))
+			host_futex_wait(&p->wake_seq, s);
+		atomic_fetch_sub_explicit(&p->sleepers, 1, memory_order_relaxed);
+		t = atomic_load_explicit(&p->state, memory_order_relaxed);
+		if (newer(t, seen_gen) || atomic_load_explicit(&p->stop, memory_order_acquire))
+			return t;
+	}
+}
+
+/* Join the open task *t names, or a newer open one (*t follows the CAS);
+ * false if the task is closed. */
+static bool
+join(struct host_pool *p, uint64_t *t)
+{
+	/* Acquire pairs with the runner's release store of state: the task's
+	 * fields and the reset of next are visible once joined. */
+	while (!(*t & CLOSED))
+		if (atomic_compare_exchange_weak_explicit(&p->state, t, *t + 1,
+							  memory_order_acquire,
+							  memory_order_relaxed))
+			return true;
+	return false;
+}
+
+static void
+leave(struct host_pool *p)
+{
+	uint64_t was;
+
+	/* Release pairs with the runner's acquire in wait_joined(): what fn
+	 * wrote is visible to it. seq_cst against runner_waits (see above). */
+	was = atomic_fetch_sub_explicit(&p->state, 1, memory_order_seq_cst);
+	if ((was & JOINED) == 1 && (was & CLOSED)) {
+		atomic_fetch_add_explicit(&p->left_seq, 1, memory_order_seq_cst);
+		if (atomic_load_explicit(&p->runner_waits, memory_order_seq_cst))
+			host_futex_wake(&p->left_seq);
+	}
+}
+
+static void *
+worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct host_pool *p = w->p;
+	uint64_t t, seen_gen = 0;
+	bool joined;
+
+	for (;;) {
+		t = wait_task(p, seen_gen);
+		if (atomic_load_explicit(&p->stop, memory_order_acquire))
+			return NULL;
+		joined = join(p, &t);
+		seen_gen = t >> GEN_SHIFT;
+		if (!joined)
+			continue;	/* closed: reads no field (invariant 1) */
+		run_chunks(p);
+		leave(p);
+	}
+}
+
+static bool
+none_joined(struct host_pool *p)
+{
+	/* Acquire pairs with each worker's release in leave(). */
+	return !(atomic_load_explicit(&p->state, memory_order_acquire) & JOINED);
+}
+
+/* Close the task and wait for the workers that joined it to leave. */
+static void
+wait_joined(struct host_pool *p)
+{
+	uint64_t start = host_now_ns();
+	uint32_t s;
+	unsigned i;
+
+	atomic_fetch_or_explicit(&p->state, CLOSED, memory_order_seq_cst);
+	for (i = 0; !none_joined(p); i++) {
+		if ((i & 63) == 63 && host_now_ns() - start > HOST_SPIN_NS)
+			break;
+		host_backoff(i);
+	}
+	while (!none_joined(p)) {
+		s = atomic_load_explicit(&p->left_seq, memory_order_seq_cst);
+		atomic_store_explicit(&p->runner_waits, 1, memory_order_seq_cst);
+		if (!none_joined(p))
+			host_futex_wait(&p->left_seq, s);
+		atomic_store_explicit(&p->runner_waits, 0, memory_order_relaxed);
+	}
+}
+
+void
+host_pool_run_sc(struct host_pool *p, host_range_fn fn, const void *params,
+		 int64_t n, int64_t chunk)
+{
+	uint64_t gen;
+
+	if (n <= 0)
+		return;
+	if (n <= chunk || p->nworkers == 0) {
+		fn(params, 0, n);
+		return;
+	}
+	p->fn = fn;
+	p->params = params;
+	p->n = n;
+	p->chunk = chunk;
+	atomic_store_explicit(&p->next, 0, memory_order_relaxed);
+	gen = (atomic_load_explicit(&p->state, memory_order_relaxed) >> GEN_SHIFT) + 1;
+	/* Release pairs with join()'s acquire: the fields above first. */
+	atomic_store_explicit(&p->state, gen << GEN_SHIFT, memory_order_release);
+	atomic_fetch_add_explicit(&p->wake_seq, 1, memory_order_seq_cst);
+	if (atomic_load_explicit(&p->sleepers, memory_order_seq_cst))
+		host_futex_wake(&p->wake_seq);
+	run_chunks(p);
+	wait_joined(p);
+}
+
+unsigned
+host_pool_runners(const struct host_pool *p)
+{
+	return p->nworkers + 1;
+}
+
+static void
+stop_workers(struct host_pool *p, unsigned started)
+{
+	unsigned i;
+
+	atomic_store_explicit(&p->stop, true, memory_order_seq_cst);
+	atomic_fetch_add_explicit(&p->wake_seq, 1, memory_order_seq_cst);
+	host_futex_wake(&p->wake_seq);
+	for (i = 0; i < started; i++)
+		pthread_join(p->w[i].thread, NULL);
+}
+
+int
+host_pool_start(struct host_pool **out, unsigned workers, char *why, size_t why_len)
+{
+	struct host_pool *p;
+	unsigned i;
+	int ret;
+
+	if (workers > MAX_WORKERS)
+		workers = MAX_WORKERS;
+	p = aligned_alloc(64, sizeof(*p));
+	if (!p) {
+		snprintf(why, why_len, "no memory for the worker pool");
+		return -ENOMEM;
+	}
+	memset(p, 0, sizeof(*p));
+	p->nworkers = workers;
+	p->w = calloc(workers ? workers : 1, sizeof(*p->w));
+	if (!p->w) {
+		free(p);
+		snprintf(why, why_len, "no memory for %u workers", workers);
+		return -ENOMEM;
+	}
+	for (i = 0; i < workers; i++) {
+		p->w[i] = (struct worker){ .p = p };
+		ret = pthread_create(&p->w[i].thread, NULL, worker_main, &p->w[i]);
+		if (ret == 0) {
+			char name[16];
+
+			snprintf(name, sizeof(name), "rig-host-w%u", i);
+			pthread_setname_np(p->w[i].thread, name);
+		}
+		if (ret != 0) {
+			snprintf(why, why_len, "cannot start worker %u of %u: %s", i, workers, strerror(ret));
+			stop_workers(p, i);
+			free(p->w);
+			free(p);
+			return -ret;
+		}
+	}
+	*out = p;
+	return 0;
+}
+
+void
+host_pool_stop(struct host_pool *p)
+{
+	if (!p)
+		return;
+	stop_workers(p, p->nworkers);
+	free(p->w);
+	free(p);
+}

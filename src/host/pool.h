@@ -1,0 +1,41 @@
+/*
+ * host/pool.h: the host device's workers. One runner at a time (the device
+ * thread) hands the pool a range [0, n) of indices and a function; the
+ * runner and the workers take chunks of it until none is left, each chunk
+ * one call fn(params, first, end), so every index runs exactly once.
+ * host_pool_run_sc() returns once every call has returned, and everything
+ * those calls wrote is then visible to the runner.
+ *
+ *               run_sc   stop
+ *   run_sc        X       X      (X: needs exclusion; the device thread
+ *   stop          X       X       alone calls both)
+ */
+#ifndef HOST_POOL_H
+#define HOST_POOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A host kernel's calling convention, also used for the copy engine's chunks. */
+typedef void (*host_range_fn)(const void *params, int64_t first, int64_t end);
+
+struct host_pool;
+
+/*
+ * host_pool_start() - a pool of `workers` threads (0: a pool whose runner
+ * does everything). Returns 0, or a negative errno with why filled.
+ */
+int host_pool_start(struct host_pool **out, unsigned workers, char *why,
+		    size_t why_len);
+
+/* Run fn over [0, n) in chunks of chunk indices (>= 1); the caller joins in. */
+void host_pool_run_sc(struct host_pool *p, host_range_fn fn,
+		      const void *params, int64_t n, int64_t chunk);
+
+/* The number of threads that run chunks: the workers and the runner. */
+unsigned host_pool_runners(const struct host_pool *p);
+
+/* Join the workers and free the pool. NULL does nothing. */
+void host_pool_stop(struct host_pool *p);
+
+#endif

@@ -1,0 +1,317 @@
+/*
+ * host/submit.c: room, submit and commit, the producer side of the value
+ * ring (dev.h). rig calls the three one at a time per device.
+ *
+ * submit copies what the value's launches and copies need (their params
+ * bytes too: the run that held them is reused once submit returns) into
+ * the value's slot, calls the value's fills, publishes the slot and returns
+ * RIG_COMMITTED: the device thread runs every published value without a
+ * commit, so every submitted value is committed (k = 1) and commit has
+ * nothing to do.
+ *
+ * Fills run here, at encode time, in part order, with a NULL queue context
+ * (the host's queues have no object a fill could encode on): like a GPU
+ * driver's fill that encodes on its stream, a fill runs before the value's
+ * launches and copies, and before earlier values' work has completed. A
+ * fill that returns non-zero fails the submit: the value is not published
+ * and the device is lost.
+ *
+ * Parts run on the device thread in part order. Every `follows` entry names
+ * an earlier part, so part order keeps every follows list across the two
+ * queues and each queue's prefix order.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/dev.h"
+
+/* The smallest arena a slot allocates, so most values never grow one. */
+#define HOST_ARENA_MIN	1024u
+
+/* The most groups one launch may run: keeps index arithmetic in int64_t. */
+#define HOST_MAX_GROUPS	((uint64_t)1 << 62)
+
+static bool
+runs(uint32_t queue, enum rig_kind kind)
+{
+	if (queue == HOST_COMPUTE)
+		return kind == RIG_LAUNCH_PART || kind == RIG_FILL_PART;
+	if (queue == HOST_COPY)
+		return kind == RIG_COPY_PART;
+	return false;
+}
+
+static uint64_t
+groups(const struct rig_launch *l)
+{
+	uint64_t n = l->grid[0];
+
+	if (l->grid[1] && n > HOST_MAX_GROUPS / l->grid[1])
+		return 0;
+	n *= l->grid[1];
+	if (l->grid[2] && n > HOST_MAX_GROUPS / l->grid[2])
+		return 0;
+	return n * l->grid[2];
+}
+
+/* Why part i can never run on the host, or NULL if it can. */
+static const char *
+never(const struct rig_part *parts, size_t i)
+{
+	const struct rig_part *p = &parts[i];
+	const struct rig_launch *l = &p->u.launch;
+	uint32_t j;
+
+	if (p->kind < RIG_WORDS_PART || p->kind > RIG_LAUNCH_PART)
+		return "a part of no kind";
+	if (p->kind == RIG_WORDS_PART)
+		return "words parts: the host's queues take no words";
+	if (!runs(p->queue, p->kind))
+		return "a part on a queue that does not run its kind";
+	for (j = 0; j < p->nfollows; j++)
+		if (p->follows[j] >= i)
+			return "a follows entry that names no earlier part";
+	switch (p->kind) {
+	case RIG_LAUNCH_PART:
+		if (!l->launch)
+			return "a launch of no function";
+		if (!groups(l) || !l->group[0] || !l->group[1] || !l->group[2])
+			return "a launch whose grid or group is empty or too large";
+		if (l->shared_bytes)
+			return "a launch with shared memory, which host functions have none of";
+		return NULL;
+	case RIG_FILL_PART:
+		return p->u.fill.fn ? NULL : "a fill of no function";
+	default:
+		if (p->u.copy.fill > 255)
+			return "a fill with a value that is no byte";
+		if (p->u.copy.bytes && p->u.copy.rows > UINT64_MAX / p->u.copy.bytes)
+			return "a copy of more bytes than the host addresses";
+		return NULL;
+	}
+}
+
+/*
+ * Why part i cannot run with the fields submit was given, or NULL. Room
+ * does not ask: a copy's ends and a launch's params arrive with each run
+ * (rig asks room at make with slots and params not yet known).
+ */
+static const char *
+cannot(const struct rig_part *p)
+{
+	const struct rig_copy *c = &p->u.copy;
+
+	if (p->kind == RIG_LAUNCH_PART && p->u.launch.params_bytes && !p->u.launch.params)
+		return "a launch whose params are NULL";
+	if (p->kind == RIG_COPY_PART && c->bytes && c->rows &&
+	    (!c->dst.at.host || (c->fill < 0 && !c->src.at.host)))
+		return "a copy of memory the host does not address";
+	return NULL;
+}
+
+int
+host_room(void *edge, struct rig_part *parts, size_t nparts, size_t nwaits)
+{
+	struct host_dev *d = edge;
+	size_t i;
+
+	for (i = 0; i < nparts; i++)
+		if (never(parts, i))
+			return RIG_NEVER;
+	/* Acquire pairs with the device thread's release store of done:
+	 * the slot's previous job is no longer read once done passed it. */
+	if (d->submitted + 1 - atomic_load_explicit(&d->done, memory_order_acquire) > HOST_RING)
+		return RIG_LATER;
+	return RIG_FITS;
+}
+
+static int
+fail(struct host_dev *d, const char **failure, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int
+fail(struct host_dev *d, const char **failure, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(d->failure, sizeof(d->failure), fmt, ap);
+	va_end(ap);
+	d->failed = true;
+	*failure = d->failure;
+	return RIG_FAILED;
+}
+
+static size_t
+round16(size_t n)
+{
+	return (n + 15) & ~(size_t)15;
+}
+
+/* The arena bytes value's work needs: waits, ops, then params blocks. */
+static size_t
+arena_need(const struct rig_part *parts, size_t nparts, size_t nwaits)
+{
+	size_t n = round16(nwaits * sizeof(struct rig_wait)) +
+		   round16(nparts * sizeof(struct host_op));
+	size_t i;
+
+	for (i = 0; i < nparts; i++)
+		if (parts[i].kind == RIG_LAUNCH_PART)
+			n += round16(parts[i].u.launch.params_bytes);
+	return n;
+}
+
+/* A span's first byte on the host; NULL for an empty buffer's. */
+static unsigned char *
+span_host(const struct rig_span *s)
+{
+	return s->at.host ? (unsigned char *)s->at.host + s->offset : NULL;
+}
+
+static void
+encode_copy(struct host_op *op, const struct rig_copy *c)
+{
+	op->kind = RIG_COPY_PART;
+	op->u.copy = (struct host_copy){
+		.src = c->fill < 0 ? span_host(&c->src) : NULL,
+		.dst = span_host(&c->dst),
+		.bytes = c->bytes, .rows = c->rows,
+		.src_pitch = c->src_pitch, .dst_pitch = c->dst_pitch,
+		.fill = c->fill,
+	};
+}
+
+/* Copy the value's waits, launches and copies into its slot's arena. */
+static void
+encode(struct host_job *job, const struct rig_part *parts, size_t nparts,
+       const struct rig_wait *waits, size_t nwaits)
+{
+	unsigned char *a = job->arena;
+	struct host_op *ops;
+	size_t i, n = 0;
+
+	if (nwaits)
+		memcpy(a, waits, nwaits * sizeof(*waits));
+	job->waits = (const struct rig_wait *)a;
+	job->nwaits = nwaits;
+	a += round16(nwaits * sizeof(*waits));
+	ops = (struct host_op *)a;
+	a += round16(nparts * sizeof(*ops));
+	for (i = 0; i < nparts; i++) {
+		const struct rig_launch *l = &parts[i].u.launch;
+
+		if (parts[i].kind == RIG_COPY_PART) {
+			encode_copy(&ops[n++], &parts[i].u.copy);
+		} else if (parts[i].kind == RIG_LAUNCH_PART) {
+			if (l->params_bytes)
+				memcpy(a, l->params, l->params_bytes);
+			ops[n].kind = RIG_LAUNCH_PART;
+			ops[n].u.launch.fn = (host_range_fn)l->launch;
+			ops[n].u.launch.params = a;
+			ops[n++].u.launch.groups = (int64_t)groups(l);
+			a += round16(l->params_bytes);
+		}
+	}
+	job->ops = ops;
+	job->nops = n;
+}
+
+static int
+call_fills(struct host_dev *d, uint64_t value, struct rig_part *parts,
+	   size_t nparts, const char **failure)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < nparts; i++) {
+		if (parts[i].kind != RIG_FILL_PART)
+			continue;
+		ret = parts[i].u.fill.fn(NULL, parts[i].u.fill.arg, value);
+		if (ret != 0)
+			return fail(d, failure, "the fill of part %zu of value %llu returned %d",
+				    i, (unsigned long long)value, ret);
+	}
+	return 0;
+}
+
+/* The checks before anything changes: order, room, and parts it runs. */
+static int
+check(struct host_dev *d, uint64_t value, const struct rig_part *parts,
+      size_t nparts, const char **failure)
+{
+	size_t i;
+
+	if (d->failed)
+		return *failure = d->failure, RIG_FAILED;
+	if (value != d->submitted + 1)
+		return fail(d, failure, "value %llu submitted after %llu, not next",
+			    (unsigned long long)value, (unsigned long long)d->submitted);
+	/* Acquire pairs with the device thread's release store of done. */
+	if (value - atomic_load_explicit(&d->done, memory_order_acquire) > HOST_RING)
+		return fail(d, failure, "value %llu submitted while its slot still runs (room said RIG_LATER)",
+			    (unsigned long long)value);
+	for (i = 0; i < nparts; i++) {
+		const char *why = never(parts, i) ? never(parts, i) : cannot(&parts[i]);
+
+		if (why)
+			return fail(d, failure, "part %zu of value %llu: %s", i,
+				    (unsigned long long)value, why);
+	}
+	return 0;
+}
+
+/* The slot's arena, grown to need bytes; allocates only past its size. */
+static int
+reserve(struct host_dev *d, struct host_job *job, size_t need, uint64_t value,
+	const char **failure)
+{
+	void *a;
+
+	if (need <= job->arena_bytes && job->arena)
+		return 0;
+	need = need > HOST_ARENA_MIN ? need : HOST_ARENA_MIN;
+	a = realloc(job->arena, need);
+	if (!a)
+		return fail(d, failure, "no memory for the %zu bytes of value %llu's work",
+			    need, (unsigned long long)value);
+	job->arena = a;
+	job->arena_bytes = need;
+	return 0;
+}
+
+int
+host_submit(void *edge, uint64_t value, struct rig_part *parts, size_t nparts,
+	    const struct rig_wait *waits, size_t nwaits, struct rig_times *times,
+	    const char **failure)
+{
+	struct host_dev *d = edge;
+	struct host_job *job = &d->ring[value % HOST_RING];
+
+	if (check(d, value, parts, nparts, failure) != 0 ||
+	    reserve(d, job, arena_need(parts, nparts, nwaits), value, failure) != 0 ||
+	    call_fills(d, value, parts, nparts, failure) != 0)
+		return RIG_FAILED;
+	encode(job, parts, nparts, waits, nwaits);
+	job->value = value;
+	job->times = times;
+	d->submitted = value;
+	/* Release pairs with the device thread's acquire load of published:
+	 * the job's fields and arena are written first. */
+	atomic_store_explicit(&d->published, value, memory_order_release);
+	host_exec_wake(d);
+	return RIG_COMMITTED;
+}
+
+int
+host_commit(void *edge, uint64_t value, const char **failure)
+{
+	struct host_dev *d = edge;
+
+	/* Every submitted value is committed (k = 1): nothing to let run. */
+	if (d->failed)
+		return *failure = d->failure, RIG_FAILED;
+	return RIG_OK;
+}

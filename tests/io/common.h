@@ -185,7 +185,8 @@ fill_random(unsigned char *p, size_t n, uint64_t *s)
  * offsets of a 16 MiB file, each its own value and submitted without
  * waiting, against a shadow copy; then n reads of random ranges, compared
  * with the shadow once the word shows them; then the whole file read back.
- * Host buffers are fresh per op, so only the file orders them.
+ * Host buffers are fresh per op and live until the word shows their
+ * value, so only the file orders the ops.
  */
 static inline void
 round_trips(struct tdisk *t, const char *name, uint64_t seed, int n)
@@ -193,6 +194,7 @@ round_trips(struct tdisk *t, const char *name, uint64_t seed, int n)
 	const uint64_t file_bytes = 16u << 20, max_op = 3u << 20;
 	unsigned char *shadow = calloc(1, file_bytes), *whole = malloc(file_bytes);
 	unsigned char **bufs = calloc((size_t)n, sizeof(*bufs));
+	unsigned char **wbufs = calloc((size_t)n, sizeof(*wbufs));
 	uint64_t *offs = calloc((size_t)n, sizeof(*offs)), *lens = calloc((size_t)n, sizeof(*lens));
 	void *f = tfile_create(t, name, file_bytes);
 	uint64_t s = seed, last = 0;
@@ -201,15 +203,15 @@ round_trips(struct tdisk *t, const char *name, uint64_t seed, int n)
 	for (int i = 0; i < n; i++) {
 		lens[i] = 1 + rnd(&s) % (i % 4 ? 65536 : max_op);
 		offs[i] = rnd(&s) % (file_bytes - lens[i] + 1);
-		bufs[i] = malloc(lens[i]);
-		fill_random(bufs[i], lens[i], &s);
-		memcpy(shadow + offs[i], bufs[i], lens[i]);
-		last = tsubmit1(t, RIG_IO_WRITE, f, offs[i], bufs[i], lens[i]);
+		wbufs[i] = malloc(lens[i]);
+		fill_random(wbufs[i], lens[i], &s);
+		memcpy(shadow + offs[i], wbufs[i], lens[i]);
+		last = tsubmit1(t, RIG_IO_WRITE, f, offs[i], wbufs[i], lens[i]);
 	}
 	for (int i = 0; i < n; i++) {
 		lens[i] = 1 + rnd(&s) % (i % 4 ? 65536 : max_op);
 		offs[i] = rnd(&s) % (file_bytes - lens[i] + 1);
-		bufs[i] = realloc(bufs[i], lens[i]);
+		bufs[i] = malloc(lens[i]);
 		memset(bufs[i], 0xa5, lens[i]);
 		last = tsubmit1(t, RIG_IO_READ, f, offs[i], bufs[i], lens[i]);
 	}
@@ -219,12 +221,14 @@ round_trips(struct tdisk *t, const char *name, uint64_t seed, int n)
 			fail_msg("read %d (%llu bytes at %llu) differs from what was written",
 				 i, (unsigned long long)lens[i], (unsigned long long)offs[i]);
 		free(bufs[i]);
+		free(wbufs[i]);	/* only now: a write reads it until its value */
 	}
 	twait(t, tsubmit1(t, RIG_IO_READ, f, 0, whole, file_bytes), 30 * SECOND_NS);
 	assert_memory_equal(whole, shadow, file_bytes);
 	rig_disk_io.release(t->d, f);
 	unlink(tmp_path(name));
 	free(bufs);
+	free(wbufs);
 	free(offs);
 	free(lens);
 	free(shadow);

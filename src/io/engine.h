@@ -77,13 +77,16 @@ struct disk_piece {
  * calls bell. issue queues one piece (0, or -EAGAIN when it must reap
  * first); reap hands each finished piece to loop_piece_done(), sleeping
  * first when block is set until a piece finishes or the bell rings, and
- * returns 0 or a negative errno (which fails the disk). fini runs under
+ * returns 0 or a negative errno (which fails the disk). cancel (the loop,
+ * once, at stop) asks that pieces not yet started end at once with
+ * -ECANCELED; pieces already running end as they will. fini runs under
  * files_lock once the loop ended; the caller then clears be_state.
  */
 struct disk_backend {
 	int (*issue)(struct disk *d, struct disk_piece *p);
 	int (*reap)(struct disk *d, bool block);
 	void (*bell)(struct disk *d);
+	void (*cancel)(struct disk *d);
 	void (*fini)(struct disk *d);
 	int (*file_add)(struct disk *d, struct disk_file *f);
 	void (*file_drop)(struct disk *d, struct disk_file *f);
@@ -118,6 +121,7 @@ struct disk {
 	struct disk_piece *free_pieces;
 	struct disk_piece *again;	/* rests of short I/O to issue first */
 	unsigned in_flight;
+	bool cancelled;			/* cancel was called (at stop) */
 
 	_Atomic bool stopping;
 	_Atomic uint64_t refs;		/* the handle's, one per file */

@@ -22,7 +22,8 @@
  *    whatever order their completions came in. Invariant: shown <= the
  *    value of first - 1, and every value <= shown completed.
  *  - After a failure or at stop nothing more is cut; pieces in flight are
- *    reaped (their results dropped) and the word is left alone.
+ *    reaped (their results dropped) and the word is left alone. At stop
+ *    the backend is also asked once to cancel what has not started.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -328,11 +329,17 @@ loop_main(void *arg)
 	for (;;) {
 		take_feed(d);
 		if (halted(d)) {
+			bool stopping = atomic_load_explicit(&d->stopping,
+							     memory_order_acquire);
+
 			drop_unstarted(d);
 			advance(d);
-			if (atomic_load_explicit(&d->stopping, memory_order_acquire) &&
-			    !d->in_flight && feed_empty_sc(&d->feed))
+			if (stopping && !d->in_flight && feed_empty_sc(&d->feed))
 				break;
+			if (stopping && d->in_flight && !d->cancelled) {
+				d->be->cancel(d);
+				d->cancelled = true;
+			}
 		}
 		went = issue_some(d);
 		advance(d);

@@ -125,6 +125,23 @@ pool_bell(struct disk *d)
 	pthread_mutex_unlock(&q->lock);
 }
 
+/* Hand back the pieces no worker took yet, as cancelled. */
+static void
+pool_cancel(struct disk *d)
+{
+	struct pool *q = P(d);
+	struct disk_piece *p;
+
+	pthread_mutex_lock(&q->lock);
+	while ((p = q->work)) {
+		q->work = p->next;
+		p->res = -ECANCELED;
+		p->next = q->done;
+		q->done = p;
+	}
+	pthread_mutex_unlock(&q->lock);
+}
+
 static void
 pool_join(struct pool *q, unsigned n)
 {
@@ -165,6 +182,7 @@ static const struct disk_backend pool_backend = {
 	.issue = pool_issue,
 	.reap = pool_reap,
 	.bell = pool_bell,
+	.cancel = pool_cancel,
 	.fini = pool_fini,
 	.file_add = pool_file_add,
 	.file_drop = pool_file_drop,

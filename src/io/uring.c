@@ -26,6 +26,7 @@
 #include "io/engine.h"
 
 #define BELL	((uint64_t)1)	/* no piece lies at address 1 */
+#define CANCEL	((uint64_t)2)	/* nor at 2 */
 
 struct uring {
 	struct io_uring ring;
@@ -127,6 +128,8 @@ reap_cq(struct disk *d)
 			U(d)->bell_armed = false;
 			continue;
 		}
+		if (tag == CANCEL)
+			continue;	/* how many it cancelled: theirs tell */
 		/* Pairs with the release in uring_issue(). */
 		tsan_acquire((void *)(uintptr_t)tag);
 		loop_piece_done(d, (struct disk_piece *)(uintptr_t)tag, cqe->res);
@@ -176,6 +179,18 @@ uring_bell(struct disk *d)
 }
 
 /* Under files_lock, after the loop ended. */
+/* Cancel every request not yet running; each ends with -ECANCELED. */
+static void
+uring_cancel(struct disk *d)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&U(d)->ring);
+
+	if (!sqe && (flush(d, 0) < 0 || !(sqe = io_uring_get_sqe(&U(d)->ring))))
+		return;		/* then the pieces in flight are drained */
+	io_uring_prep_cancel64(sqe, 0, IORING_ASYNC_CANCEL_ANY);
+	io_uring_sqe_set_data64(sqe, CANCEL);
+}
+
 static void
 uring_fini(struct disk *d)
 {
@@ -246,6 +261,7 @@ static const struct disk_backend uring_backend = {
 	.issue = uring_issue,
 	.reap = uring_reap,
 	.bell = uring_bell,
+	.cancel = uring_cancel,
 	.fini = uring_fini,
 	.file_add = uring_file_add,
 	.file_drop = uring_file_drop,

@@ -355,28 +355,41 @@ test_many_threads_feed(void **state)
 	tdisk_stop(&t);
 }
 
-/* stop with thousands of values queued returns promptly and shows them. */
+/* stop with thousands of values queued returns promptly and shows them,
+ * in both modes (the threads mode cancels the pieces no worker took). */
 static void
 test_stop_with_io_in_flight(void **state)
 {
 	enum { N = 3000 };
-	struct tdisk t;
-	unsigned char *host = malloc(1 << 20);
-	uint64_t t0, last = 0;
-	void *f;
 
-	tdisk_open(&t, NULL, 0);
-	f = tfile_create(&t, "stop.bin", 64 << 20);
-	for (int i = 0; i < N; i++)
-		last = tsubmit1(&t, RIG_IO_READ, f, (uint64_t)(i % 64) << 20, host, 1 << 20);
-	rig_disk_io.release(t.d, f);
-	t0 = now_ns();
-	tdisk_stop(&t);
-	print_message("# stop with %d MiB queued took %.1f ms\n", N,
-		      (double)(now_ns() - t0) / 1e6);
-	assert_true(now_ns() - t0 < 2 * SECOND_NS);
-	assert_int_equal(atomic_load(&t.word), last);
-	free(host);
+	for (int m = 0; m < 2; m++) {
+		struct tdisk t;
+		unsigned char *host = malloc(64 << 20);
+		uint64_t t0, last = 0;
+		struct disk_stats st;
+		void *f;
+
+		tdisk_open(&t, &(struct rig_disk_options){ .size = sizeof(struct rig_disk_options),
+			   .mode = m ? RIG_DISK_THREADS : RIG_DISK_AUTO }, 0);
+		f = tfile_create(&t, "stop.bin", 64 << 20);
+		for (int i = 0; i < N; i++)
+			last = tsubmit1(&t, RIG_IO_READ, f, (uint64_t)(i % 64) << 20,
+					host + ((size_t)(i % 64) << 20), 1 << 20);
+		rig_disk_io.release(t.d, f);
+		t0 = now_ns();
+		do	/* I/O is in flight: more than one piece at once */
+			disk_stats(t.d, &st);
+		while (st.max_in_flight < 2 && now_ns() - t0 < 2 * SECOND_NS);
+		assert_true(st.max_in_flight > 1);
+		t0 = now_ns();
+		print_message("# %s: ", disk_mode(t.d));
+		tdisk_stop(&t);
+		print_message("stop with %d MiB queued took %.1f ms\n", N,
+			      (double)(now_ns() - t0) / 1e6);
+		assert_true(now_ns() - t0 < 2 * SECOND_NS);
+		assert_int_equal(atomic_load(&t.word), last);
+		free(host);
+	}
 }
 
 int

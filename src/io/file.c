@@ -91,6 +91,13 @@ refused(const char *call, const char *path, int err, char *why, size_t len)
 	return -err;
 }
 
+static int
+refused_stopped(const char *call, const char *path, char *why, size_t len)
+{
+	snprintf(why, len, "%s: %s: the disk stopped", call, path);
+	return disk_refuse(call, -EINVAL, "%s: the disk stopped", path);
+}
+
 static bool
 stopped(struct disk *d)
 {
@@ -104,8 +111,10 @@ disk_file_create(void *disk, const char *path, uint64_t bytes, void **file,
 	struct disk *d = disk;
 	int fd;
 
-	if (!d || !path || !file || stopped(d))
+	if (!d || !path || !file)
 		return refused(__func__, path, EINVAL, why, len);
+	if (stopped(d))
+		return refused_stopped(__func__, path, why, len);
 	if (bytes > (uint64_t)INT64_MAX)
 		return refused(__func__, path, EFBIG, why, len);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -128,8 +137,10 @@ disk_file_open(void *disk, const char *path, void **file, char *why, size_t len)
 	struct stat st;
 	int fd;
 
-	if (!d || !path || !file || stopped(d))
+	if (!d || !path || !file)
 		return refused(__func__, path, EINVAL, why, len);
+	if (stopped(d))
+		return refused_stopped(__func__, path, why, len);
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0 && (errno == EACCES || errno == EROFS || errno == EPERM)) {
 		read_only = true;

@@ -5,7 +5,8 @@
  * extent is refused at submit; a file truncated behind the disk's back
  * fails the read at the end of file instead of handing back zeroes; bad
  * ops, values out of order, bad options and bad maps are refused with
- * messages naming the call and the cause. Each runs in both modes.
+ * messages naming the call and the cause; after stop nothing new opens.
+ * The I/O faults run in both modes.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -229,6 +230,31 @@ test_bad_maps_and_registrations_refused(void **state)
 	tdisk_stop(&t);
 }
 
+/* After stop, files still work for size, map and release; nothing new opens. */
+static void
+test_after_stop(void **state)
+{
+	struct tdisk t;
+	char why[600];
+	uint64_t n = 0;
+	void *f, *g = NULL, *host;
+
+	tdisk_open(&t, NULL, 0);
+	f = tfile_create(&t, "after.bin", 8192);
+	tdisk_stop(&t);
+	assert_string_equal(disk_failure(t.d), "stopped: test done");
+	assert_int_equal(disk_file_create(t.d, tmp_path("late.bin"), 10, &g, why, sizeof(why)),
+			 -EINVAL);
+	assert_contains(why, "disk_file_create: ");
+	assert_contains(why, "late.bin: the disk stopped");
+	assert_null(g);
+	assert_int_equal(rig_disk_io.size(t.d, f, &n), 0);
+	assert_int_equal(n, 8192);
+	assert_int_equal(disk_file_map(f, 100, 200, &host), 0);
+	assert_int_equal(disk_file_unmap(f, host, 200), 0);
+	rig_disk_io.release(t.d, f);	/* the last file: the handle goes */
+}
+
 int
 main(void)
 {
@@ -240,6 +266,7 @@ main(void)
 		cmocka_unit_test(test_bad_ops_refused),
 		cmocka_unit_test(test_bad_options_refused),
 		cmocka_unit_test(test_bad_maps_and_registrations_refused),
+		cmocka_unit_test(test_after_stop),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -159,4 +159,12 @@ void disk_stats(void *disk, struct disk_stats *out);
  */
 void disk_fault_inject(void *disk, uint64_t nth, int err);
 
+/*
+ * disk_short_inject() - a test switch: from now on every nth read or write
+ * to complete reports half the bytes it moved (0: never), as a short
+ * transfer would; the loop then issues the rest again, through the same
+ * path as a real short read or write. Any thread.
+ */
+void disk_short_inject(void *disk, uint64_t every);
+
 #endif

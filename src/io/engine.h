@@ -139,6 +139,8 @@ struct disk {
 
 	_Atomic uint64_t fault_nth;	/* disk_fault_inject(): countdown */
 	_Atomic int fault_err;
+	_Atomic uint64_t short_every;	/* disk_short_inject() */
+	uint64_t short_count;		/* the loop's */
 
 	struct {
 		_Atomic uint64_t pieces, fixed_buffers, fixed_files, resubmits,

@@ -187,9 +187,12 @@ issue_some(struct disk *d)
 	bool went = false;
 
 	while ((p = d->again)) {
-		if (d->be->issue(d, p) < 0)
+		d->again = p->next;	/* before issue, which may reuse next */
+		if (d->be->issue(d, p) < 0) {
+			p->next = d->again;
+			d->again = p;
 			return went;
-		d->again = p->next;
+		}
 		went = true;
 	}
 	while (!halted(d) && d->free_pieces && (j = cursor_job(d))) {
@@ -270,11 +273,16 @@ drop_unstarted(struct disk *d)
 	}
 }
 
-/* Consume an injected fault, if this completion is the one. */
+/* Consume an injected fault, if this completion is the one; report every
+ * short_every-th transfer as moving half its bytes (disk_short_inject). */
 static int64_t
-injected(struct disk *d, int64_t res)
+injected(struct disk *d, const struct disk_piece *p, int64_t res)
 {
 	uint64_t n = atomic_load_explicit(&d->fault_nth, memory_order_relaxed);
+	uint64_t every = atomic_load_explicit(&d->short_every, memory_order_relaxed);
+
+	if (every && p->kind != RIG_IO_BARRIER && res > 1 && ++d->short_count % every == 0)
+		res /= 2;
 
 	while (n) {
 		if (atomic_compare_exchange_weak_explicit(&d->fault_nth, &n, n - 1,
@@ -291,7 +299,7 @@ loop_piece_done(struct disk *d, struct disk_piece *p, int64_t res)
 	struct disk_job *j = p->job;
 	const char *op = disk_op_name(p->kind);
 
-	res = injected(d, res);
+	res = injected(d, p, res);
 	if (res == -EINTR || res == -EAGAIN) {
 		p->next = d->again;	/* try the same piece again */
 		d->again = p;

@@ -219,6 +219,13 @@ disk_fault_inject(void *disk, uint64_t nth, int err)
 	atomic_store(&d->fault_nth, nth);
 }
 
+void
+disk_short_inject(void *disk, uint64_t every)
+{
+	atomic_store_explicit(&((struct disk *)disk)->short_every, every,
+			      memory_order_relaxed);
+}
+
 int
 disk_host_register(void *disk, void *host, uint64_t bytes)
 {

@@ -7,6 +7,7 @@
 #define TESTS_IO_COMMON_H
 
 #include <errno.h>
+#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -37,18 +39,38 @@ now_ns(void)
 	return (uint64_t)ts.tv_sec * SECOND_NS + (uint64_t)ts.tv_nsec;
 }
 
-/* A fresh folder for temporary files (under the build folder). */
+static char tmp_dir_path[512];
+
+static int
+tmp_remove(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	remove(path);		/* best effort */
+	return 0;
+}
+
+static void
+tmp_cleanup(void)
+{
+	nftw(tmp_dir_path, tmp_remove, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* A fresh folder for temporary files under the build folder, made before
+ * main (so forked children share it) and removed at the parent's exit. */
+__attribute__((constructor)) static void
+tmp_make(void)
+{
+	snprintf(tmp_dir_path, sizeof(tmp_dir_path), "%s/io-XXXXXX", TEST_TMP);
+	if (!mkdtemp(tmp_dir_path)) {
+		fprintf(stderr, "mkdtemp %s: %s\n", tmp_dir_path, strerror(errno));
+		exit(1);
+	}
+	atexit(tmp_cleanup);
+}
+
 static inline const char *
 tmp_dir(void)
 {
-	static char dir[512];
-
-	if (!dir[0]) {
-		snprintf(dir, sizeof(dir), "%s/io-XXXXXX", TEST_TMP);
-		if (!mkdtemp(dir))
-			fail_msg("mkdtemp %s: %s", dir, strerror(errno));
-	}
-	return dir;
+	return tmp_dir_path;
 }
 
 static inline const char *

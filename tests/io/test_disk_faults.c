@@ -10,6 +10,8 @@
  */
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "common.h"
 
@@ -77,6 +79,73 @@ test_missing_file_refused(void **state)
 	assert_contains(why, "disk_file_open: (null): Invalid argument");
 	assert_null(disk_failure(t.d));	/* refusals at open fail nothing */
 	tdisk_stop(&t);
+}
+
+/* As user nobody (a forked child of root): a file it may not read is
+ * refused at open with the errno's text; one it may only read opens
+ * read-only, and a write to it is refused at submit. */
+static int
+as_nobody(const char *secret, const char *readable)
+{
+	struct rig_disk_options o = { .size = sizeof(o), .mode = RIG_DISK_THREADS };
+	struct rig_io_opener op;
+	_Atomic uint64_t word = 0;
+	char why[600], want[700];
+	const char *failure = NULL;
+	struct rig_io_op w;
+	void *d, *f = NULL;
+	int ret;
+
+	if (setgid(65534) < 0 || setuid(65534) < 0)
+		return 3;
+	rig_disk_opener_init(&op, NULL, &o);
+	if (op.make(&op, &word, &d, why, sizeof(why)) < 0)
+		return fprintf(stderr, "make: %s\n", why), 1;
+	ret = disk_file_open(d, secret, &f, why, sizeof(why));
+	snprintf(want, sizeof(want), "disk_file_open: %s: Permission denied", secret);
+	if (ret != -EACCES || strcmp(why, want))
+		return fprintf(stderr, "open of %s: %d \"%s\"\n", secret, ret, why), 1;
+	if (disk_file_open(d, readable, &f, why, sizeof(why)) < 0)
+		return fprintf(stderr, "open of %s: %s\n", readable, why), 1;
+	w = (struct rig_io_op){ RIG_IO_WRITE, f, 0, why, 10 };
+	snprintf(want, sizeof(want), "write of %s at 0: the file is open read-only", readable);
+	if (rig_disk_io.submit(d, 1, &w, 1, &failure) != RIG_FAILED || strcmp(failure, want))
+		return fprintf(stderr, "write: \"%s\"\n", failure ? failure : ""), 1;
+	rig_disk_io.release(d, f);
+	rig_disk_io.stop(d, "done");
+	return 0;
+}
+
+static void
+test_unreadable_file_refused(void **state)
+{
+	const char *secret = tmp_path("secret.bin"), *readable = tmp_path("readable.bin");
+	int fd, status;
+	pid_t pid;
+
+	if (geteuid() != 0) {
+		print_message("# not root: no other user to be; the check is root's\n");
+		return;
+	}
+	assert_true((fd = open(secret, O_CREAT | O_WRONLY | O_TRUNC, 0600)) >= 0);
+	close(fd);
+	assert_true((fd = open(readable, O_CREAT | O_WRONLY | O_TRUNC, 0644)) >= 0);
+	assert_int_equal(write(fd, "0123456789", 10), 10);
+	close(fd);
+	/* nobody must reach the folder: open the way down to it. */
+	assert_int_equal(chmod(tmp_dir(), 0755), 0);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(as_nobody(secret, readable));
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
+		print_message("# cannot become nobody here; the check did not run\n");
+		return;
+	}
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
 /* A file opened again has its size as extent; a read past it is refused. */
@@ -261,6 +330,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_injected_eio_fails_disk),
 		cmocka_unit_test(test_missing_file_refused),
+		cmocka_unit_test(test_unreadable_file_refused),
 		cmocka_unit_test(test_read_past_extent_refused),
 		cmocka_unit_test(test_truncated_file_fails_read),
 		cmocka_unit_test(test_bad_ops_refused),

@@ -100,6 +100,14 @@ struct disk_range {
 	_Atomic uint64_t bytes;
 };
 
+/* What is in flight, coarsely (loop.c's may_conflict): bounds of every
+ * piece's host bytes and file bytes, and counts of writes and barriers. */
+struct disk_box {
+	uintptr_t host_lo, host_hi;
+	uint64_t file_lo, file_hi;
+	unsigned writes, barriers;
+};
+
 struct disk {
 	struct rig_disk_options opt;
 	_Atomic uint64_t *word;
@@ -121,6 +129,7 @@ struct disk {
 	struct disk_piece *free_pieces;
 	struct disk_piece *again;	/* rests of short I/O to issue first */
 	unsigned in_flight;
+	struct disk_box box;
 	bool cancelled;			/* cancel was called (at stop) */
 
 	_Atomic bool stopping;

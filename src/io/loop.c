@@ -32,6 +32,8 @@
 
 #include "io/engine.h"
 
+/* The loop is the stats' only writer: a relaxed load and store (no locked
+ * add) keep them cheap; readers see some recent value. */
 static void
 stat_max(_Atomic uint64_t *s, uint64_t v)
 {
@@ -42,7 +44,8 @@ stat_max(_Atomic uint64_t *s, uint64_t v)
 static void
 stat_add(_Atomic uint64_t *s)
 {
-	atomic_fetch_add_explicit(s, 1, memory_order_relaxed);
+	atomic_store_explicit(s, atomic_load_explicit(s, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
 }
 
 static bool
@@ -88,10 +91,73 @@ overlap(uint64_t a, uint64_t an, uint64_t b, uint64_t bn)
 	return a < b + bn && b < a + an;
 }
 
+/* Could q conflict with a piece in flight at all? The boxes hold every
+ * in-flight piece's host bytes and file bytes (of any file), and writes
+ * and barriers are counted; a stream into fresh memory never enters the
+ * scan below. */
+static bool
+may_conflict(const struct disk *d, const struct disk_piece *q)
+{
+	const struct disk_box *b = &d->box;
+
+	if (!d->in_flight)
+		return false;
+	if (q->kind == RIG_IO_BARRIER)
+		return b->writes > 0;
+	if (overlap((uintptr_t)q->host, q->bytes, b->host_lo, b->host_hi - b->host_lo))
+		return true;
+	if (q->kind == RIG_IO_READ)
+		return b->writes > 0 && overlap(q->offset, q->bytes, b->file_lo,
+						b->file_hi - b->file_lo);
+	return b->barriers > 0 ||
+	       overlap(q->offset, q->bytes, b->file_lo, b->file_hi - b->file_lo);
+}
+
+static void
+box_add(struct disk *d, const struct disk_piece *p)
+{
+	struct disk_box *b = &d->box;
+
+	if (p->kind == RIG_IO_BARRIER) {
+		b->barriers++;
+		return;
+	}
+	b->writes += p->kind == RIG_IO_WRITE;
+	if (b->host_lo == b->host_hi) {
+		b->host_lo = (uintptr_t)p->host;
+		b->host_hi = (uintptr_t)p->host + p->bytes;
+		b->file_lo = p->offset;
+		b->file_hi = p->offset + p->bytes;
+		return;
+	}
+	if ((uintptr_t)p->host < b->host_lo)
+		b->host_lo = (uintptr_t)p->host;
+	if ((uintptr_t)p->host + p->bytes > b->host_hi)
+		b->host_hi = (uintptr_t)p->host + p->bytes;
+	if (p->offset < b->file_lo)
+		b->file_lo = p->offset;
+	if (p->offset + p->bytes > b->file_hi)
+		b->file_hi = p->offset + p->bytes;
+}
+
+/* A piece ended: the counts drop; the boxes empty once nothing is in flight. */
+static void
+box_remove(struct disk *d, const struct disk_piece *p)
+{
+	struct disk_box *b = &d->box;
+
+	b->barriers -= p->kind == RIG_IO_BARRIER;
+	b->writes -= p->kind == RIG_IO_WRITE;
+	if (!d->in_flight)
+		*b = (struct disk_box){ 0 };
+}
+
 /* Does the piece q (not yet issued) conflict with a piece in flight? */
 static bool
 held_back(struct disk *d, const struct disk_piece *q)
 {
+	if (!may_conflict(d, q))
+		return false;
 	for (unsigned i = 0; i < d->opt.depth; i++) {
 		const struct disk_piece *p = &d->pieces[i];
 
@@ -211,6 +277,7 @@ issue_some(struct disk *d)
 		went = true;
 		j->in_flight++;
 		d->in_flight++;
+		box_add(d, p);
 		stat_add(&d->stats.pieces);
 		if (p->buf >= 0)
 			stat_add(&d->stats.fixed_buffers);
@@ -269,6 +336,7 @@ drop_unstarted(struct disk *d)
 		d->again = p->next;
 		p->job->in_flight--;
 		d->in_flight--;
+		box_remove(d, p);
 		piece_free(d, p);
 	}
 }
@@ -322,9 +390,35 @@ loop_piece_done(struct disk *d, struct disk_piece *p, int64_t res)
 	}
 	j->in_flight--;
 	d->in_flight--;
+	box_remove(d, p);
 	piece_free(d, p);
 	if (!j->in_flight && j->op == j->nops && j != d->first)
 		stat_add(&d->stats.out_of_order);
+}
+
+/* Spin a little for new values before sleeping: a submitter that streams
+ * values then feeds a loop that is awake, and pays no wake-up per value. */
+#define SPINS 256
+
+static void
+relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+static bool
+work_came(struct disk *d)
+{
+	for (int i = 0; i < SPINS; i++) {
+		if (!feed_empty_sc(&d->feed))
+			return true;
+		relax();
+	}
+	return false;
 }
 
 void *
@@ -351,10 +445,17 @@ loop_main(void *arg)
 		}
 		went = issue_some(d);
 		advance(d);
-		if (went || feed_sleep_sc(&d->feed)) {
+		if (went) {
+			/* All pieces out: submit and wait for one in one call. */
+			ret = d->be->reap(d, !d->free_pieces);
+		} else if (d->in_flight) {
+			/* Nothing more may go until a piece ends (no free piece,
+			 * a conflict, a full ring): wait for one, not spin. */
+			ret = d->be->reap(d, true);
+		} else if (work_came(d) || feed_sleep_sc(&d->feed)) {
 			ret = d->be->reap(d, false);
 		} else {
-			ret = d->be->reap(d, true);
+			ret = d->be->reap(d, true);	/* idle: until the bell */
 			feed_wake_sc(&d->feed);
 		}
 		if (ret < 0)

@@ -208,7 +208,7 @@ cut_piece(struct disk *d, struct disk_job *j, struct disk_piece *p)
 	p->file = op->file;
 	p->kind = op->kind;
 	p->offset = op->offset + j->cut;
-	p->host = (char *)op->host + j->cut;
+	p->host = op->host ? (char *)op->host + j->cut : NULL;	/* NULL: a barrier */
 	p->bytes = op->kind == RIG_IO_BARRIER ? 0 :
 		   (uint32_t)(left < d->opt.chunk_bytes ? left : d->opt.chunk_bytes);
 	p->done = 0;

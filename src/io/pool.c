@@ -33,7 +33,7 @@ P(struct disk *d)
 static int64_t
 run_piece(struct disk_piece *p)
 {
-	char *host = p->host + p->done;
+	char *host = p->host ? p->host + p->done : NULL;
 	size_t len = p->bytes - p->done;
 	off_t at = (off_t)(p->offset + p->done);
 	ssize_t n;

@@ -59,7 +59,7 @@ uring_issue(struct disk *d, struct disk_piece *p)
 {
 	struct io_uring *ring = &U(d)->ring;
 	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-	char *host = p->host + p->done;
+	char *host = p->host ? p->host + p->done : NULL;
 	unsigned len = p->bytes - p->done;
 	uint64_t at = p->offset + p->done;
 	int fd = p->file->slot >= 0 ? p->file->slot : p->file->fd;

@@ -44,7 +44,11 @@ struct rig_disk_options {
 	enum rig_disk_mode_wish mode;
 };
 
-/* The opener named "DISK", with the default options. */
+/*
+ * The opener named "DISK", with the default options. Its make opens a new,
+ * independent disk each call (its own ring and loop thread), also while
+ * earlier ones are not stopped; make takes no lock of rig's.
+ */
 extern const struct rig_io_opener rig_disk_opener;
 
 /*

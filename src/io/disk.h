@@ -44,8 +44,9 @@
  * with that text. No zeroes stand in for bytes that were not read.
  *
  * Stop. stop(disk, reason) returns promptly with I/O in flight: the loop
- * drops the values it has not started, waits for the pieces in flight (at
- * most depth pieces of chunk_bytes) and ends. Then no I/O touches host
+ * drops the values it has not started, cancels the pieces the kernel (or
+ * the pool) has not started, waits for those already running (at most
+ * depth pieces of chunk_bytes) and ends. Then no I/O touches host
  * memory any more, and stop stores the last submitted value in the word
  * (the values it dropped show as signaled, as seed 000 allows after a loss;
  * rig may free their memory). After stop only size, release, and the

@@ -1,0 +1,94 @@
+/*
+ * io/submit.c: the table's submit. Checks a value's ops against its files,
+ * copies them into a job and feeds the job to the loop; never blocks, never
+ * waits for I/O. A refusal fails the disk (RIG_FAILED loses the device in
+ * rig_edge.h's contract), with a message naming the op and the cause.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/engine.h"
+
+int disk_submit(void *t, uint64_t value, const struct rig_io_op *ops,
+		size_t nops, const char **failure);
+
+/* Check one op; on a fault fail the disk and return false. */
+static bool
+op_ok(struct disk *d, uint64_t value, size_t i, const struct rig_io_op *op)
+{
+	const struct disk_file *f = op->file;
+
+	if (op->kind < RIG_IO_READ || op->kind > RIG_IO_BARRIER) {
+		disk_fail(d, "submit of value %" PRIu64 ": op %zu has kind %d, no Io op",
+			  value, i, (int)op->kind);
+		return false;
+	}
+	if (!file_of(d, f)) {
+		disk_fail(d, "submit of value %" PRIu64 ": op %zu names %p, no file of this disk",
+			  value, i, op->file);
+		return false;
+	}
+	if (op->kind == RIG_IO_BARRIER)
+		return true;
+	if (op->bytes && !op->host) {
+		disk_fail(d, "%s of %s at %" PRIu64 ": the host address is NULL",
+			  disk_op_name(op->kind), f->path, op->offset);
+		return false;
+	}
+	if (op->offset > f->bytes || op->bytes > f->bytes - op->offset) {
+		disk_fail(d, "%s of %s at %" PRIu64 ": %" PRIu64 " bytes pass the end of the file (%" PRIu64 " bytes)",
+			  disk_op_name(op->kind), f->path, op->offset,
+			  op->bytes, f->bytes);
+		return false;
+	}
+	if (op->kind == RIG_IO_WRITE && f->read_only) {
+		disk_fail(d, "write of %s at %" PRIu64 ": the file is open read-only",
+			  f->path, op->offset);
+		return false;
+	}
+	return true;
+}
+
+int
+disk_submit(void *t, uint64_t value, const struct rig_io_op *ops, size_t nops,
+	    const char **failure)
+{
+	struct disk *d = t;
+	struct disk_job *j;
+	uint64_t prev = value - 1;
+
+	if (disk_has_failed(d))
+		goto failed;
+	for (size_t i = 0; i < nops; i++)
+		if (!op_ok(d, value, i, &ops[i]))
+			goto failed;
+	j = malloc(sizeof(*j) + nops * sizeof(*ops));
+	if (!j) {
+		disk_fail(d, "submit of value %" PRIu64 ": no memory for %zu ops", value, nops);
+		goto failed;
+	}
+	/* Another submitter racing for the same value loses here: values
+	 * are claimed one after another. */
+	if (!atomic_compare_exchange_strong_explicit(&d->submitted, &prev, value,
+						     memory_order_relaxed,
+						     memory_order_relaxed)) {
+		free(j);
+		disk_fail(d, "submit of value %" PRIu64 " after value %" PRIu64 ": values must follow one another",
+			  value, prev);
+		goto failed;
+	}
+	memset(j, 0, sizeof(*j));
+	j->value = value;
+	j->nops = nops;
+	memcpy(j->ops, ops, nops * sizeof(*ops));
+	for (size_t i = 0; i < nops; i++)
+		file_get(ops[i].file);	/* put when the job retires (loop.c) */
+	if (feed_push_mp(&d->feed, &j->node))
+		d->be->bell(d);
+	return RIG_OK;
+failed:
+	*failure = disk_failure_text(d);
+	return RIG_FAILED;
+}

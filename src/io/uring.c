@@ -1,0 +1,332 @@
+/*
+ * io/uring.c: the io_uring backend. One ring per disk, used by the loop
+ * thread alone (the bell and the registration calls are system calls on
+ * the ring's fd, which the kernel serialises with the loop's).
+ *
+ * Completions are never dropped: the ring has IORING_FEAT_NODROP (where it
+ * lacks it, depth is cut to the completion queue's size), so completions
+ * that do not fit the CQ wait in the kernel's overflow list; reap empties
+ * the CQ, flushes the overflow (io_uring_get_events) and empties it again,
+ * and a submit that answers -EBUSY (overflow pending) is retried after a
+ * reap. Each piece's user_data is the piece; BELL marks the bell's read.
+ *
+ * The bell: an eventfd whose 8-byte read is always armed in the ring, so a
+ * loop that sleeps in io_uring_submit_and_wait() wakes when any thread
+ * writes it (feed.c rings it for a sleeping loop; stop rings it).
+ */
+#include <errno.h>
+#include <liburing.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "io/engine.h"
+
+#define BELL	((uint64_t)1)	/* no piece lies at address 1 */
+#define CANCEL	((uint64_t)2)	/* nor at 2 */
+
+struct uring {
+	struct io_uring ring;
+	int bell_fd;
+	uint64_t bell_buf;
+	bool bell_armed;
+	bool fixed_files;
+};
+
+static struct uring *
+U(struct disk *d)
+{
+	return d->be_state;
+}
+
+/* Submit what is queued; -EBUSY and -EAGAIN mean "reap, then again". */
+static int
+flush(struct disk *d, unsigned wait)
+{
+	int ret;
+
+	do
+		ret = io_uring_submit_and_wait(&U(d)->ring, wait);
+	while (ret == -EINTR);
+	return ret < 0 ? ret : 0;
+}
+
+static int
+uring_issue(struct disk *d, struct disk_piece *p)
+{
+	struct io_uring *ring = &U(d)->ring;
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	char *host = p->host ? p->host + p->done : NULL;
+	unsigned len = p->bytes - p->done;
+	uint64_t at = p->offset + p->done;
+	int fd = p->file->slot >= 0 ? p->file->slot : p->file->fd;
+
+	if (!sqe) {
+		if (flush(d, 0) < 0 || !(sqe = io_uring_get_sqe(ring)))
+			return -EAGAIN;
+	}
+	switch (p->kind) {
+	case RIG_IO_READ:
+		if (p->buf >= 0)
+			io_uring_prep_read_fixed(sqe, fd, host, len, at, p->buf);
+		else
+			io_uring_prep_read(sqe, fd, host, len, at);
+		break;
+	case RIG_IO_WRITE:
+		if (p->buf >= 0)
+			io_uring_prep_write_fixed(sqe, fd, host, len, at, p->buf);
+		else
+			io_uring_prep_write(sqe, fd, host, len, at);
+		break;
+	case RIG_IO_BARRIER:
+		io_uring_prep_fsync(sqe, fd, 0);
+		break;
+	}
+	if (p->file->slot >= 0) {
+		sqe->flags |= IOSQE_FIXED_FILE;
+		if (!p->done)
+			atomic_fetch_add_explicit(&d->stats.fixed_files, 1,
+						  memory_order_relaxed);
+	}
+	io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)p);
+	/* The kernel holds p until its CQE: pairs with the acquire in
+	 * reap_cq(). TSan cannot see the rings' shared memory. */
+	tsan_release(p);
+	return 0;
+}
+
+static bool
+arm_bell(struct disk *d)
+{
+	struct uring *u = U(d);
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
+
+	if (!sqe)
+		return false;
+	io_uring_prep_read(sqe, u->bell_fd, &u->bell_buf, sizeof(u->bell_buf), 0);
+	io_uring_sqe_set_data64(sqe, BELL);
+	u->bell_armed = true;
+	return true;
+}
+
+/* Hand every CQE to the loop; returns how many there were. */
+static unsigned
+reap_cq(struct disk *d)
+{
+	struct io_uring *ring = &U(d)->ring;
+	struct io_uring_cqe *cqe;
+	unsigned head, n = 0;
+
+	io_uring_for_each_cqe(ring, head, cqe) {
+		uint64_t tag = io_uring_cqe_get_data64(cqe);
+
+		n++;
+		if (tag == BELL) {
+			U(d)->bell_armed = false;
+			continue;
+		}
+		if (tag == CANCEL)
+			continue;	/* how many it cancelled: theirs tell */
+		/* Pairs with the release in uring_issue(). */
+		tsan_acquire((void *)(uintptr_t)tag);
+		loop_piece_done(d, (struct disk_piece *)(uintptr_t)tag, cqe->res);
+	}
+	io_uring_cq_advance(ring, n);
+	return n;
+}
+
+static int
+uring_reap(struct disk *d, bool block)
+{
+	struct uring *u = U(d);
+	int ret;
+
+	if (!u->bell_armed && !arm_bell(d)) {
+		if ((ret = flush(d, 0)) < 0 && ret != -EBUSY && ret != -EAGAIN)
+			return ret;
+		arm_bell(d);
+	}
+	ret = flush(d, block && !io_uring_cq_ready(&u->ring) ? 1 : 0);
+	if (ret == -EBUSY || ret == -EAGAIN) {
+		atomic_fetch_add_explicit(&d->stats.busy, 1, memory_order_relaxed);
+		ret = 0;	/* reap below makes room; the loop submits again */
+	}
+	if (ret < 0)
+		return ret;
+	for (;;) {
+		reap_cq(d);
+		if (!io_uring_cq_has_overflow(&u->ring))
+			break;
+		atomic_fetch_add_explicit(&d->stats.busy, 1, memory_order_relaxed);
+		if ((ret = io_uring_get_events(&u->ring)) < 0 && ret != -EINTR &&
+		    ret != -EBUSY && ret != -EAGAIN)
+			return ret;
+	}
+	return 0;
+}
+
+static void
+uring_bell(struct disk *d)
+{
+	uint64_t one = 1;
+
+	/* Cannot fail but for a counter at its maximum, which wakes too. */
+	if (write(U(d)->bell_fd, &one, sizeof(one)) < 0)
+		return;
+}
+
+/* Under files_lock, after the loop ended. */
+/* Cancel every request not yet running; each ends with -ECANCELED. */
+static void
+uring_cancel(struct disk *d)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&U(d)->ring);
+
+	if (!sqe && (flush(d, 0) < 0 || !(sqe = io_uring_get_sqe(&U(d)->ring))))
+		return;		/* then the pieces in flight are drained */
+	io_uring_prep_cancel64(sqe, 0, IORING_ASYNC_CANCEL_ANY);
+	io_uring_sqe_set_data64(sqe, CANCEL);
+}
+
+static void
+uring_fini(struct disk *d)
+{
+	struct uring *u = U(d);
+
+	d->ring_up = false;
+	io_uring_queue_exit(&u->ring);
+	close(u->bell_fd);
+	free(u);
+}
+
+/* Under files_lock: take a free registered-file slot for f. */
+static int
+uring_file_add(struct disk *d, struct disk_file *f)
+{
+	struct uring *u = U(d);
+
+	f->slot = -1;
+	if (!d->ring_up || !u->fixed_files)
+		return 0;
+	for (int i = 0; i < DISK_FILE_SLOTS; i++) {
+		if (d->file_slots[i / 64] & (1ull << (i % 64)))
+			continue;
+		if (io_uring_register_files_update(&u->ring, (unsigned)i, &f->fd, 1) != 1)
+			return 0;	/* a plain fd works as well, a little slower */
+		d->file_slots[i / 64] |= 1ull << (i % 64);
+		f->slot = i;
+		return 0;
+	}
+	return 0;
+}
+
+/* Under files_lock: give f's slot back (no piece of f is in flight). */
+static void
+uring_file_drop(struct disk *d, struct disk_file *f)
+{
+	int none = -1;
+
+	if (f->slot < 0)
+		return;
+	if (d->ring_up)
+		io_uring_register_files_update(&U(d)->ring, (unsigned)f->slot, &none, 1);
+	d->file_slots[f->slot / 64] &= ~(1ull << (f->slot % 64));
+	f->slot = -1;
+}
+
+int
+uring_register_host(struct disk *d, unsigned slot, void *host, uint64_t bytes)
+{
+	struct iovec iov = { .iov_base = host, .iov_len = bytes };
+	__u64 tag = 0;
+	int ret;
+
+	ret = io_uring_register_buffers_update_tag(&U(d)->ring, slot, &iov, &tag, 1);
+	return ret < 0 ? ret : 0;
+}
+
+void
+uring_unregister_host(struct disk *d, unsigned slot)
+{
+	struct iovec iov = { 0 };
+	__u64 tag = 0;
+
+	io_uring_register_buffers_update_tag(&U(d)->ring, slot, &iov, &tag, 1);
+}
+
+static const struct disk_backend uring_backend = {
+	.issue = uring_issue,
+	.reap = uring_reap,
+	.bell = uring_bell,
+	.cancel = uring_cancel,
+	.fini = uring_fini,
+	.file_add = uring_file_add,
+	.file_drop = uring_file_drop,
+};
+
+/* Can we pin buffers? Pin DISK_PROBE_BYTES in slot 0, then let go. */
+static bool
+probe_buffers(struct disk *d)
+{
+	void *m = mmap(NULL, DISK_PROBE_BYTES, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	bool ok;
+
+	if (m == MAP_FAILED)
+		return false;
+	if (io_uring_register_buffers_sparse(&U(d)->ring, DISK_BUFFER_SLOTS) < 0) {
+		munmap(m, DISK_PROBE_BYTES);
+		return false;
+	}
+	ok = uring_register_host(d, 0, m, DISK_PROBE_BYTES) == 0;
+	if (ok)
+		uring_unregister_host(d, 0);
+	munmap(m, DISK_PROBE_BYTES);
+	return ok;
+}
+
+/*
+ * Set up the ring. Returns 0; -ENOSYS or -EPERM where io_uring is denied
+ * (the caller falls back to threads); another errno with why filled.
+ */
+int
+uring_start(struct disk *d, char *why, size_t len)
+{
+	struct io_uring_params p = { .flags = IORING_SETUP_CQSIZE };
+	unsigned sq = d->opt.depth < d->opt.cq_entries ? d->opt.depth : d->opt.cq_entries;
+	struct uring *u = calloc(1, sizeof(*u));
+	int ret;
+
+	if (!u) {
+		snprintf(why, len, "make: no memory for the ring's state");
+		return -ENOMEM;
+	}
+	p.cq_entries = d->opt.cq_entries;
+	ret = io_uring_queue_init_params(sq, &u->ring, &p);
+	if (ret < 0) {
+		free(u);
+		if (ret != -ENOSYS && ret != -EPERM)
+			snprintf(why, len, "make: io_uring_queue_init of %u entries: %s",
+				 sq, strerror(-ret));
+		return ret;
+	}
+	if (!(p.features & IORING_FEAT_NODROP) && d->opt.depth > p.cq_entries)
+		d->opt.depth = p.cq_entries;	/* so the CQ never overflows */
+	u->bell_fd = eventfd(0, EFD_CLOEXEC);
+	if (u->bell_fd < 0) {
+		ret = -errno;
+		snprintf(why, len, "make: eventfd for the loop's bell: %s", strerror(errno));
+		io_uring_queue_exit(&u->ring);
+		free(u);
+		return ret;
+	}
+	d->be_state = u;
+	d->be = &uring_backend;
+	d->ring_up = true;
+	u->fixed_files = io_uring_register_files_sparse(&u->ring, DISK_FILE_SLOTS) == 0;
+	d->mode = probe_buffers(d) ? "io_uring" : "io_uring (no registered buffers)";
+	return 0;
+}

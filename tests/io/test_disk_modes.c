@@ -1,0 +1,258 @@
+/*
+ * test_disk_modes: the disk degrades instead of dying, and says how it runs.
+ *  - Under a low locked-memory limit (RLIMIT_MEMLOCK of 64 KiB, without
+ *    CAP_IPC_LOCK, in a forked child) it runs as "io_uring (no registered
+ *    buffers)" and passes the round trips.
+ *  - With io_uring_setup denied by a seccomp filter (ENOSYS, then EPERM, in
+ *    forked children) it runs as "threads" and passes the round trips.
+ *  - By default it runs io_uring (with or without registered buffers, as
+ *    the environment's locked-memory limit allows).
+ *  - Asked for threads (the option, or RIG_DISK_MODE=threads) it runs so.
+ *  - With a completion queue of 8 and 100,000 reads queued at once, with
+ *    up to 256 pieces in flight, nothing is dropped: every value reaches the
+ *    word and every byte is right.
+ * Exit-code protocol: 77 where io_uring itself is missing (the modes other
+ * than threads cannot be shown there).
+ */
+#include <fcntl.h>
+#include <liburing.h>
+#include <linux/audit.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "common.h"
+
+#if defined(__x86_64__)
+#define THIS_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define THIS_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+/* What the child's checks expect. */
+static const char *child_mode;
+
+static void
+child_round_trips(void **state)
+{
+	struct tdisk t;
+
+	tdisk_open(&t, &(struct rig_disk_options){ .size = sizeof(struct rig_disk_options),
+						   .chunk_bytes = 128 << 10 }, 0);
+	print_message("# child: the disk runs as \"%s\"\n", disk_mode(t.d));
+	if (child_mode)
+		assert_string_equal(disk_mode(t.d), child_mode);
+	else	/* as the locked-memory limit allows */
+		assert_true(!strncmp(disk_mode(t.d), "io_uring", 8));
+	round_trips(&t, "child.bin", 0x51ed, 60);
+	if (child_mode && strcmp(child_mode, "io_uring")) {
+		void *host = malloc(1 << 20);
+
+		assert_int_equal(disk_host_register(t.d, host, 1 << 20), -ENOTSUP);
+		assert_contains(disk_why(), child_mode);
+		free(host);
+	}
+	assert_null(disk_failure(t.d));
+	tdisk_stop(&t);
+}
+
+/* Run the round trips in a forked child after setup(); assert it passed. */
+static void
+in_child(const char *what, int (*setup)(int), int arg, const char *mode)
+{
+	const struct CMUnitTest tests[] = { cmocka_unit_test(child_round_trips) };
+	int status = 0;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (setup(arg) < 0) {
+			fprintf(stderr, "%s: setup failed: %s\n", what, strerror(errno));
+			_exit(2);
+		}
+		child_mode = mode;
+		_exit(cmocka_run_group_tests_name(what, tests, NULL, NULL) ? 1 : 0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		fail_msg("%s: the child %s %d", what,
+			 WIFEXITED(status) ? "exited" : "died of signal",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+}
+
+/* Deny io_uring_setup with err; everything else is allowed. */
+static int
+deny_io_uring(int err)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, THIS_ARCH, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(*f), .filter = f };
+	struct io_uring ring;
+	int ret;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+		return -1;
+	ret = io_uring_queue_init(4, &ring, 0);
+	if (ret != -err) {
+		fprintf(stderr, "io_uring_queue_init under the filter gave %d, not %d\n",
+			ret, -err);
+		errno = EPROTO;
+		return -1;
+	}
+	return 0;
+}
+
+/* Give up CAP_IPC_LOCK (root pins without limit with it), then limit
+ * locked memory to bytes. */
+static int
+limit_memlock(int bytes)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct c[2];
+	struct rlimit r = { (rlim_t)bytes, (rlim_t)bytes };
+	unsigned bit = 1u << (CAP_IPC_LOCK % 32);
+
+	if (syscall(SYS_capget, &h, c) < 0)
+		return -1;
+	c[CAP_IPC_LOCK / 32].effective &= ~bit;
+	c[CAP_IPC_LOCK / 32].permitted &= ~bit;
+	c[CAP_IPC_LOCK / 32].inheritable &= ~bit;
+	if (syscall(SYS_capset, &h, c) < 0)
+		return -1;
+	return setrlimit(RLIMIT_MEMLOCK, &r);
+}
+
+static int
+nothing(int arg)
+{
+	return 0;
+}
+
+static int
+env_threads(int arg)
+{
+	return setenv("RIG_DISK_MODE", "threads", 1);
+}
+
+static void
+test_low_memlock_runs_without_registered_buffers(void **state)
+{
+	in_child("memlock 64 KiB", limit_memlock, 65536, "io_uring (no registered buffers)");
+}
+
+static void
+test_seccomp_enosys_falls_back_to_threads(void **state)
+{
+	in_child("seccomp ENOSYS", deny_io_uring, ENOSYS, "threads");
+}
+
+static void
+test_seccomp_eperm_falls_back_to_threads(void **state)
+{
+	in_child("seccomp EPERM", deny_io_uring, EPERM, "threads");
+}
+
+static void
+test_default_is_io_uring(void **state)
+{
+	in_child("default", nothing, 0, NULL);
+}
+
+static void
+test_env_forces_threads(void **state)
+{
+	in_child("RIG_DISK_MODE=threads", env_threads, 0, "threads");
+}
+
+static void
+test_option_forces_threads(void **state)
+{
+	struct tdisk t;
+
+	tdisk_open(&t, &(struct rig_disk_options){ .size = sizeof(struct rig_disk_options),
+						   .mode = RIG_DISK_THREADS, .workers = 3 }, 0);
+	assert_string_equal(disk_mode(t.d), "threads");
+	round_trips(&t, "threads.bin", 77, 60);
+	tdisk_stop(&t);
+}
+
+/* A CQ of 8, 256 pieces in flight at most, 100,000 values queued at once. */
+static void
+test_small_cq_drops_nothing(void **state)
+{
+	enum { N = 100000, BLOCKS = 1024, SLOTS = 1024 };
+	struct tdisk t;
+	unsigned char *file = malloc(BLOCKS * 4096), *host = malloc(SLOTS * 4096);
+	uint64_t s = 1234, last = 0, t0;
+	struct disk_stats st;
+	void *f;
+
+	tdisk_open(&t, &(struct rig_disk_options){ .size = sizeof(struct rig_disk_options),
+						   .depth = 256, .cq_entries = 8,
+						   .chunk_bytes = 4096 }, 0);
+	f = tfile_create(&t, "cq8.bin", BLOCKS * 4096);
+	fill_random(file, BLOCKS * 4096, &s);
+	tsubmit1(&t, RIG_IO_WRITE, f, 0, file, BLOCKS * 4096);
+	t0 = now_ns();
+	for (uint64_t i = 0; i < N; i++)
+		last = tsubmit1(&t, RIG_IO_READ, f, (i * 7919 % BLOCKS) * 4096,
+				host + (i % SLOTS) * 4096, 4096);
+	twait(&t, last, 120 * SECOND_NS);
+	disk_stats(t.d, &st);
+	print_message("# %s: %d reads in %.0f ms; most in flight %llu, busy %llu, held %llu\n",
+		      disk_mode(t.d), N, (double)(now_ns() - t0) / 1e6,
+		      (unsigned long long)st.max_in_flight, (unsigned long long)st.busy,
+		      (unsigned long long)st.held);
+	for (uint64_t i = N - SLOTS; i < N; i++)
+		if (memcmp(host + (i % SLOTS) * 4096, file + (i * 7919 % BLOCKS) * 4096, 4096))
+			fail_msg("slot %llu does not hold block %llu",
+				 (unsigned long long)(i % SLOTS),
+				 (unsigned long long)(i * 7919 % BLOCKS));
+	assert_int_equal(st.pieces, N + BLOCKS);
+	assert_true(st.max_in_flight > 8);
+	assert_null(disk_failure(t.d));
+	rig_disk_io.release(t.d, f);
+	tdisk_stop(&t);
+	free(file);
+	free(host);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_default_is_io_uring),
+		cmocka_unit_test(test_low_memlock_runs_without_registered_buffers),
+		cmocka_unit_test(test_seccomp_enosys_falls_back_to_threads),
+		cmocka_unit_test(test_seccomp_eperm_falls_back_to_threads),
+		cmocka_unit_test(test_env_forces_threads),
+		cmocka_unit_test(test_option_forces_threads),
+		cmocka_unit_test(test_small_cq_drops_nothing),
+	};
+	struct io_uring ring;
+	int ret = io_uring_queue_init(4, &ring, 0);
+
+	if (ret == -ENOSYS || ret == -EPERM) {
+		printf("test_disk_modes: io_uring_queue_init: %s: io_uring is denied here, "
+		       "so its modes cannot be shown (skipped)\n", strerror(-ret));
+		return 77;
+	}
+	if (ret == 0)
+		io_uring_queue_exit(&ring);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

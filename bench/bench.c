@@ -95,6 +95,38 @@ read_field(const char *path, const char *key, char *out, size_t len)
 	fclose(f);
 }
 
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sorts v. */
+static double
+median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The median cost of one clock read, which each per-op sample includes. */
+static double
+clock_ns(void)
+{
+	double d[1001];
+	uint64_t t0 = bench_now_ns();
+
+	for (size_t i = 0; i < 1001; i++) {
+		uint64_t t1 = bench_now_ns();
+
+		d[i] = (double)(t1 - t0);
+		t0 = t1;
+	}
+	return median(d, 1001);
+}
+
 static void
 print_machine(const struct bench *b)
 {
@@ -108,7 +140,8 @@ print_machine(const struct bench *b)
 	json_string(cpu[0] ? cpu : "unknown");
 	printf(",\"cores\":%ld,\"loadavg\":", sysconf(_SC_NPROCESSORS_ONLN));
 	json_string(load);
-	printf(",\"runs\":%d,\"quick\":%s}}\n", b->runs, b->quick ? "true" : "false");
+	printf(",\"clock_ns\":%.3g,\"runs\":%d,\"quick\":%s}}\n", clock_ns(),
+	       b->runs, b->quick ? "true" : "false");
 	fflush(stdout);
 }
 
@@ -131,22 +164,6 @@ bench_init(struct bench *b, const char *prog, int argc, char **argv)
 	if (b->runs < 1)
 		b->runs = b->quick ? RUNS_QUICK : RUNS_FULL;
 	print_machine(b);
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Sorts v. */
-static double
-median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* v sorted; nearest rank. */

@@ -61,6 +61,12 @@ def speedup(rig, peer):
     return peer["median"] / rig["median"]
 
 
+def label(f):
+    if f["role"] != "floor" or f["impl"] == "floor":
+        return f["impl"]
+    return f["impl"] + " (floor)"
+
+
 def num(x):
     if x >= 100:
         return f"{x:.0f}"
@@ -109,7 +115,9 @@ def table(figures, machines, note):
     pairs = []
     for name in names_in_order(figures):
         rigs = [f for f in figures if f["name"] == name and f["role"] == "rig"]
-        peers = [f for f in figures if f["name"] == name and f["role"] == "peer"]
+        peers = sorted((f for f in figures if f["name"] == name and
+                        f["role"] in ("peer", "floor")),
+                       key=lambda f: ROLE_ORDER.get(f["role"], 3))
         for r in rigs:
             for p in peers:
                 pairs.append((name, r, p))
@@ -120,9 +128,10 @@ def table(figures, machines, note):
             x = speedup(r, p)
             t = TARGETS.get((name, p["impl"])) if r["impl"] in TARGET_IMPLS else None
             target = f"≥{t}×: " + ("met" if x >= t else "not met") if t else ""
-            rows.append((name, r["impl"], p["impl"], num(r["median"] / p["median"]),
+            rows.append((name, r["impl"], label(p), num(r["median"] / p["median"]),
                          r["unit"], num(x) + "×", target))
-        out += ["rig / peer (the medians' ratio; speed-up: how many times faster rig is)"]
+        out += ["rig / peer, and rig / floor (the medians' ratio; speed-up: how many"
+                " times faster rig is)"]
         out += fmt(rows, right={3, 5})
         out += ["target: issue 9's, for the host and polled devices, for information;"
                 " nothing fails on timing.",
@@ -168,14 +177,25 @@ def chart(figures, pairs, machines, d):
                     costs.append(cost(m[0], floors[n]))
                 vals.append(f"{costs[-1]:.6g}" if m else "-")
             out.write(n + " " + " ".join(vals) + "\n")
+    rig_impls, rows = [], []
+    for name, r, p in pairs:
+        if r["impl"] not in rig_impls:
+            rig_impls.append(r["impl"])
+        if (name, p["impl"]) not in rows:
+            rows.append((name, p["impl"]))
     with open(os.path.join(d, "bench-speedup.dat"), "w") as out:
-        out.write("pair speedup\n")
-        for name, r, p in pairs:
-            out.write(f"\"{name}\\n{r['impl']}/{p['impl']}\" {speedup(r, p):.6g}\n")
+        out.write("pair " + " ".join(rig_impls) + "\n")
+        for name, peer in rows:
+            vals = []
+            for ri in rig_impls:
+                m = [speedup(r, p) for n, r, p in pairs
+                     if n == name and r["impl"] == ri and p["impl"] == peer]
+                vals.append(f"{m[0]:.6g}" if m else "-")
+            out.write(f"\"{name}\\nover {peer}\" " + " ".join(vals) + "\n")
     title = machine_line(machines).split(";")[0].replace("machine: ", "")
     title = title.replace("'", "")
     gp = [
-        "set terminal pngcairo size 1200,%d font 'sans,10'" % (900 if pairs else 520),
+        "set terminal pngcairo size 1400,%d font 'sans,10'" % (900 if pairs else 520),
         f"set output '{os.path.join(d, 'bench-ratios.png')}'",
         "set datafile missing '-'",
         "set style data histogram",
@@ -196,12 +216,13 @@ def chart(figures, pairs, machines, d):
     ]
     if pairs:
         gp += [
-            "set title 'rig speed-up over each peer (above the dashed line: rig is faster)'",
+            "set title 'rig speed-up over each peer and the floor (above the dashed line: rig is faster)'",
             "set ylabel 'times faster'",
             "set yrange [%g:%g]" % span([speedup(r, p) for _, r, p in pairs]),
             "set bmargin 4",
-            "unset key",
-            f"plot '{os.path.join(d, 'bench-speedup.dat')}' using 2:xtic(1) skip 1",
+            "set xtics font ',8'",
+            f"plot for [i=2:{len(rig_impls) + 1}] '{os.path.join(d, 'bench-speedup.dat')}' "
+            "using i:xtic(1) title columnheader",
         ]
     gp.append("unset multiplot")
     with open(os.path.join(d, "bench-ratios.gp"), "w") as out:

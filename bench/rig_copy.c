@@ -1,17 +1,23 @@
 /*
  * rig_copy.c: rig's figures through the API of include/rig.h as it stands:
- * buffers and rig_buffer_copy() on the memory device, whose work runs
- * before the submitting call returns.
+ * buffers and rig_buffer_copy() with rig_wait(). The memory device runs a
+ * copy before rig_buffer_copy() returns.
  *
  *   copy_1MiB/64MiB  rig_buffer_copy() then rig_wait() on its point (GB/s
  *                    of bytes copied), against memcpy in floor.c
  *   round_trip       a copy of 4 bytes, then rig_wait() on its point
  *   batched_submit   n copies of 4 bytes, then one rig_wait() on the last
  *
- * Each device is one entry of the devices table below; the polled device
- * joins it once include/rig_polled.h declares how to open one.
+ * The figures run on the memory device and, with BENCH_RIG_POLLED (meson defines it where
+ * include/rig_polled.h declares the polled driver), on the polled device,
+ * whose worker thread runs committed work off the submitting thread. One
+ * device at a time: the two are never open together, so their threads
+ * never compete for this machine's cores.
  */
 #include <rig.h>
+#ifdef BENCH_RIG_POLLED
+#include <rig_polled.h>
+#endif
 
 #include "bench.h"
 
@@ -167,12 +173,55 @@ open_memory(struct rig_device **out)
 	return check(rig_memory_device("bench-memory", out), "rig_memory_device");
 }
 
+static void
+close_memory(struct rig_device *d)
+{
+	rig_device_release(d);
+}
+
+#ifdef BENCH_RIG_POLLED
+static struct rig_polled *polled;
+
+/* A polled device with the default facts: one queue, lag 8. */
+static int
+open_polled(struct rig_device **out)
+{
+	struct rig_polled_config c = {
+		.size = sizeof(c),
+		.name = "BENCH_POLLED",
+	};
+	int ret = rig_polled_create(&c, &polled);
+
+	if (ret < 0) {
+		bench_note(prog, "rig_polled_create: status %d", ret);
+		return ret;
+	}
+	ret = check(rig_open(rig_polled_opener(polled), out), "rig_open");
+	if (ret < 0)
+		rig_polled_destroy(polled);
+	return ret;
+}
+
+static void
+close_polled(struct rig_device *d)
+{
+	if (rig_close(d) < 0)
+		bench_note(prog, "rig_close: %s", rig_why());
+	rig_device_release(d);
+	rig_polled_destroy(polled);
+}
+#endif
+
 static const struct {
 	const char *impl;
 	int (*open)(struct rig_device **out);
+	void (*close)(struct rig_device *d);
 	bool copies;		/* run the bandwidth figures too */
 } devices[] = {
-	{ "rig-memory", open_memory, true },
+	{ "rig-memory", open_memory, close_memory, true },
+#ifdef BENCH_RIG_POLLED
+	{ "rig-polled", open_polled, close_polled, false },
+#endif
 };
 
 int
@@ -192,7 +241,7 @@ main(int argc, char **argv)
 		ret = submits(&b, d, devices[i].impl);
 		if (ret == 0 && devices[i].copies)
 			ret = copies(&b, d, devices[i].impl);
-		rig_device_release(d);
+		devices[i].close(d);
 	}
 	return ret ? 1 : 0;
 }

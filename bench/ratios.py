@@ -93,9 +93,14 @@ def machine_line(machines):
     clock = ""
     if "clock_ns" in first:
         clock = f"; a clock read costs {first['clock_ns']:g} ns (in every per-op sample)"
+    busy = max(float(m["loadavg"].split()[0]) for m in machines)
+    warn = ""
+    if busy > first["cores"] / 2:
+        warn = (f"\nwarning: a load average of {busy:g} on {first['cores']} cores:"
+                " other work shared the machine, so these figures are noisy")
     return (f"machine: {first['cpu']}, {first['cores']} cores; load average "
             f"{load0} at the start, {load1} at the last program\n"
-            f"{mode} run: {first['runs']} runs per figure after a warm-up{clock}")
+            f"{mode} run: {first['runs']} runs per figure after a warm-up{clock}{warn}")
 
 
 def table(figures, machines, note):

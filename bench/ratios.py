@@ -9,7 +9,7 @@ is compared with each peer figure of its name as rig / peer (the figures'
 own ratio) and as rig's speed-up (how many times faster rig is: peer time /
 rig time, or rig GB/s / peer GB/s).
 
-usage: ratios.py RESULTS.json [--note TEXT] [--chart-dir DIR]
+usage: ratios.py RESULTS.json [--note TEXT] [--chart-dir DIR] [--other 'BUSY STEAL']
 With --chart-dir it writes DIR/bench-ratios.dat, DIR/bench-speedup.dat and
 DIR/bench-ratios.gp (a gnuplot script that draws DIR/bench-ratios.png).
 """
@@ -83,7 +83,7 @@ def names_in_order(figures):
     return order
 
 
-def machine_line(machines):
+def machine_line(machines, other=""):
     if not machines:
         return "machine: unknown (no machine line)"
     first, last = machines[0], machines[-1]
@@ -93,18 +93,20 @@ def machine_line(machines):
     clock = ""
     if "clock_ns" in first:
         clock = f"; a clock read costs {first['clock_ns']:g} ns (in every per-op sample)"
-    busy = max(float(m["loadavg"].split()[0]) for m in machines)
     warn = ""
-    if busy > first["cores"] / 2:
-        warn = (f"\nwarning: a load average of {busy:g} on {first['cores']} cores:"
-                " other work shared the machine, so these figures are noisy")
+    if other:
+        busy, steal = (int(x) for x in other.split())
+        warn = (f"\nwhile the programs ran, other work used {busy}% of the machine's"
+                f" CPU time and the hypervisor stole {steal}%")
+        if busy + steal > 10:
+            warn += "\nwarning: other work shared the machine, so these figures are noisy"
     return (f"machine: {first['cpu']}, {first['cores']} cores; load average "
             f"{load0} at the start, {load1} at the last program\n"
             f"{mode} run: {first['runs']} runs per figure after a warm-up{clock}{warn}")
 
 
-def table(figures, machines, note):
-    out = [machine_line(machines), ""]
+def table(figures, machines, note, other):
+    out = [machine_line(machines, other), ""]
     rows = [("figure", "impl", "median", "p99", "unit", "stat", "cost ×floor")]
     floors = {f["name"]: f for f in figures if f["role"] == "floor"}
     for name in names_in_order(figures):
@@ -239,12 +241,15 @@ def main():
     ap.add_argument("results")
     ap.add_argument("--note", default="")
     ap.add_argument("--chart-dir")
+    ap.add_argument("--other", default="",
+                    help="'BUSY STEAL': percent of the machine's CPU time other work"
+                    " used and the hypervisor stole while the programs ran")
     a = ap.parse_args()
     figures, machines = load(a.results)
     if not figures:
         print("no figures in " + a.results, file=sys.stderr)
         return 1
-    text, pairs = table(figures, machines, a.note)
+    text, pairs = table(figures, machines, a.note, a.other)
     print(text)
     if a.chart_dir:
         chart(figures, pairs, machines, a.chart_dir)

@@ -339,7 +339,11 @@ struct rig_driver {
  * grow: grows the queues for parts and nwaits: RIG_GROWN or RIG_SHORT.
  * signaled: reads a word of the driver's own (NULL if the word is rig's).
  * dma: how another PCI function reaches a region; RIG_MAP_NEVER if it can't.
- * stop: stops the device, with the reason it was lost.
+ * stop: stops the device's work, with the reason it was lost. Afterwards
+ *   rig returns the remaining regions (free) and images (unload), which
+ *   must still work, then calls release.
+ * release: frees the handle; nothing of the device is used after it. May
+ *   be NULL where stop leaves nothing to free.
  */
 struct rig_ops {
 	int (*facts)(void *t, struct rig_facts *out, const char **fault);
@@ -361,6 +365,7 @@ struct rig_ops {
 	uint64_t (*signaled)(void *t);
 	enum rig_mapping (*dma)(void *t, void *region, struct rig_dma *out);
 	void (*stop)(void *t, const char *reason);
+	void (*release)(void *t);
 };
 
 /* ---- Io devices --------------------------------------------------------- */

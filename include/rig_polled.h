@@ -1,0 +1,77 @@
+/*
+ * rig_polled.h - the polled test driver: a device whose facts are
+ * configurable, that runs only committed work, commits on its own every
+ * `lag` values, and can be told to fail a named call, stall or fault. Tests
+ * and benchmarks use it as a null device.
+ *
+ * Its memory is host memory. A worker thread per open device runs each
+ * committed value's work in value order: it waits (polling) for the
+ * producers' words the value waits for, runs its copies and byte fills
+ * (launches and words run nothing), then stores the value in the word.
+ * Fill functions run inside submit, as rig_edge.h says. One device at a
+ * time per struct rig_polled: a name opens once.
+ *
+ * Only rig_edge.h stands under it: a driver knows nothing of rig's core.
+ */
+#ifndef RIG_POLLED_H
+#define RIG_POLLED_H
+
+#include "rig_edge.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a polled device is. Zero fields take the defaults named. */
+struct rig_polled_config {
+	size_t size;			/* sizeof(struct rig_polled_config) */
+	const char *name;		/* default "POLLED" */
+	unsigned lag;			/* commits on its own every lag values; default 8 */
+	const struct rig_queue *queues;	/* default: one "POLLED:0" running every kind */
+	size_t nqueues;
+	int copy_engine;		/* used when queues is set */
+	enum rig_completion completion;	/* default RIG_BY_HOST */
+	struct rig_waits waits;		/* default: none (rig waits on the host) */
+	struct rig_opt hang_ms;		/* default RIG_NONE */
+	struct rig_opt cache_bytes;	/* default RIG_NONE */
+	uint64_t budget;		/* default 1 GiB */
+	uint64_t alignment;		/* default 64 */
+	uint64_t start;			/* make raises the word to this value */
+	bool no_host_addresses;		/* regions without host addresses */
+};
+
+struct rig_polled;
+
+/*
+ * rig_polled_create() - a polled driver configured by c (copied). Returns
+ * 0; -EINVAL for a config of another size; -ENOMEM.
+ */
+int rig_polled_create(const struct rig_polled_config *c, struct rig_polled **out);
+/* Free p once its device has stopped (rig_close). */
+void rig_polled_destroy(struct rig_polled *p);
+/* The opener of p's device; valid while p lives. */
+const struct rig_opener *rig_polled_opener(struct rig_polled *p);
+
+/*
+ * rig_polled_fail() - the next call named call ("make", "facts", "alloc",
+ * "room", "submit", "commit") fails: make returns an error, facts and alloc
+ * fault, room answers RIG_NEVER, submit and commit answer RIG_FAILED with
+ * the message "injected <call> failure". -EINVAL for another name.
+ */
+int rig_polled_fail(struct rig_polled *p, const char *call);
+/* While stalled, the worker runs nothing: the word stops. */
+void rig_polled_stall(struct rig_polled *p, bool stalled);
+
+/* Counters for tests: values run, commit calls, submit calls, live regions. */
+uint64_t rig_polled_ran(struct rig_polled *p);
+uint64_t rig_polled_commits(struct rig_polled *p);
+uint64_t rig_polled_submits(struct rig_polled *p);
+uint64_t rig_polled_committed(struct rig_polled *p);
+int64_t rig_polled_live_regions(struct rig_polled *p);
+/* Whether the device is open (made and not yet stopped). */
+bool rig_polled_open(struct rig_polled *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -25,7 +25,7 @@ rig_fail_at(const char *func, int code, const char *fmt, ...)
 	va_list ap;
 	int n;
 
-	n = snprintf(why, sizeof(why), "%s: ", func);
+	n = func ? snprintf(why, sizeof(why), "%s: ", func) : 0;
 	va_start(ap, fmt);
 	vsnprintf(why + n, sizeof(why) - (size_t)n, fmt, ap);
 	va_end(ap);

@@ -12,6 +12,9 @@
 int rig_fail_at(const char *func, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 #define rig_fail(code, ...) rig_fail_at(__func__, (code), __VA_ARGS__)
+/* Record only the cause: an inner function whose public caller names
+ * itself with rig_fail_keep(). */
+#define rig_cause(code, ...) rig_fail_at(NULL, (code), __VA_ARGS__)
 
 /* Keep the message an inner call already recorded, naming the outer call. */
 int rig_fail_keep(const char *func, int code);

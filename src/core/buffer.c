@@ -1,0 +1,183 @@
+/*
+ * core/buffer.c: buffers, the views of allocations a program holds, and the
+ * host's access to their bytes. Host access takes the allocation's lock, so
+ * it is ordered against every submit's claim of the same memory: a read
+ * waits for the last write, a write for every use.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buffer.h"
+#include "core/error.h"
+
+int
+buffer_check(const char *func, const struct rig_buffer *b)
+{
+	if (!b)
+		return rig_fail_at(func, RIG_EINVAL, "the buffer is NULL");
+	if (b->a->dead)
+		return rig_fail_at(func, RIG_EINVAL, "the buffer is dead: %s",
+				   b->a->dead);
+	return 0;
+}
+
+static int
+check_range(const char *func, const struct rig_buffer *b, size_t offset,
+	    size_t n)
+{
+	if ((ptrdiff_t)offset < 0 || (ptrdiff_t)n < 0)
+		return rig_fail_at(func, RIG_EINVAL, "%td bytes at %td is negative",
+				   (ptrdiff_t)n, (ptrdiff_t)offset);
+	if (offset > b->length || n > b->length - offset)
+		return rig_fail_at(func, RIG_EINVAL,
+				   "bytes %zu..%zu lie outside the buffer's %llu",
+				   offset, offset + n, (unsigned long long)b->length);
+	return 0;
+}
+
+static struct rig_buffer *
+buffer_over(struct alloc *a, uint64_t offset, uint64_t length,
+	    enum rig_access access)
+{
+	struct rig_buffer *b = malloc(sizeof(*b));
+
+	if (!b)
+		return NULL;
+	b->a = a;
+	b->offset = offset;
+	b->length = length;
+	b->access = access;
+	return b;
+}
+
+int
+rig_buffer_create(struct rig_device *d, size_t bytes, enum rig_memory kind,
+		  struct rig_buffer **out)
+{
+	struct alloc *a;
+	int ret;
+
+	if (!d || !out)
+		return rig_fail(RIG_EINVAL, "the %s is NULL", !d ? "device" : "out");
+	if ((ptrdiff_t)bytes < 0)
+		return rig_fail(RIG_EINVAL, "%td bytes is negative", (ptrdiff_t)bytes);
+	if (kind < RIG_MEMORY_DEVICE || kind > RIG_MEMORY_MAPPED)
+		return rig_fail(RIG_EINVAL, "%d is no memory kind", (int)kind);
+	if ((ret = alloc_make(d, bytes, kind, &a)) < 0)
+		return rig_fail_keep(__func__, ret);
+	*out = buffer_over(a, 0, bytes, RIG_READ_WRITE);
+	if (!*out) {
+		alloc_put(a);
+		return rig_fail(RIG_ENOMEM, "no memory for the buffer's handle");
+	}
+	return 0;
+}
+
+int
+rig_buffer_view(struct rig_buffer *b, size_t offset, size_t length,
+		enum rig_access access, struct rig_buffer **out)
+{
+	int ret;
+
+	if ((ret = buffer_check(__func__, b)) < 0 ||
+	    (ret = check_range(__func__, b, offset, length)) < 0)
+		return ret;
+	if (!out)
+		return rig_fail(RIG_EINVAL, "out is NULL");
+	if (access != RIG_READ_WRITE && access != RIG_READ_ONLY)
+		return rig_fail(RIG_EINVAL, "%d is no access", (int)access);
+	if (access == RIG_READ_WRITE && b->access == RIG_READ_ONLY)
+		return rig_fail(RIG_EINVAL, "a read-write view of a read-only buffer");
+	*out = buffer_over(b->a, b->offset + offset, length, access);
+	if (!*out)
+		return rig_fail(RIG_ENOMEM, "no memory for the view's handle");
+	atomic_fetch_add(&b->a->refs, 1);
+	return 0;
+}
+
+size_t rig_buffer_length(const struct rig_buffer *b) { return b->length; }
+enum rig_access rig_buffer_access(const struct rig_buffer *b) { return b->access; }
+struct rig_device *rig_buffer_device(const struct rig_buffer *b) { return b->a->d; }
+
+uint64_t
+rig_buffer_address(const struct rig_buffer *b)
+{
+	if (!b->length || !b->a->loc.has_address)
+		return 0;
+	return b->a->loc.address + b->offset;
+}
+
+bool
+rig_buffer_overlaps(const struct rig_buffer *x, const struct rig_buffer *y)
+{
+	if (!x || !y || x->a != y->a || !x->length || !y->length)
+		return false;
+	/* Word granularity: [first word, end word) of each. */
+	return x->offset / 4 < (y->offset + y->length + 3) / 4 &&
+	       y->offset / 4 < (x->offset + x->length + 3) / 4;
+}
+
+/* Under a's lock: wait for the value v of a's device; the loss if dropped. */
+static int
+wait_for(const char *func, struct alloc *a, uint64_t v)
+{
+	struct rig_device *d = a->d;
+	int ret = timeline_wait(&d->tl, v, UINT64_MAX);
+
+	if (ret < 0)
+		return rig_fail_at(func, ret, "the work of value %llu on %s was dropped: %s",
+				   (unsigned long long)v, d->name,
+				   rig_lost(d) ? rig_lost(d) : "lost");
+	return 0;
+}
+
+static int
+host_access(const char *func, struct rig_buffer *b, size_t offset, void *host,
+	    size_t n, bool write)
+{
+	struct alloc *a;
+	int ret;
+
+	if ((ret = buffer_check(func, b)) < 0 ||
+	    (ret = check_range(func, b, offset, n)) < 0)
+		return ret;
+	if (!host && n)
+		return rig_fail_at(func, RIG_EINVAL, "the host memory is NULL");
+	if (write && b->access == RIG_READ_ONLY)
+		return rig_fail_at(func, RIG_EINVAL, "the buffer is read-only");
+	a = b->a;
+	if (n && !a->loc.host)
+		return rig_fail_at(func, RIG_EINVAL,
+				   "the host does not address %s's memory", a->d->name);
+	pthread_mutex_lock(&a->lock);
+	ret = wait_for(func, a, write ? a->last_use : a->last_write);
+	if (ret == 0 && a->dead)
+		ret = rig_fail_at(func, RIG_EINVAL, "the buffer is dead: %s", a->dead);
+	if (ret == 0 && n && write)
+		memcpy((char *)a->loc.host + b->offset + offset, host, n);
+	else if (ret == 0 && n)
+		memcpy(host, (char *)a->loc.host + b->offset + offset, n);
+	pthread_mutex_unlock(&a->lock);
+	return ret;
+}
+
+int
+rig_buffer_read(struct rig_buffer *b, size_t offset, void *dst, size_t n)
+{
+	return host_access(__func__, b, offset, dst, n, false);
+}
+
+int
+rig_buffer_write(struct rig_buffer *b, size_t offset, const void *src, size_t n)
+{
+	return host_access(__func__, b, offset, (void *)src, n, true);
+}
+
+void
+rig_buffer_release(struct rig_buffer *b)
+{
+	if (!b)
+		return;
+	alloc_put(b->a);
+	free(b);
+}

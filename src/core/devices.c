@@ -1,0 +1,270 @@
+/*
+ * core/devices.c: opening, closing and releasing devices, and what a
+ * program reads of them. Opens are rare: one mutex (devices_lock) keeps the
+ * table of open devices by name and runs each driver's make, so two threads
+ * opening one name get one device.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/device.h"
+#include "core/error.h"
+#include "host/memory.h"
+
+static pthread_mutex_t devices_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rig_device *devices;
+
+void
+device_get(struct rig_device *d)
+{
+	atomic_fetch_add(&d->refs, 1);
+}
+
+static void
+device_free(struct rig_device *d)
+{
+	timeline_forget(&d->tl);
+	pthread_mutex_destroy(&d->mem_lock);
+	free(d->arch);
+	free(d->name);
+	free(d);
+}
+
+void
+device_put(struct rig_device *d)
+{
+	if (atomic_fetch_sub(&d->refs, 1) == 1)
+		device_free(d);
+}
+
+int
+device_check_live(const char *func, struct rig_device *d)
+{
+	const char *why = atomic_load_explicit(&d->tl.lost, memory_order_acquire);
+
+	if (!why)
+		return 0;
+	return rig_fail_at(func, RIG_ELOST, "%s is lost: %s", d->name, why);
+}
+
+/* Under devices_lock: stop the driver and return everything (seed 000,
+ * the life of a device, step 4). */
+static void
+device_end(struct rig_device *d, const char *reason)
+{
+	struct rig_device **pp;
+
+	if (d->ended)
+		return;
+	timeline_lose(&d->tl, reason);
+	submit_stop(&d->sub);
+	d->ops->stop(d->handle, atomic_load(&d->tl.lost));
+	alloc_end_all(d, atomic_load(&d->tl.lost));
+	if (d->ops->release)
+		d->ops->release(d->handle);
+	poller_unregister(&d->tl);
+	timeline_slot_give(&d->tl);
+	for (pp = &devices; *pp; pp = &(*pp)->next)
+		if (*pp == d) {
+			*pp = d->next;
+			break;
+		}
+	d->ended = true;
+}
+
+static struct rig_device *
+find_live(const char *name)
+{
+	for (struct rig_device *d = devices; d; d = d->next) {
+		if (strcmp(d->name, name))
+			continue;
+		if (!atomic_load(&d->tl.lost))
+			return d;
+		/* Lost: its name opens anew, and the old one stops now. */
+		device_end(d, atomic_load(&d->tl.lost));
+		return NULL;
+	}
+	return NULL;
+}
+
+static int
+read_facts(struct rig_device *d)
+{
+	const char *fault = "no reason given";
+	int ret;
+
+	if (d->ops->facts(d->handle, &d->facts, &fault) != RIG_OK)
+		return rig_cause(-EIO, "%s: facts faulted: %s", d->name, fault);
+	ret = facts_check(&d->facts);
+	if (ret < 0)
+		return rig_fail_keep(d->name, ret);
+	d->arch = strdup(d->facts.arch);
+	if (!d->arch)
+		return rig_cause(RIG_ENOMEM, "%s: no memory for the arch", d->name);
+	return 0;
+}
+
+/* Make the device under devices_lock; on failure nothing is left. */
+static int
+make_device(const struct rig_opener *o, bool inline_run, struct rig_device **out)
+{
+	char why[256] = "no reason given";
+	struct rig_device *d;
+	int ret;
+
+	d = calloc(1, sizeof(*d));
+	if (!d || !(d->name = strdup(o->name))) {
+		free(d);
+		return rig_cause(RIG_ENOMEM, "no memory for device %s", o->name);
+	}
+	d->ops = o->ops;
+	pthread_mutex_init(&d->mem_lock, NULL);
+	if (timeline_slot_take(&d->tl) < 0) {
+		ret = rig_cause(RIG_EAGAIN, "%s: all %d timeline words are taken",
+			       o->name, RIG_WORDS);
+		goto err_free;
+	}
+	callback_enter();
+	ret = o->make(o, d->tl.word, &d->handle, why, sizeof(why));
+	callback_leave();
+	if (ret < 0) {
+		ret = rig_cause(ret, "%s: %s", o->name, why);
+		goto err_slot;
+	}
+	timeline_start(&d->tl);
+	if ((ret = read_facts(d)) < 0)
+		goto err_stop;
+	d->sub.inline_run = inline_run;
+	d->sub.drv = *(const struct rig_driver *const *)d->facts.edge;
+	d->sub.edge = d->facts.edge;
+	d->sub.ops = d->ops;
+	d->sub.handle = d->handle;
+	if (submit_start(&d->sub, &d->tl) < 0) {
+		ret = rig_cause(RIG_EAGAIN, "%s: no thread for its submissions", o->name);
+		goto err_stop;
+	}
+	atomic_init(&d->refs, 1);
+	atomic_init(&d->opens, 1);
+	poller_register(&d->tl);
+	d->next = devices;
+	devices = d;
+	*out = d;
+	return 0;
+err_stop:
+	d->ops->stop(d->handle, "refused at open");
+	if (d->ops->release)
+		d->ops->release(d->handle);
+err_slot:
+	timeline_slot_give(&d->tl);
+err_free:
+	device_free(d);
+	return ret;
+}
+
+static int
+check_opener(const struct rig_opener *o)
+{
+	if (!o)
+		return rig_cause(RIG_EINVAL, "the opener is NULL");
+	if (!o->name || !o->name[0])
+		return rig_cause(RIG_EINVAL, "the opener has no name");
+	if (!o->ops || !o->make)
+		return rig_cause(RIG_EINVAL, "opener %s has no %s", o->name,
+				!o->ops ? "ops" : "make");
+	if (!o->ops->facts || !o->ops->alloc || !o->ops->free ||
+	    !o->ops->locate || !o->ops->stop)
+		return rig_cause(RIG_EINVAL,
+				"opener %s: its ops lack facts, alloc, free, locate or stop",
+				o->name);
+	return 0;
+}
+
+int
+device_open(const struct rig_opener *o, bool inline_run, struct rig_device **out)
+{
+	struct rig_device *d;
+	int ret;
+
+	if (!out)
+		return rig_cause(RIG_EINVAL, "out is NULL");
+	if (callback_depth())
+		return rig_cause(RIG_EINVAL, "called from inside a callback of rig's");
+	if ((ret = check_opener(o)) < 0)
+		return ret;
+	pthread_mutex_lock(&devices_lock);
+	d = find_live(o->name);
+	if (d) {
+		atomic_fetch_add(&d->refs, 1);
+		atomic_fetch_add(&d->opens, 1);
+		*out = d;
+		ret = 0;
+	} else {
+		ret = make_device(o, inline_run, out);
+	}
+	pthread_mutex_unlock(&devices_lock);
+	return ret;
+}
+
+int
+rig_open(const struct rig_opener *o, struct rig_device **out)
+{
+	int ret = device_open(o, false, out);
+
+	return ret < 0 ? rig_fail_keep(__func__, ret) : 0;
+}
+
+int
+rig_memory_device(const char *name, struct rig_device **out)
+{
+	struct rig_opener o;
+	int ret;
+
+	if (!name || !name[0])
+		return rig_fail(RIG_EINVAL, "the name is empty");
+	memory_opener(name, &o);
+	ret = device_open(&o, true, out);
+	return ret < 0 ? rig_fail_keep(__func__, ret) : 0;
+}
+
+int
+rig_close(struct rig_device *d)
+{
+	if (!d)
+		return rig_fail(RIG_EINVAL, "the device is NULL");
+	if (callback_depth())
+		return rig_fail(RIG_EINVAL, "called from inside a callback of rig's");
+	pthread_mutex_lock(&devices_lock);
+	device_end(d, "closed");
+	pthread_mutex_unlock(&devices_lock);
+	return 0;
+}
+
+void
+rig_device_release(struct rig_device *d)
+{
+	if (!d)
+		return;
+	if (atomic_fetch_sub(&d->opens, 1) == 1 && !callback_depth()) {
+		pthread_mutex_lock(&devices_lock);
+		device_end(d, "released");
+		pthread_mutex_unlock(&devices_lock);
+	}
+	device_put(d);
+}
+
+const char *rig_name(const struct rig_device *d) { return d->name; }
+const char *rig_arch(const struct rig_device *d) { return d->arch; }
+uint64_t rig_budget(const struct rig_device *d) { return d->facts.budget; }
+
+int64_t
+rig_cache_bytes(const struct rig_device *d)
+{
+	return d->facts.cache_bytes.some ? d->facts.cache_bytes.value : -1;
+}
+
+const char *
+rig_lost(const struct rig_device *d)
+{
+	return atomic_load_explicit(&d->tl.lost, memory_order_acquire);
+}

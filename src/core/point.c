@@ -1,0 +1,41 @@
+/*
+ * core/point.c: points, the values of a device's timeline a program holds,
+ * and what it asks of them.
+ */
+#include "core/device.h"
+#include "core/error.h"
+
+bool
+rig_reached(struct rig_point p)
+{
+	return p.device && timeline_reached(&p.device->tl, p.value);
+}
+
+bool
+rig_signaled(struct rig_point p)
+{
+	return p.device && timeline_signaled(&p.device->tl, p.value);
+}
+
+int
+rig_wait(struct rig_point p, uint64_t timeout_ns)
+{
+	struct rig_device *d = p.device;
+	int ret;
+
+	if (!d)
+		return rig_fail(RIG_EINVAL, "the point names no device");
+	if (callback_depth())
+		return rig_fail(RIG_EINVAL, "called from inside a callback of rig's");
+	ret = timeline_wait(&d->tl, p.value, timeout_ns);
+	if (ret == RIG_ELOST)
+		return rig_fail(ret, "value %llu of %s was dropped: %s is lost: %s",
+				(unsigned long long)p.value, d->name, d->name,
+				rig_lost(d));
+	if (ret == RIG_ETIMEDOUT)
+		return rig_fail(ret, "value %llu of %s not signaled after %llu ns (its word shows %llu)",
+				(unsigned long long)p.value, d->name,
+				(unsigned long long)timeout_ns,
+				(unsigned long long)timeline_word(&d->tl));
+	return 0;
+}

@@ -1,0 +1,547 @@
+/*
+ * polled/polled.c: the polled test driver (rig_polled.h). Written against
+ * rig_edge.h only.
+ *
+ * submit queues a value's work (its copies and the waits it was given) and
+ * answers RIG_OK; commit moves the committed mark; the driver commits on
+ * its own once lag values wait uncommitted. The worker thread runs the
+ * committed values in order and stores each in the word, so the word is
+ * always the last committed value whose work (and every earlier value's)
+ * completed.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rig_polled.h"
+
+enum call { CALL_NONE, CALL_MAKE, CALL_FACTS, CALL_ALLOC, CALL_ROOM,
+	    CALL_SUBMIT, CALL_COMMIT };
+static const char *const call_names[] = {
+	[CALL_MAKE] = "make", [CALL_FACTS] = "facts", [CALL_ALLOC] = "alloc",
+	[CALL_ROOM] = "room", [CALL_SUBMIT] = "submit", [CALL_COMMIT] = "commit",
+};
+
+struct pjob {
+	uint64_t value;
+	struct pjob *next;
+	size_t ncopies, nwaits;
+	struct rig_copy *copies;
+	struct rig_wait *waits;
+};
+
+struct pdev {
+	const struct rig_driver *drv;	/* first: the facts' edge points here */
+	struct rig_polled *p;
+	_Atomic uint64_t *word;
+	pthread_mutex_t lock;		/* the list below and committed */
+	pthread_cond_t cond;
+	struct pjob *head, *tail;
+	uint64_t committed;
+	bool stopping;
+	pthread_t worker;
+	char failure[64];
+};
+
+struct rig_polled {
+	struct rig_polled_config c;
+	struct rig_opener opener;
+	struct rig_queue queue;		/* the default one */
+	struct pdev *_Atomic dev;
+	_Atomic int fail;
+	_Atomic bool stalled;
+	_Atomic uint64_t ran, commits, submits;
+	_Atomic int64_t live;
+};
+
+struct pregion {
+	void *host;
+	uint64_t bytes;
+};
+
+/* Consume an injected failure of call; true if there was one. */
+static bool
+failing(struct rig_polled *p, enum call call)
+{
+	int want = call;
+
+	return atomic_compare_exchange_strong(&p->fail, &want, CALL_NONE);
+}
+
+static const char *
+injected(struct pdev *d, enum call call)
+{
+	snprintf(d->failure, sizeof(d->failure), "injected %s failure",
+		 call_names[call]);
+	return d->failure;
+}
+
+/* ---- The worker ---- */
+
+static void
+nap(void)
+{
+	struct timespec ts = { 0, 20000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Poll each producer word until it shows its value (or we stop). */
+static bool
+await_producers(struct pdev *d, struct pjob *j)
+{
+	for (size_t i = 0; i < j->nwaits; i++)
+		while (atomic_load_explicit(j->waits[i].word, memory_order_acquire) <
+		       j->waits[i].value) {
+			if (__atomic_load_n(&d->stopping, __ATOMIC_ACQUIRE))
+				return false;
+			nap();
+		}
+	return true;
+}
+
+static void
+run_copy(const struct rig_copy *c)
+{
+	const struct pregion *s = (const void *)c->src.at.handle;
+	const struct pregion *t = (const void *)c->dst.at.handle;
+
+	for (uint64_t r = 0; r < c->rows; r++) {
+		char *dst = (char *)t->host + c->dst.offset + r * c->dst_pitch;
+
+		if (c->fill >= 0)
+			memset(dst, c->fill, c->bytes);
+		else
+			memmove(dst, (char *)s->host + c->src.offset + r * c->src_pitch,
+				c->bytes);
+	}
+}
+
+static void
+job_free(struct pjob *j)
+{
+	free(j->copies);
+	free(j->waits);
+	free(j);
+}
+
+/* Under d->lock: the next job if it may run now, else NULL. */
+static struct pjob *
+next_runnable(struct pdev *d)
+{
+	struct pjob *j = d->head;
+
+	if (!j || j->value > d->committed || atomic_load(&d->p->stalled))
+		return NULL;
+	d->head = j->next;
+	if (!d->head)
+		d->tail = NULL;
+	return j;
+}
+
+static void *
+worker(void *arg)
+{
+	struct pdev *d = arg;
+	struct pjob *j;
+
+	pthread_mutex_lock(&d->lock);
+	while (!d->stopping) {
+		if (!(j = next_runnable(d))) {
+			pthread_cond_wait(&d->cond, &d->lock);
+			continue;
+		}
+		pthread_mutex_unlock(&d->lock);
+		if (await_producers(d, j)) {
+			for (size_t i = 0; i < j->ncopies; i++)
+				run_copy(&j->copies[i]);
+			/* Pairs with rig's acquire load of the word. */
+			atomic_store_explicit(d->word, j->value, memory_order_release);
+			atomic_fetch_add(&d->p->ran, 1);
+		}
+		job_free(j);
+		pthread_mutex_lock(&d->lock);
+	}
+	pthread_mutex_unlock(&d->lock);
+	return NULL;
+}
+
+/* ---- The five C functions ---- */
+
+static int
+polled_room(void *edge, struct rig_part *parts, size_t n, size_t nwaits)
+{
+	struct pdev *d = edge;
+	const struct rig_polled_config *c = &d->p->c;
+
+	if (failing(d->p, CALL_ROOM))
+		return RIG_NEVER;
+	for (size_t i = 0; i < n; i++) {
+		if (parts[i].kind < RIG_WORDS_PART || parts[i].kind > RIG_LAUNCH_PART ||
+		    parts[i].queue >= c->nqueues ||
+		    !(c->queues[parts[i].queue].runs & RIG_RUNS(parts[i].kind)))
+			return RIG_NEVER;
+	}
+	return RIG_FITS;
+}
+
+static struct pjob *
+job_make(uint64_t value, struct rig_part *parts, size_t n,
+	 const struct rig_wait *waits, size_t nwaits)
+{
+	struct pjob *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return NULL;
+	j->value = value;
+	j->copies = calloc(n ? n : 1, sizeof(*j->copies));
+	j->waits = calloc(nwaits ? nwaits : 1, sizeof(*j->waits));
+	if (!j->copies || !j->waits) {
+		job_free(j);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (parts[i].kind == RIG_COPY_PART)
+			j->copies[j->ncopies++] = parts[i].u.copy;
+	memcpy(j->waits, waits, nwaits * sizeof(*waits));
+	j->nwaits = nwaits;
+	return j;
+}
+
+/* Fills run inside submit, with their argument valid only then. */
+static int
+run_fills(struct pdev *d, uint64_t value, struct rig_part *parts, size_t n,
+	  const char **failure)
+{
+	for (size_t i = 0; i < n; i++) {
+		int r;
+
+		if (parts[i].kind != RIG_FILL_PART)
+			continue;
+		r = parts[i].u.fill.fn(NULL, parts[i].u.fill.arg, value);
+		if (r) {
+			snprintf(d->failure, sizeof(d->failure),
+				 "fill of part %zu returned %d", i, r);
+			*failure = d->failure;
+			return RIG_FAILED;
+		}
+	}
+	return RIG_OK;
+}
+
+static int
+polled_submit(void *edge, uint64_t value, struct rig_part *parts, size_t n,
+	      const struct rig_wait *waits, size_t nwaits,
+	      struct rig_times *times, const char **failure)
+{
+	struct pdev *d = edge;
+	struct pjob *j;
+
+	atomic_fetch_add(&d->p->submits, 1);
+	if (failing(d->p, CALL_SUBMIT)) {
+		*failure = injected(d, CALL_SUBMIT);
+		return RIG_FAILED;
+	}
+	if (run_fills(d, value, parts, n, failure) != RIG_OK)
+		return RIG_FAILED;
+	if (!(j = job_make(value, parts, n, waits, nwaits))) {
+		*failure = "no memory to queue the work";
+		return RIG_FAILED;
+	}
+	if (times)
+		*times = (struct rig_times){ 0, 0 };
+	pthread_mutex_lock(&d->lock);
+	if (d->tail)
+		d->tail->next = j;
+	else
+		d->head = j;
+	d->tail = j;
+	if (value - d->committed >= d->p->c.lag) {
+		d->committed = value;
+		pthread_cond_signal(&d->cond);
+	}
+	pthread_mutex_unlock(&d->lock);
+	return RIG_OK;
+}
+
+static int
+polled_commit(void *edge, uint64_t value, const char **failure)
+{
+	struct pdev *d = edge;
+
+	atomic_fetch_add(&d->p->commits, 1);
+	if (failing(d->p, CALL_COMMIT)) {
+		*failure = injected(d, CALL_COMMIT);
+		return RIG_FAILED;
+	}
+	pthread_mutex_lock(&d->lock);
+	if (value > d->committed) {
+		d->committed = value;
+		pthread_cond_signal(&d->cond);
+	}
+	pthread_mutex_unlock(&d->lock);
+	return RIG_OK;
+}
+
+static const struct rig_driver polled_driver = {
+	.room = polled_room,
+	.submit = polled_submit,
+	.commit = polled_commit,
+};
+
+/* ---- The other operations ---- */
+
+static int
+polled_facts(void *t, struct rig_facts *f, const char **fault)
+{
+	struct pdev *d = t;
+	const struct rig_polled_config *c = &d->p->c;
+
+	if (failing(d->p, CALL_FACTS)) {
+		*fault = injected(d, CALL_FACTS);
+		return RIG_FAULT;
+	}
+	*f = (struct rig_facts){
+		.arch = "polled",
+		.budget = c->budget,
+		.queues = c->queues,
+		.nqueues = c->nqueues,
+		.copy_engine = c->copy_engine,
+		.completion = c->completion,
+		.waits = c->waits,
+		.hang_ms = c->hang_ms,
+		.maps_host = false,
+		.host_addresses = !c->no_host_addresses,
+		.alignment = c->alignment,
+		.cache_bytes = c->cache_bytes,
+		.edge = d,
+	};
+	return RIG_OK;
+}
+
+static int
+polled_alloc(void *t, uint64_t bytes, enum rig_memory kind, void **region,
+	     const char **fault)
+{
+	struct pdev *d = t;
+	uint64_t align = d->p->c.alignment < 16 ? 16 : d->p->c.alignment;
+	struct pregion *r;
+
+	if (failing(d->p, CALL_ALLOC)) {
+		*fault = injected(d, CALL_ALLOC);
+		return RIG_FAULT;
+	}
+	if (!(r = malloc(sizeof(*r))))
+		return RIG_NO_ROOM;
+	r->bytes = bytes;
+	r->host = aligned_alloc(align, (bytes + align - 1) & ~(align - 1));
+	if (!r->host) {
+		free(r);
+		return RIG_NO_ROOM;
+	}
+	memset(r->host, 0, bytes);
+	atomic_fetch_add(&d->p->live, 1);
+	*region = r;
+	return RIG_OK;
+}
+
+static void
+polled_free(void *t, void *region)
+{
+	struct pdev *d = t;
+	struct pregion *r = region;
+
+	free(r->host);
+	free(r);
+	atomic_fetch_sub(&d->p->live, 1);
+}
+
+static void
+polled_locate(void *t, void *region, struct rig_location *out)
+{
+	struct pdev *d = t;
+	struct pregion *r = region;
+
+	*out = (struct rig_location){
+		.has_address = true,
+		.address = (uintptr_t)r->host,
+		.host = d->p->c.no_host_addresses ? NULL : r->host,
+		.handle = (uintptr_t)r,
+	};
+}
+
+static void
+polled_stop(void *t, const char *reason)
+{
+	struct pdev *d = t;
+	struct pjob *j, *next;
+
+	pthread_mutex_lock(&d->lock);
+	__atomic_store_n(&d->stopping, true, __ATOMIC_RELEASE);
+	pthread_cond_broadcast(&d->cond);
+	pthread_mutex_unlock(&d->lock);
+	pthread_join(d->worker, NULL);
+	for (j = d->head; j; j = next) {
+		next = j->next;
+		job_free(j);
+	}
+	d->head = d->tail = NULL;
+}
+
+static void
+polled_release(void *t)
+{
+	struct pdev *d = t;
+
+	pthread_cond_destroy(&d->cond);
+	pthread_mutex_destroy(&d->lock);
+	atomic_store(&d->p->dev, NULL);
+	free(d);
+}
+
+static const struct rig_ops polled_ops = {
+	.facts = polled_facts,
+	.alloc = polled_alloc,
+	.free = polled_free,
+	.locate = polled_locate,
+	.stop = polled_stop,
+	.release = polled_release,
+};
+
+static int
+polled_make(const struct rig_opener *o, _Atomic uint64_t *word, void **handle,
+	    char *why, size_t why_len)
+{
+	struct rig_polled *p = o->arg;
+	struct pdev *d, *none = NULL;
+	uint64_t w;
+
+	if (failing(p, CALL_MAKE)) {
+		snprintf(why, why_len, "injected make failure");
+		return -EIO;
+	}
+	if (!(d = calloc(1, sizeof(*d)))) {
+		snprintf(why, why_len, "no memory for the device's state");
+		return -ENOMEM;
+	}
+	if (!atomic_compare_exchange_strong(&p->dev, &none, d)) {
+		free(d);
+		snprintf(why, why_len, "a name opens once, and %s is open", o->name);
+		return -EBUSY;
+	}
+	d->drv = &polled_driver;
+	d->p = p;
+	d->word = word;
+	/* make may raise the word, never lower it. */
+	w = atomic_load(word);
+	if (p->c.start > w)
+		atomic_store(word, p->c.start);
+	d->committed = atomic_load(word);
+	pthread_mutex_init(&d->lock, NULL);
+	pthread_cond_init(&d->cond, NULL);
+	if (pthread_create(&d->worker, NULL, worker, d) != 0) {
+		pthread_cond_destroy(&d->cond);
+		pthread_mutex_destroy(&d->lock);
+		atomic_store(&p->dev, NULL);
+		free(d);
+		snprintf(why, why_len, "no thread for the worker");
+		return -EAGAIN;
+	}
+	*handle = d;
+	return 0;
+}
+
+/* ---- Control ---- */
+
+int
+rig_polled_create(const struct rig_polled_config *c, struct rig_polled **out)
+{
+	struct rig_polled *p;
+
+	if (!c || c->size != sizeof(*c) || !out)
+		return -EINVAL;
+	if (!(p = calloc(1, sizeof(*p))))
+		return -ENOMEM;
+	p->c = *c;
+	if (!p->c.name)
+		p->c.name = "POLLED";
+	if (!p->c.lag)
+		p->c.lag = 8;
+	if (!p->c.queues) {
+		p->queue = (struct rig_queue){ "POLLED:0",
+			RIG_RUNS(RIG_WORDS_PART) | RIG_RUNS(RIG_FILL_PART) |
+			RIG_RUNS(RIG_COPY_PART) | RIG_RUNS(RIG_LAUNCH_PART) };
+		p->c.queues = &p->queue;
+		p->c.nqueues = 1;
+		p->c.copy_engine = 0;
+	}
+	if (!p->c.completion)
+		p->c.completion = RIG_BY_HOST;
+	if (!p->c.budget)
+		p->c.budget = 1ull << 30;
+	if (!p->c.alignment)
+		p->c.alignment = 64;
+	p->opener = (struct rig_opener){ p->c.name, &polled_ops, polled_make, p };
+	*out = p;
+	return 0;
+}
+
+void
+rig_polled_destroy(struct rig_polled *p)
+{
+	free(p);
+}
+
+const struct rig_opener *
+rig_polled_opener(struct rig_polled *p)
+{
+	return &p->opener;
+}
+
+int
+rig_polled_fail(struct rig_polled *p, const char *call)
+{
+	for (int i = CALL_MAKE; i <= CALL_COMMIT; i++)
+		if (call && !strcmp(call, call_names[i])) {
+			atomic_store(&p->fail, i);
+			return 0;
+		}
+	return -EINVAL;
+}
+
+void
+rig_polled_stall(struct rig_polled *p, bool stalled)
+{
+	struct pdev *d;
+
+	atomic_store(&p->stalled, stalled);
+	d = atomic_load(&p->dev);
+	if (d && !stalled) {
+		pthread_mutex_lock(&d->lock);
+		pthread_cond_broadcast(&d->cond);
+		pthread_mutex_unlock(&d->lock);
+	}
+}
+
+uint64_t rig_polled_ran(struct rig_polled *p) { return atomic_load(&p->ran); }
+uint64_t rig_polled_commits(struct rig_polled *p) { return atomic_load(&p->commits); }
+uint64_t rig_polled_submits(struct rig_polled *p) { return atomic_load(&p->submits); }
+int64_t rig_polled_live_regions(struct rig_polled *p) { return atomic_load(&p->live); }
+bool rig_polled_open(struct rig_polled *p) { return atomic_load(&p->dev) != NULL; }
+
+uint64_t
+rig_polled_committed(struct rig_polled *p)
+{
+	struct pdev *d = atomic_load(&p->dev);
+	uint64_t c = 0;
+
+	if (d) {
+		pthread_mutex_lock(&d->lock);
+		c = d->committed;
+		pthread_mutex_unlock(&d->lock);
+	}
+	return c;
+}

@@ -1,0 +1,89 @@
+/*
+ * submit/ring.c: the sequence-numbered ring of ring.h.
+ *
+ * Sleeping without a lost wake-up: the consumer stores asleep = 1, then
+ * reads the slot; a producer stores the slot, then reads asleep. Both are
+ * sequentially consistent, so at least one sees the other's store: either
+ * the consumer sees the job and does not sleep, or the producer sees asleep
+ * and rings the bell, whose value the consumer read before it looked.
+ */
+#include <sched.h>
+
+#include "util/futex.h"
+#include "submit/ring.h"
+
+#define SPINS 64
+
+void
+sring_init(struct sring *r, uint64_t base)
+{
+	for (uint64_t v = base + 1; v <= base + SRING_SLOTS; v++) {
+		atomic_init(&r->slot[v % SRING_SLOTS].seq, v);
+		r->slot[v % SRING_SLOTS].job = NULL;
+	}
+	atomic_init(&r->bell, 0);
+	atomic_init(&r->asleep, 0);
+}
+
+void
+sring_publish_mp(struct sring *r, uint64_t v, void *job)
+{
+	struct sring_slot *s = &r->slot[v % SRING_SLOTS];
+
+	/* Pairs with the consumer's release of seq in take: the slot's last
+	 * job was taken before we overwrite it. */
+	while (atomic_load_explicit(&s->seq, memory_order_acquire) != v)
+		sched_yield();
+	s->job = job;
+	/* Pairs with the acquire in take/ready: the job (and all the
+	 * producer wrote before) is visible with seq. seq_cst for the
+	 * sleep handshake. */
+	atomic_store_explicit(&s->seq, v + 1, memory_order_seq_cst);
+	if (atomic_load_explicit(&r->asleep, memory_order_seq_cst))
+		sring_ring(r);
+}
+
+bool
+sring_ready_sc(struct sring *r, uint64_t v)
+{
+	return atomic_load_explicit(&r->slot[v % SRING_SLOTS].seq,
+				    memory_order_acquire) == v + 1;
+}
+
+void *
+sring_take_sc(struct sring *r, uint64_t v)
+{
+	struct sring_slot *s = &r->slot[v % SRING_SLOTS];
+	void *job;
+
+	if (!sring_ready_sc(r, v))
+		return NULL;
+	job = s->job;
+	/* Pairs with the acquire in publish: frees the slot for v + SLOTS. */
+	atomic_store_explicit(&s->seq, v + SRING_SLOTS, memory_order_release);
+	return job;
+}
+
+void
+sring_ring(struct sring *r)
+{
+	atomic_fetch_add_explicit(&r->bell, 1, memory_order_seq_cst);
+	futex_wake_all(&r->bell);
+}
+
+void
+sring_sleep_sc(struct sring *r, uint64_t v)
+{
+	uint32_t bell;
+
+	for (int i = 0; i < SPINS; i++) {
+		if (sring_ready_sc(r, v))
+			return;
+		cpu_relax();
+	}
+	bell = atomic_load_explicit(&r->bell, memory_order_seq_cst);
+	atomic_store_explicit(&r->asleep, 1, memory_order_seq_cst);
+	if (!sring_ready_sc(r, v))
+		futex_wait(&r->bell, bell, UINT64_MAX);
+	atomic_store_explicit(&r->asleep, 0, memory_order_relaxed);
+}

@@ -1,0 +1,270 @@
+/*
+ * submit/submit.c: the device's submission thread and the driver calls.
+ *
+ * The thread takes the ring's jobs in value order. For each it waits on the
+ * host for the producers the device's queues cannot wait for, asks room
+ * until the parts fit, calls submit, and commits when nothing else is
+ * queued (SPEC §3: work never idles uncommitted while nothing else
+ * arrives) or when a waiter asked for the value. Waiters that find their
+ * value already submitted commit it themselves, under the driver lock.
+ *
+ * Closing: the device is lost first, so no reserve succeeds; submit_stop()
+ * waits until every reserved value is published (inflight == 0), then
+ * stops the thread once it passed the last issued value. Jobs of a lost
+ * device are dropped: they never reach the driver.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/prctl.h>
+
+#include "rig.h"
+#include "submit/submit.h"
+
+static bool
+is_lost(struct submitter *s)
+{
+	return atomic_load_explicit(&s->tl->lost, memory_order_acquire) != NULL;
+}
+
+void
+submit_lose(struct submitter *s, const char *fmt, ...)
+{
+	char why[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	timeline_lose(s->tl, why);
+}
+
+/* Under the driver lock: commit up to v (no further than submitted). */
+static int
+commit_locked(struct submitter *s, uint64_t v)
+{
+	const char *failure = "no reason given";
+	uint64_t sub = atomic_load(&s->tl->submitted);
+
+	if (v > sub)
+		v = sub;
+	if (v <= atomic_load(&s->tl->committed))
+		return 0;
+	if (is_lost(s))
+		return RIG_ELOST;
+	if (s->drv->commit(s->edge, v, &failure) != RIG_OK) {
+		submit_lose(s, "commit failed: %s", failure);
+		return RIG_ELOST;
+	}
+	timeline_raise(&s->tl->committed, v);
+	return 0;
+}
+
+/* The timeline's commit hook: a waiter needs v committed before it sleeps. */
+static int
+commit_for_waiter(struct timeline *tl, uint64_t v)
+{
+	struct submitter *s = tl->commit_arg;
+	int ret;
+
+	if (v <= atomic_load(&tl->committed))
+		return 0;
+	/* Dekker with the thread's store of submitted then load of
+	 * commit_want (both seq_cst): one of us commits v. */
+	timeline_raise(&tl->commit_want, v);
+	if (v > atomic_load(&tl->submitted)) {
+		sring_ring(&s->ring);
+		return 0;
+	}
+	pthread_mutex_lock(&s->driver_lock);
+	ret = commit_locked(s, v);
+	pthread_mutex_unlock(&s->driver_lock);
+	return ret;
+}
+
+/* Ask room until the parts fit; false if the device was lost meanwhile. */
+static bool
+make_room(struct submitter *s, uint64_t v, struct job *job)
+{
+	for (;;) {
+		int r = s->drv->room(s->edge, job->parts, job->nparts,
+				     job->nwaits);
+		uint64_t need, w;
+
+		switch (r) {
+		case RIG_FITS:
+			return true;
+		case RIG_LATER:
+			if (s->inline_run) {
+				/* Waiting would let a later value pass. */
+				submit_lose(s, "room answered RIG_LATER on a device whose work runs before submit returns");
+				return false;
+			}
+			/* Our own next value frees room: commit what we
+			 * hold, then wait for the word to move. */
+			w = timeline_word(s->tl);
+			if (commit_locked(s, v - 1) < 0)
+				return false;
+			pthread_mutex_unlock(&s->driver_lock);
+			timeline_wait(s->tl, w + 1, UINT64_MAX);
+			pthread_mutex_lock(&s->driver_lock);
+			break;
+		case RIG_GROW:
+			if (s->ops->grow(s->handle, job->parts, job->nparts,
+					 job->nwaits, &need) != RIG_GROWN) {
+				submit_lose(s, "grow: no memory for %llu bytes of queue",
+					    (unsigned long long)need);
+				return false;
+			}
+			break;
+		default:
+			submit_lose(s, "room answered RIG_NEVER for value %llu",
+				    (unsigned long long)v);
+			return false;
+		}
+		if (is_lost(s))
+			return false;
+	}
+}
+
+/* Under the driver lock: v's job reaches the driver (or is dropped). */
+static void
+run_locked(struct submitter *s, uint64_t v, struct job *job, bool more)
+{
+	static struct job empty;
+	const char *failure = "no reason given";
+	int r;
+
+	if (!job)
+		job = &empty;
+	if (is_lost(s) || !make_room(s, v, job))
+		goto out;
+	r = s->drv->submit(s->edge, v, job->parts, job->nparts, job->waits,
+			   job->nwaits, NULL, &failure);
+	if (r == RIG_FAILED) {
+		submit_lose(s, "submit failed: %s", failure);
+		goto out;
+	}
+	atomic_store(&s->tl->submitted, v);
+	if (r == RIG_COMMITTED) {
+		timeline_raise(&s->tl->committed, v);
+		timeline_wake(s->tl);
+	} else if (!more || atomic_load(&s->tl->commit_want) >= v) {
+		commit_locked(s, v);
+	}
+out:
+	if (job != &empty && job->done)
+		job->done(job);
+}
+
+/*
+ * The host's share of v's job: its waits on producers the queues can't
+ * wait for. A producer's loss signals its dropped values, and a device
+ * that waited on the host is not lost with it (SPEC §7).
+ */
+static void
+host_waits(struct job *job)
+{
+	if (!job)
+		return;
+	for (size_t i = 0; i < job->nhost_waits; i++)
+		timeline_wait(job->host_waits[i].tl, job->host_waits[i].value,
+			      UINT64_MAX);
+}
+
+static void *
+thread_loop(void *arg)
+{
+	struct submitter *s = arg;
+	uint64_t v = atomic_load(&s->tl->submitted) + 1;
+
+	prctl(PR_SET_NAME, "rig-submit");
+	for (;;) {
+		struct job *job;
+
+		if (!sring_ready_sc(&s->ring, v)) {
+			if (atomic_load(&s->stopping) &&
+			    v > atomic_load(&s->tl->issued))
+				break;
+			sring_sleep_sc(&s->ring, v);
+			continue;
+		}
+		job = sring_take_sc(&s->ring, v);
+		host_waits(job);
+		pthread_mutex_lock(&s->driver_lock);
+		run_locked(s, v, job, sring_ready_sc(&s->ring, v + 1));
+		pthread_mutex_unlock(&s->driver_lock);
+		v++;
+	}
+	return NULL;
+}
+
+int
+submit_start(struct submitter *s, struct timeline *tl)
+{
+	s->tl = tl;
+	tl->commit = commit_for_waiter;
+	tl->commit_arg = s;
+	pthread_mutex_init(&s->driver_lock, NULL);
+	atomic_init(&s->inflight, 0);
+	atomic_init(&s->stopping, false);
+	sring_init(&s->ring, tl->base);
+	s->has_thread = false;
+	if (s->inline_run)
+		return 0;
+	if (pthread_create(&s->thread, NULL, thread_loop, s) != 0)
+		return -EAGAIN;
+	s->has_thread = true;
+	return 0;
+}
+
+void
+submit_stop(struct submitter *s)
+{
+	while (atomic_load(&s->inflight))
+		sched_yield();
+	if (s->has_thread) {
+		atomic_store(&s->stopping, true);
+		sring_ring(&s->ring);
+		pthread_join(s->thread, NULL);
+		s->has_thread = false;
+	}
+	pthread_mutex_destroy(&s->driver_lock);
+}
+
+int
+submit_reserve(struct submitter *s, uint64_t *v)
+{
+	/* inflight before the loss check: submit_stop() sees either our
+	 * count or we see the loss (both seq_cst). */
+	atomic_fetch_add(&s->inflight, 1);
+	if (is_lost(s)) {
+		atomic_fetch_sub(&s->inflight, 1);
+		return RIG_ELOST;
+	}
+	if (s->inline_run) {
+		pthread_mutex_lock(&s->driver_lock);
+		*v = atomic_load(&s->tl->issued) + 1;
+		atomic_store(&s->tl->issued, *v);
+		return 0;
+	}
+	*v = atomic_fetch_add(&s->tl->issued, 1) + 1;
+	return 0;
+}
+
+void
+submit_publish(struct submitter *s, uint64_t v, struct job *job)
+{
+	if (s->inline_run) {
+		/* The driver lock is held since submit_reserve(). Host waits
+		 * under it keep values in order on a synchronous device. */
+		host_waits(job);
+		run_locked(s, v, job, false);
+		pthread_mutex_unlock(&s->driver_lock);
+	} else {
+		sring_publish_mp(&s->ring, v, job);
+	}
+	atomic_fetch_sub(&s->inflight, 1);
+}

@@ -1,0 +1,77 @@
+/*
+ * submit/submit.h: handing work to a driver. A submitter owns the calls of
+ * the five C functions for one device: rig calls them one at a time, under
+ * the driver lock, from the device's submission thread (or, for a device
+ * whose work runs before submit returns, from the submitting thread).
+ *
+ * A submit is two steps, so that its caller can claim memory (stamps) in
+ * the same order as values:
+ *   submit_reserve()  - the device's next value (one fetch-add);
+ *   submit_publish()  - the job of that value, handed to the ring (or run).
+ * Between them the caller records the value in the stamps of the memory the
+ * job uses. Every reserved value must be published.
+ *
+ * Not here: what the memory a job uses is (core/), the words and futexes
+ * (timeline/).
+ */
+#ifndef SUBMIT_SUBMIT_H
+#define SUBMIT_SUBMIT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "rig_edge.h"
+#include "submit/ring.h"
+#include "timeline/timeline.h"
+
+/* A producer the host waits for before the driver's submit. */
+struct host_wait {
+	struct timeline *tl;
+	uint64_t value;
+};
+
+/* The work of one value. Freed by the submitter once handed over. */
+struct job {
+	struct rig_part *parts;
+	size_t nparts;
+	struct rig_wait *waits;		/* waits the device's queues do */
+	size_t nwaits;
+	struct host_wait *host_waits;	/* waits the host does first */
+	size_t nhost_waits;
+	void (*done)(struct job *);	/* frees the job */
+};
+
+struct submitter {
+	struct timeline *tl;
+	const struct rig_driver *drv;
+	void *edge;
+	const struct rig_ops *ops;
+	void *handle;
+	bool inline_run;		/* the submitting thread calls the driver */
+	pthread_mutex_t driver_lock;	/* one driver call at a time */
+	_Atomic uint32_t inflight;	/* reserves not yet published */
+	_Atomic bool stopping;
+	bool has_thread;
+	pthread_t thread;
+	char name[64];			/* the device's, for messages */
+	struct sring ring;
+};
+
+/* Set up s for the timeline tl (started) and start its thread unless
+ * inline. 0 or a negative errno. */
+int submit_start(struct submitter *s, struct timeline *tl);
+/* Stop s: every published job is run or dropped and the thread joined.
+ * Call once the timeline is lost (no new reserve succeeds). */
+void submit_stop(struct submitter *s);
+
+/* Reserve the next value into *v; RIG_ELOST once the device is lost. */
+int submit_reserve(struct submitter *s, uint64_t *v);
+/* Hand over v's job (reserved by this thread). NULL job: the value was
+ * reserved but the caller gave up; it is dropped as empty work. */
+void submit_publish(struct submitter *s, uint64_t v, struct job *job);
+
+/* Lose the device: the reason, kept; no new work reaches the driver. */
+void submit_lose(struct submitter *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif

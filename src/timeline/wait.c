@@ -1,0 +1,72 @@
+/*
+ * timeline/wait.c: blocking until a value is signaled.
+ *
+ * A waiter first spins briefly (work that is about to complete costs no
+ * system call), then makes sure its value is committed (no call ever sleeps
+ * on work a driver still holds), then sleeps on the futex beside the word.
+ * The word is the driver's, so nobody but rig bumps the futex: the polling
+ * thread watches every word that has waiters, and whoever loses the device
+ * bumps it too.
+ *
+ * Why no wake is lost: the waiter reads the futex counter f, then checks the
+ * word, then sleeps only while the counter is still f. Whoever sees the word
+ * move bumps the counter after the word's store, so either the waiter's
+ * check sees the new word or its futex_wait sees a counter other than f.
+ */
+#include "rig.h"
+#include "util/futex.h"
+#include "timeline/timeline.h"
+
+#define SPINS 256
+#define LONE_NAP_NS 100000u	/* with no poller thread, look this often */
+
+static int
+outcome(struct timeline *tl, uint64_t v)
+{
+	return timeline_reached(tl, v) ? 0 : RIG_ELOST;
+}
+
+static uint64_t
+deadline_after(uint64_t timeout_ns)
+{
+	uint64_t now = rig_now_ns();
+
+	return timeout_ns > UINT64_MAX - now ? UINT64_MAX : now + timeout_ns;
+}
+
+int
+timeline_wait(struct timeline *tl, uint64_t v, uint64_t timeout_ns)
+{
+	uint64_t deadline, now, nap;
+	int ret;
+
+	for (int i = 0; i < SPINS; i++) {
+		if (timeline_signaled(tl, v))
+			return outcome(tl, v);
+		cpu_relax();
+	}
+	deadline = deadline_after(timeout_ns);
+	ret = tl->commit(tl, v);
+	if (ret < 0)
+		return outcome(tl, v);
+
+	atomic_fetch_add(&tl->waiters, 1);
+	nap = poller_kick() ? UINT64_MAX : LONE_NAP_NS;
+	for (;;) {
+		uint32_t f = atomic_load_explicit(tl->futex, memory_order_acquire);
+
+		if (timeline_signaled(tl, v)) {
+			ret = outcome(tl, v);
+			break;
+		}
+		now = rig_now_ns();
+		if (now >= deadline) {
+			ret = RIG_ETIMEDOUT;
+			break;
+		}
+		futex_wait(tl->futex, f, deadline - now < nap ?
+			   deadline - now : nap);
+	}
+	atomic_fetch_sub(&tl->waiters, 1);
+	return ret;
+}

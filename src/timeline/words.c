@@ -1,0 +1,70 @@
+/*
+ * timeline/words.c: the process-wide array of timeline words and who holds
+ * each slot. A slot is taken at open and given back at the device's end;
+ * the word keeps its value, so the next device's values start above it.
+ * Slots change hands rarely: a mutex guards the free list.
+ */
+#include <pthread.h>
+#include <time.h>
+
+#include "timeline/timeline.h"
+
+_Atomic uint64_t rig_words[RIG_WORDS];
+static _Atomic uint32_t word_futex[RIG_WORDS];
+
+static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool slot_taken[RIG_WORDS];
+
+uint64_t
+rig_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int
+timeline_slot_take(struct timeline *tl)
+{
+	int slot = -1;
+
+	pthread_mutex_lock(&slot_lock);
+	for (int i = 0; i < RIG_WORDS; i++) {
+		if (!slot_taken[i]) {
+			slot_taken[i] = true;
+			slot = i;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&slot_lock);
+	tl->slot = slot;
+	if (slot < 0)
+		return -1;
+	tl->word = &rig_words[slot];
+	tl->futex = &word_futex[slot];
+	return slot;
+}
+
+void
+timeline_start(struct timeline *tl)
+{
+	uint64_t b = atomic_load_explicit(tl->word, memory_order_acquire);
+
+	tl->base = b;
+	atomic_store(&tl->issued, b);
+	atomic_store(&tl->submitted, b);
+	atomic_store(&tl->committed, b);
+	atomic_store(&tl->commit_want, b);
+}
+
+void
+timeline_slot_give(struct timeline *tl)
+{
+	if (tl->slot < 0)
+		return;
+	pthread_mutex_lock(&slot_lock);
+	slot_taken[tl->slot] = false;
+	pthread_mutex_unlock(&slot_lock);
+	tl->slot = -1;
+}

@@ -1,0 +1,38 @@
+/*
+ * util/rcu.h: liburcu (memb flavour) as rig uses it, with the annotations
+ * that let ThreadSanitizer see its grace periods (toolchain.md §8). Use the
+ * p_* names everywhere; never the bare liburcu macros.
+ */
+#ifndef UTIL_RCU_H
+#define UTIL_RCU_H
+
+#include <urcu.h>
+
+#if defined(__SANITIZE_THREAD__)
+#define RCU_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define RCU_TSAN 1
+#endif
+#endif
+
+#ifdef RCU_TSAN
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+extern char rcu_tsan_gp_token;
+#define RCU_TSAN_RELEASE() __tsan_release(&rcu_tsan_gp_token)
+#define RCU_TSAN_ACQUIRE() __tsan_acquire(&rcu_tsan_gp_token)
+#define p_rcu_dereference(p) __atomic_load_n(&(p), __ATOMIC_ACQUIRE)
+#define p_rcu_assign_pointer(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
+#else
+#define RCU_TSAN_RELEASE() do { } while (0)
+#define RCU_TSAN_ACQUIRE() do { } while (0)
+#define p_rcu_dereference(p) rcu_dereference(p)
+#define p_rcu_assign_pointer(p, v) rcu_assign_pointer(p, v)
+#endif
+
+#define p_rcu_read_lock() rcu_read_lock()
+#define p_rcu_read_unlock() do { RCU_TSAN_RELEASE(); rcu_read_unlock(); } while (0)
+#define p_synchronize_rcu() do { synchronize_rcu(); RCU_TSAN_ACQUIRE(); } while (0)
+
+#endif

@@ -188,11 +188,222 @@ int rig_buffer_copy(struct rig_buffer *src, struct rig_buffer *dst,
 		    struct rig_point *out);
 
 /*
+ * rig_buffer_borrow() - b's memory made usable on device d2: a buffer on d2
+ * over the same bytes (host memory d2 maps, or a peer mapping), ordered by
+ * the same stamps as b. Returns 0; RIG_EINVAL for a dead b or memory d2
+ * does not map; RIG_ELOST; RIG_ENOMEM when d2 has no room for the mapping.
+ */
+int rig_buffer_borrow(struct rig_buffer *b, struct rig_device *d2,
+		      struct rig_buffer **out);
+
+/*
  * rig_buffer_release() - give up the buffer handle. Its memory returns to
  * the driver once the work submitted while it was live is done. NULL is
  * ignored.
  */
 void rig_buffer_release(struct rig_buffer *b);
+
+/* ---- Images ----------------------------------------------------------- */
+
+struct rig_image;
+struct rig_function;
+
+/*
+ * rig_image_load() - load code on a device: the driver places it itself,
+ * or rig places the bytes the driver asks it to in Device memory. Returns
+ * 0; RIG_EINVAL for code the driver refuses (rig_why() says why) or a
+ * device that loads none; RIG_ELOST; RIG_ENOMEM.
+ */
+int rig_image_load(struct rig_device *d, const void *bytes, size_t len,
+		   struct rig_image **out);
+
+/*
+ * rig_image_function() - the function name of an image. Returns 0;
+ * RIG_EINVAL with "no function <name>" where the image has none; RIG_ELOST;
+ * RIG_ENOMEM. The function lives as long as its image.
+ */
+int rig_image_function(struct rig_image *img, const char *name,
+		       struct rig_function **out);
+
+/* Give up the image; it unloads once the work submitted before is done. */
+void rig_image_release(struct rig_image *img);
+
+/* ---- Submissions ------------------------------------------------------ */
+
+/*
+ * A prepared submission is work for one device, made once and run many
+ * times, from any number of threads. Its parts are ordered by the memory
+ * they use (rule 2); each submit orders them after other work by the
+ * memory's stamps (rule 3). See seed 002.
+ */
+struct rig_submission;
+struct rig_run;
+
+/* One end of a copy: a buffer, or (buffer NULL) the buffer of a slot. */
+struct rig_side {
+	struct rig_buffer *buffer;
+	int64_t slot;
+};
+#define RIG_BUFFER(b)	((struct rig_side){ (b), -1 })
+#define RIG_SLOT(n)	((struct rig_side){ NULL, (n) })
+
+enum rig_ref_kind {
+	RIG_REF_READ = 1,	/* the work reads the slot's buffer */
+	RIG_REF_WRITE,		/* reads and writes it (it must admit writes) */
+	RIG_REF_UNORDERED,	/* reads and writes it, ordered by device order only */
+	RIG_REF_ENTRY,		/* the value by which the device's work refers to fn */
+};
+
+/*
+ * A ref places 8 bytes at params byte at when the work runs: the slot's
+ * buffer address plus the offset the run stored there, or fn's entry.
+ * at is a multiple of 8; two refs of a part never share an at.
+ */
+struct rig_ref {
+	enum rig_ref_kind kind;
+	int64_t slot;
+	int64_t at;
+	struct rig_function *fn;
+};
+#define RIG_READ(slot, at)	((struct rig_ref){ RIG_REF_READ, (slot), (at), NULL })
+#define RIG_WRITE(slot, at)	((struct rig_ref){ RIG_REF_WRITE, (slot), (at), NULL })
+#define RIG_UNORDERED(slot, at)	((struct rig_ref){ RIG_REF_UNORDERED, (slot), (at), NULL })
+#define RIG_ENTRY_REF(fn, at)	((struct rig_ref){ RIG_REF_ENTRY, 0, (at), (fn) })
+
+enum rig_part_kind {
+	RIG_COPY = 1,		/* src's bytes into dst */
+	RIG_LAUNCH,		/* fn over a grid of groups */
+	RIG_FILL,		/* a C function the driver's submit calls */
+	RIG_WORDS,		/* raw 32-bit words for the device's queue */
+};
+
+/* A part, as a program describes it; rig_part_*() fill one. */
+struct rig_part_spec {
+	enum rig_part_kind kind;
+	struct rig_side src, dst;		/* copy */
+	struct rig_function *fn;		/* launch */
+	rig_fill_fn fill;			/* fill */
+	int64_t params;				/* launch, fill: parameter bytes */
+	const struct rig_ref *refs;		/* launch, fill */
+	size_t nrefs;
+	struct rig_buffer *words;		/* words */
+};
+
+static inline struct rig_part_spec
+rig_part_copy(struct rig_side src, struct rig_side dst)
+{
+	return (struct rig_part_spec){ .kind = RIG_COPY, .src = src, .dst = dst };
+}
+
+static inline struct rig_part_spec
+rig_part_launch(struct rig_function *fn, int64_t params,
+		const struct rig_ref *refs, size_t nrefs)
+{
+	return (struct rig_part_spec){ .kind = RIG_LAUNCH, .fn = fn,
+		.params = params, .refs = refs, .nrefs = nrefs };
+}
+
+static inline struct rig_part_spec
+rig_part_fill(rig_fill_fn fill, int64_t params, const struct rig_ref *refs,
+	      size_t nrefs)
+{
+	return (struct rig_part_spec){ .kind = RIG_FILL, .fill = fill,
+		.params = params, .refs = refs, .nrefs = nrefs };
+}
+
+static inline struct rig_part_spec
+rig_part_words(struct rig_buffer *words)
+{
+	return (struct rig_part_spec){ .kind = RIG_WORDS, .words = words };
+}
+
+/* Fixed memory: a buffer every run uses, with the access it is used with. */
+struct rig_fixed {
+	struct rig_buffer *buffer;
+	enum rig_access access;
+};
+
+/* What a submission keeps alive beyond memory, and how it is let go. */
+struct rig_keep {
+	void *value;
+	void (*release)(void *value);
+};
+
+/*
+ * rig_submission_make() - a submission of n parts on d, with fixed memory
+ * and a keep (released through keep.release when the submission goes; its
+ * zero value keeps nothing). Its slots are 0 .. (highest slot named) and
+ * each submit passes one buffer per slot. Each part is placed on a queue of
+ * d (seed 002) after the parts of other queues it follows (rule 2).
+ * Returns 0; RIG_EINVAL naming the part and the rule it breaks; RIG_ELOST;
+ * RIG_ENOMEM.
+ */
+int rig_submission_make(struct rig_device *d, const struct rig_part_spec *parts,
+			size_t n, const struct rig_fixed *fixed, size_t nfixed,
+			struct rig_keep keep, struct rig_submission **out);
+
+/* The number of slots each submit of s fills. */
+size_t rig_submission_slots(const struct rig_submission *s);
+/* The queue (index in the device's facts) part i runs on, and the parts
+ * of other queues it follows; for tests and tools. */
+int rig_submission_part(const struct rig_submission *s, size_t i,
+			uint32_t *queue, const uint32_t **follows,
+			uint32_t *nfollows);
+
+/*
+ * rig_submission_address() - the address of b's first byte as s's device's
+ * work addresses it, where b's bytes lie within a buffer of s's fixed
+ * memory. RIG_EINVAL otherwise (*out untouched).
+ */
+int rig_submission_address(const struct rig_submission *s,
+			   const struct rig_buffer *b, uint64_t *out);
+
+/*
+ * rig_submission_release() - give up s. What it keeps goes once the work
+ * submitted through it is done. Runs still taken stay valid until they are
+ * submitted or released.
+ */
+void rig_submission_release(struct rig_submission *s);
+
+/*
+ * rig_run_take() - a run of s that the calling thread alone holds for its
+ * stores and its next submit: the first free run, or a new one whose bytes
+ * read 0. A lone taker gets the same run every time, with its stores. A
+ * submission with no launch or fill has one byteless run that every take
+ * returns. Lock-free. Returns 0, or RIG_ENOMEM.
+ */
+int rig_run_take(struct rig_submission *s, struct rig_run **out);
+
+/*
+ * rig_run_store() - store part i's block: its grid and group of threads
+ * (launch; ignored for a fill) and bytes of parameters at offset 0 of the
+ * part's params. Never blocks. Returns 0, or RIG_EINVAL for a part that is
+ * no launch or fill, more bytes than the part's params, an empty grid or
+ * group.
+ */
+int rig_run_store(struct rig_run *r, size_t i, const uint32_t grid[3],
+		  const uint32_t group[3], const void *params, size_t bytes);
+
+/* The params bytes of part i in r, for stores in place; NULL for none. */
+void *rig_run_params(struct rig_run *r, size_t i);
+
+/* rig_run_release() - give back a taken run without submitting it. */
+void rig_run_release(struct rig_run *r);
+
+/*
+ * rig_submit() - run r's submission with buffers[k] in slot k (nbuf must be
+ * the submission's slot count) after the extra points waits, as the work of
+ * the device's next value; *out (may be NULL) is its point. The submit
+ * frees r, whatever it returns. Any thread; returns once the work is on the
+ * device's ring (it does not wait for the driver).
+ * Returns 0; RIG_EINVAL naming the slot and the rule (a dead buffer, one on
+ * another device, a read-only buffer in a written slot, a slot's buffer
+ * the host addresses not where only copies name it...); RIG_ELOST;
+ * RIG_ENOMEM.
+ */
+int rig_submit(struct rig_run *r, struct rig_buffer *const *buffers,
+	       size_t nbuf, const struct rig_point *waits, size_t nwaits,
+	       struct rig_point *out);
 
 #ifdef __cplusplus
 }

@@ -54,7 +54,7 @@ extern "C" {
 #define RIG_SCRATCH	64
 
 /* The number of timeline words in the process (rig_words). */
-#define RIG_WORDS	4096
+#define RIG_WORD_SLOTS	4096
 
 /* ---- Facts ------------------------------------------------------------ */
 
@@ -257,23 +257,27 @@ struct rig_words_part {
 	size_t count;
 };
 
+/* The work of a part, by its kind. */
+union rig_work {
+	struct rig_copy copy;
+	struct rig_launch launch;
+	struct rig_fill fill;
+	struct rig_words_part words;
+};
+
 /*
  * A part of a submission as a driver sees it: its kind, the index of its
  * queue in facts.queues, the indices of earlier parts of other queues it
  * starts after, and RIG_SCRATCH bytes that room and submit may keep between
- * calls. A copy's fields may differ from one call to the next.
+ * calls (a call finds what an earlier call on the same submission left).
+ * The work's fields may differ from one call to the next.
  */
 struct rig_part {
 	enum rig_kind kind;
 	uint32_t queue;
 	const uint32_t *follows;
 	uint32_t nfollows;
-	union {
-		struct rig_copy copy;
-		struct rig_launch launch;
-		struct rig_fill fill;
-		struct rig_words_part words;
-	} u;
+	union rig_work u;
 	alignas(16) unsigned char scratch[RIG_SCRATCH];
 };
 
@@ -430,7 +434,7 @@ struct rig_io_opener {
 /* ---- What rig defines for drivers ------------------------------------- */
 
 /* The process-wide array of timeline words; each open device has one. */
-extern _Atomic uint64_t rig_words[RIG_WORDS];
+extern _Atomic uint64_t rig_words[RIG_WORD_SLOTS];
 
 /* The host clock, CLOCK_MONOTONIC in nanoseconds. Never blocks. */
 uint64_t rig_now_ns(void);

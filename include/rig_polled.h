@@ -8,6 +8,8 @@
  * committed value's work in value order: it waits (polling) for the
  * producers' words the value waits for, runs its copies and byte fills
  * (launches and words run nothing), then stores the value in the word.
+ * Any bytes load as an image; a function named "name/P/T" reads P params
+ * bytes and allows T threads a group, and one named "absent" is absent.
  * Fill functions run inside submit, as rig_edge.h says. One device at a
  * time per struct rig_polled: a name opens once.
  *
@@ -62,12 +64,14 @@ int rig_polled_fail(struct rig_polled *p, const char *call);
 /* While stalled, the worker runs nothing: the word stops. */
 void rig_polled_stall(struct rig_polled *p, bool stalled);
 
-/* Counters for tests: values run, commit calls, submit calls, live regions. */
+/* Counters for tests: values run, commit calls, submit calls, live regions
+ * and images (a leak check: both 0 once the device closed). */
 uint64_t rig_polled_ran(struct rig_polled *p);
 uint64_t rig_polled_commits(struct rig_polled *p);
 uint64_t rig_polled_submits(struct rig_polled *p);
 uint64_t rig_polled_committed(struct rig_polled *p);
 int64_t rig_polled_live_regions(struct rig_polled *p);
+int64_t rig_polled_live_images(struct rig_polled *p);
 /* Whether the device is open (made and not yet stopped). */
 bool rig_polled_open(struct rig_polled *p);
 

@@ -1,14 +1,19 @@
 /*
  * core/alloc.c: a device's allocations, the budget they count against, and
  * their return. An allocation's memory goes back to the driver once no
- * buffer refers to it and its last use is signaled; until then it waits in
- * the device's limbo list, which every allocation on the device first
- * reclaims.
+ * buffer refers to it and every use stamped on it is signaled; until then it
+ * waits in the device's limbo list, which every allocation on the device
+ * first reclaims.
+ *
+ * A borrowed allocation (borrow.c) maps another allocation, its root, on a
+ * second device: it shares the root's stamps and lock, holds a reference to
+ * the root, and gives its mapping back like memory of its own.
  */
 #include <stdlib.h>
 
 #include "core/device.h"
 #include "core/error.h"
+#include "core/image.h"
 
 static void
 list_add(struct alloc **head, struct alloc *a)
@@ -31,29 +36,75 @@ list_del(struct alloc **head, struct alloc *a)
 		a->next->prev = a->prev;
 }
 
-/* Under mem_lock: the driver gets a's memory back, and a goes. */
+/* Free a's handle (its memory already went back); then its root's ref.
+ * Takes no lock of the device's: call it with none held. */
 static void
-give_back_locked(struct rig_device *d, struct alloc *a)
+alloc_free(struct alloc *a)
+{
+	struct alloc *root = a->root;
+	struct rig_device *d = a->d;
+
+	stamps_fini(&a->stamps);
+	pthread_mutex_destroy(&a->lock);
+	free(a);
+	if (root != a)
+		alloc_put(root);
+	device_put(d);
+}
+
+/* Under mem_lock: the driver gets a's memory back. */
+static void
+return_memory_locked(struct rig_device *d, struct alloc *a)
 {
 	if (a->region)
 		d->ops->free(d->handle, a->region);
+	a->region = NULL;
 	d->allocated -= a->bytes;
-	pthread_mutex_destroy(&a->lock);
-	free(a);
+}
+
+static bool
+signaled(struct stamp st)
+{
+	return !st.value ||
+	       atomic_load_explicit(&rig_words[st.slot], memory_order_acquire) >= st.value;
+}
+
+bool
+alloc_idle(const struct alloc *a)
+{
+	const struct stamps *s = &a->root->stamps;
+
+	for (size_t i = 0; i < s->n; i++) {
+		const struct seg *g = &s->seg[i];
+
+		if (!signaled(g->write))
+			return false;
+		for (uint32_t k = 0; k < g->nreads; k++)
+			if (!signaled(g->reads[k]))
+				return false;
+	}
+	return true;
 }
 
 void
-alloc_reclaim_locked(struct rig_device *d)
+alloc_reclaim(struct rig_device *d)
 {
-	struct alloc *a = d->limbo, *next;
+	struct alloc *a, *next, *done = NULL;
 
-	for (; a; a = next) {
+	pthread_mutex_lock(&d->mem_lock);
+	for (a = d->limbo; a; a = next) {
 		next = a->next;
-		if (timeline_signaled(&d->tl, a->last_use)) {
-			list_del(&d->limbo, a);
-			give_back_locked(d, a);
-			device_put(d);
-		}
+		if (!alloc_idle(a))
+			continue;
+		list_del(&d->limbo, a);
+		return_memory_locked(d, a);
+		a->next = done;
+		done = a;
+	}
+	pthread_mutex_unlock(&d->mem_lock);
+	for (a = done; a; a = next) {
+		next = a->next;
+		alloc_free(a);
 	}
 }
 
@@ -67,7 +118,7 @@ ask_driver(struct rig_device *d, struct alloc *a, enum rig_memory kind)
 	r = d->ops->alloc(d->handle, a->bytes, kind, &a->region, &fault);
 	if (r == RIG_NO_ROOM)
 		return rig_cause(RIG_ENOMEM, "%s has no room for %llu bytes",
-				d->name, (unsigned long long)a->bytes);
+				 d->name, (unsigned long long)a->bytes);
 	if (r != RIG_OK) {
 		submit_lose(&d->sub, "alloc faulted: %s", fault);
 		return device_check_live(NULL, d);
@@ -86,6 +137,36 @@ ask_driver(struct rig_device *d, struct alloc *a, enum rig_memory kind)
 	return 0;
 }
 
+struct alloc *
+alloc_new(struct rig_device *d, uint64_t bytes, struct alloc *root)
+{
+	struct alloc *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	if (!root && stamps_init(&a->stamps, (bytes + 3) / 4) < 0) {
+		free(a);
+		return NULL;
+	}
+	a->d = d;
+	a->bytes = root ? 0 : bytes;	/* a mapping holds none of d's budget */
+	a->root = root ? root : a;
+	atomic_init(&a->refs, 1);
+	pthread_mutex_init(&a->lock, NULL);
+	device_get(d);
+	if (root)
+		atomic_fetch_add(&root->refs, 1);
+	return a;
+}
+
+void
+alloc_live(struct rig_device *d, struct alloc *a)
+{
+	pthread_mutex_lock(&d->mem_lock);
+	list_add(&d->live, a);
+	pthread_mutex_unlock(&d->mem_lock);
+}
+
 int
 alloc_make(struct rig_device *d, uint64_t bytes, enum rig_memory kind,
 	   struct alloc **out)
@@ -93,43 +174,35 @@ alloc_make(struct rig_device *d, uint64_t bytes, enum rig_memory kind,
 	struct alloc *a;
 	int ret;
 
-	a = calloc(1, sizeof(*a));
-	if (!a)
-		return rig_cause(RIG_ENOMEM, "no memory for an allocation's handle");
-	a->d = d;
-	a->bytes = bytes;
-	atomic_init(&a->refs, 1);
-	pthread_mutex_init(&a->lock, NULL);
 	/* A device that declares host_addresses is asked for no Pinned
 	 * memory (seed 000): its own memory already serves the host. */
 	if (kind == RIG_MEMORY_PINNED && d->facts.host_addresses)
 		kind = RIG_MEMORY_DEVICE;
-
+	alloc_reclaim(d);
+	if (!(a = alloc_new(d, bytes, NULL)))
+		return rig_cause(RIG_ENOMEM, "no memory for an allocation's handle");
 	pthread_mutex_lock(&d->mem_lock);
-	alloc_reclaim_locked(d);
 	if ((ret = device_check_live(NULL, d)) < 0)
 		goto err;
 	if (d->allocated + bytes > d->facts.budget || d->allocated + bytes < bytes) {
 		ret = rig_cause(RIG_ENOMEM,
-			       "%llu bytes asked, %s holds %llu of its budget %llu",
-			       (unsigned long long)bytes, d->name,
-			       (unsigned long long)d->allocated,
-			       (unsigned long long)d->facts.budget);
+				"%llu bytes asked, %s holds %llu of its budget %llu",
+				(unsigned long long)bytes, d->name,
+				(unsigned long long)d->allocated,
+				(unsigned long long)d->facts.budget);
 		goto err;
 	}
 	if (bytes && (ret = ask_driver(d, a, kind)) < 0)
 		goto err;
-	a->last_write = a->last_use = d->tl.base;
 	d->allocated += bytes;
 	list_add(&d->live, a);
-	device_get(d);
 	pthread_mutex_unlock(&d->mem_lock);
 	*out = a;
 	return 0;
 err:
 	pthread_mutex_unlock(&d->mem_lock);
-	pthread_mutex_destroy(&a->lock);
-	free(a);
+	a->bytes = 0;
+	alloc_free(a);
 	return ret;
 }
 
@@ -145,46 +218,44 @@ alloc_put(struct alloc *a)
 	if (a->dead) {
 		/* Its memory went at the device's end. */
 		pthread_mutex_unlock(&d->mem_lock);
-		pthread_mutex_destroy(&a->lock);
-		free(a);
-		device_put(d);
+		alloc_free(a);
 		return;
 	}
 	list_del(&d->live, a);
-	later = a->region && !timeline_signaled(&d->tl, a->last_use);
+	later = a->region && !alloc_idle(a);
 	if (later)
 		list_add(&d->limbo, a);
 	else
-		give_back_locked(d, a);
+		return_memory_locked(d, a);
 	pthread_mutex_unlock(&d->mem_lock);
 	if (!later)
-		device_put(d);
+		alloc_free(a);
 }
 
 void
 alloc_end_all(struct rig_device *d, const char *why)
 {
-	struct alloc *a, *next;
+	struct alloc *a, *next, *limbo;
 
 	pthread_mutex_lock(&d->mem_lock);
-	for (a = d->limbo; a; a = next) {
-		next = a->next;
-		give_back_locked(d, a);
-		device_put(d);
-	}
+	image_end_all_locked(d);
+	limbo = d->limbo;
+	for (a = limbo; a; a = a->next)
+		return_memory_locked(d, a);
 	d->limbo = NULL;
 	for (a = d->live; a; a = next) {
 		next = a->next;
 		/* Under a's lock: no host access is reading it meanwhile. */
-		pthread_mutex_lock(&a->lock);
-		if (a->region)
-			d->ops->free(d->handle, a->region);
-		a->region = NULL;
+		pthread_mutex_lock(&a->root->lock);
+		return_memory_locked(d, a);
 		a->loc.host = NULL;
 		a->dead = why;
-		pthread_mutex_unlock(&a->lock);
+		pthread_mutex_unlock(&a->root->lock);
 	}
 	d->live = NULL;
-	d->allocated = 0;
 	pthread_mutex_unlock(&d->mem_lock);
+	for (a = limbo; a; a = next) {
+		next = a->next;
+		alloc_free(a);
+	}
 }

@@ -15,9 +15,9 @@ buffer_check(const char *func, const struct rig_buffer *b)
 {
 	if (!b)
 		return rig_fail_at(func, RIG_EINVAL, "the buffer is NULL");
-	if (b->a->dead)
+	if (alloc_dead(b->a))
 		return rig_fail_at(func, RIG_EINVAL, "the buffer is dead: %s",
-				   b->a->dead);
+				   alloc_dead(b->a));
 	return 0;
 }
 
@@ -35,7 +35,7 @@ check_range(const char *func, const struct rig_buffer *b, size_t offset,
 	return 0;
 }
 
-static struct rig_buffer *
+struct rig_buffer *
 buffer_over(struct alloc *a, uint64_t offset, uint64_t length,
 	    enum rig_access access)
 {
@@ -48,6 +48,16 @@ buffer_over(struct alloc *a, uint64_t offset, uint64_t length,
 	b->length = length;
 	b->access = access;
 	return b;
+}
+
+struct rig_buffer *
+buffer_dup(const struct rig_buffer *b)
+{
+	struct rig_buffer *c = buffer_over(b->a, b->offset, b->length, b->access);
+
+	if (c)
+		atomic_fetch_add(&b->a->refs, 1);
+	return c;
 }
 
 int
@@ -110,32 +120,42 @@ rig_buffer_address(const struct rig_buffer *b)
 bool
 rig_buffer_overlaps(const struct rig_buffer *x, const struct rig_buffer *y)
 {
-	if (!x || !y || x->a != y->a || !x->length || !y->length)
+	if (!x || !y || !x->length || !y->length)
+		return false;
+	if (x->a->root != y->a->root)
 		return false;
 	/* Word granularity: [first word, end word) of each. */
 	return x->offset / 4 < (y->offset + y->length + 3) / 4 &&
 	       y->offset / 4 < (x->offset + x->length + 3) / 4;
 }
 
-/* Under a's lock: wait for the value v of a's device; the loss if dropped. */
+/* Under the claim: wait for the work the access follows. */
 static int
-wait_for(const char *func, struct alloc *a, uint64_t v)
+wait_claimed(const char *func, const struct waitset *ws)
 {
-	struct rig_device *d = a->d;
-	int ret = timeline_wait(&d->tl, v, UINT64_MAX);
+	struct stamp dropped;
+	struct timeline *tl;
+	int ret = claim_wait_host(ws, &dropped);
 
-	if (ret < 0)
-		return rig_fail_at(func, ret, "the work of value %llu on %s was dropped: %s",
-				   (unsigned long long)v, d->name,
-				   rig_lost(d) ? rig_lost(d) : "lost");
-	return 0;
+	if (ret == 0)
+		return 0;
+	tl = timeline_get(dropped.slot);
+	ret = rig_fail_at(func, ret, "the work of value %llu on %s was dropped: %s",
+			  (unsigned long long)dropped.value,
+			  tl ? tl->name : "an ended device",
+			  tl && atomic_load(&tl->lost) ? atomic_load(&tl->lost) : "lost");
+	if (tl)
+		timeline_put(tl);
+	return ret;
 }
 
 static int
 host_access(const char *func, struct rig_buffer *b, size_t offset, void *host,
 	    size_t n, bool write)
 {
-	struct alloc *a;
+	struct waitset ws = { 0 };
+	struct use u;
+	char *at;
 	int ret;
 
 	if ((ret = buffer_check(func, b)) < 0 ||
@@ -145,19 +165,24 @@ host_access(const char *func, struct rig_buffer *b, size_t offset, void *host,
 		return rig_fail_at(func, RIG_EINVAL, "the host memory is NULL");
 	if (write && b->access == RIG_READ_ONLY)
 		return rig_fail_at(func, RIG_EINVAL, "the buffer is read-only");
-	a = b->a;
-	if (n && !a->loc.host)
+	if (n && !b->a->loc.host)
 		return rig_fail_at(func, RIG_EINVAL,
-				   "the host does not address %s's memory", a->d->name);
-	pthread_mutex_lock(&a->lock);
-	ret = wait_for(func, a, write ? a->last_use : a->last_write);
-	if (ret == 0 && a->dead)
-		ret = rig_fail_at(func, RIG_EINVAL, "the buffer is dead: %s", a->dead);
-	if (ret == 0 && n && write)
-		memcpy((char *)a->loc.host + b->offset + offset, host, n);
-	else if (ret == 0 && n)
-		memcpy(host, (char *)a->loc.host + b->offset + offset, n);
-	pthread_mutex_unlock(&a->lock);
+				   "the host does not address %s's memory", b->a->d->name);
+	u.a = b->a->root;
+	u.kind = write ? USE_WRITE : USE_READ;
+	words_of(b->offset + offset, n, &u.lo, &u.hi);
+	if ((ret = claim_lock(&u, 1, &ws)) < 0)
+		return rig_fail_keep(func, ret);
+	ret = wait_claimed(func, &ws);
+	if (ret == 0 && alloc_dead(b->a))
+		ret = rig_fail_at(func, RIG_EINVAL, "the buffer is dead: %s", alloc_dead(b->a));
+	at = ret == 0 && n ? (char *)b->a->loc.host + b->offset + offset : NULL;
+	if (at && write)
+		memcpy(at, host, n);
+	else if (at)
+		memcpy(host, at, n);
+	claim_unlock(&u, 1);
+	waitset_fini(&ws);
 	return ret;
 }
 

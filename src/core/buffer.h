@@ -9,4 +9,11 @@
 /* RIG_EINVAL naming func when b is NULL or dead, else 0. */
 int buffer_check(const char *func, const struct rig_buffer *b);
 
+/* A handle over length bytes of a from offset (taking the caller's
+ * reference to a); NULL without memory. */
+struct rig_buffer *buffer_over(struct alloc *a, uint64_t offset,
+			       uint64_t length, enum rig_access access);
+/* A new handle over b's memory (the caller's own view); NULL without memory. */
+struct rig_buffer *buffer_dup(const struct rig_buffer *b);
+
 #endif

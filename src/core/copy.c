@@ -1,10 +1,7 @@
 /*
  * core/copy.c: rig_buffer_copy(), a one-part submission of a copy on the
- * buffers' device, on its copy engine. Its claim locks both allocations (by
- * address, so two copies never deadlock), draws the device's next value,
- * and stamps src as read and dst as written by it, so every later host
- * access or copy of that memory is ordered after it. Both buffers lie on
- * one device, whose own order needs no wait (rule 1).
+ * buffers' device, on its copy engine: claimed like every submit (claim.c),
+ * so it follows the last write of src and every use of dst, on any device.
  */
 #include <stdlib.h>
 
@@ -14,6 +11,7 @@
 struct copy_job {
 	struct job job;
 	struct rig_part part;
+	struct rig_wait waits[];	/* then the host waits */
 };
 
 static void
@@ -47,10 +45,12 @@ check_copy(struct rig_buffer *src, struct rig_buffer *dst)
 	return device_check_live(func, src->a->d);
 }
 
+/* The job, with room for nwaits waits of either kind. */
 static struct copy_job *
-make_job(struct rig_buffer *src, struct rig_buffer *dst)
+make_job(struct rig_buffer *src, struct rig_buffer *dst, size_t nwaits)
 {
-	struct copy_job *cj = calloc(1, sizeof(*cj));
+	struct copy_job *cj = calloc(1, sizeof(*cj) + nwaits *
+				     (sizeof(struct rig_wait) + sizeof(struct stamp)));
 	struct rig_copy *c;
 
 	if (!cj)
@@ -66,60 +66,47 @@ make_job(struct rig_buffer *src, struct rig_buffer *dst)
 	c->fill = -1;
 	cj->job.parts = &cj->part;
 	cj->job.nparts = 1;
+	cj->job.waits = cj->waits;
+	cj->job.host_waits = (struct stamp *)(cj->waits + nwaits);
 	cj->job.done = copy_done;
 	return cj;
-}
-
-static void
-lock_pair(struct alloc *x, struct alloc *y)
-{
-	if (x == y) {
-		pthread_mutex_lock(&x->lock);
-		return;
-	}
-	if ((uintptr_t)x > (uintptr_t)y) {
-		struct alloc *t = x;
-		x = y;
-		y = t;
-	}
-	pthread_mutex_lock(&x->lock);
-	pthread_mutex_lock(&y->lock);
-}
-
-static void
-unlock_pair(struct alloc *x, struct alloc *y)
-{
-	pthread_mutex_unlock(&x->lock);
-	if (x != y)
-		pthread_mutex_unlock(&y->lock);
 }
 
 int
 rig_buffer_copy(struct rig_buffer *src, struct rig_buffer *dst,
 		struct rig_point *out)
 {
+	struct waitset ws = { 0 };
 	struct rig_device *d;
 	struct copy_job *cj;
+	struct use u[2];
 	uint64_t v;
 	int ret;
 
 	if ((ret = check_copy(src, dst)) < 0)
 		return ret;
 	d = src->a->d;
-	if (!(cj = make_job(src, dst)))
+	u[0] = (struct use){ .a = src->a->root, .kind = USE_READ };
+	u[1] = (struct use){ .a = dst->a->root, .kind = USE_WRITE };
+	words_of(src->offset, src->length, &u[0].lo, &u[0].hi);
+	words_of(dst->offset, dst->length, &u[1].lo, &u[1].hi);
+	if ((ret = claim_lock(u, 2, &ws)) < 0)
+		return rig_fail_keep(__func__, ret);
+	if (!(cj = make_job(src, dst, ws.n))) {
+		claim_unlock(u, 2);
+		waitset_fini(&ws);
 		return rig_fail(RIG_ENOMEM, "no memory for the copy's job");
-	lock_pair(src->a, dst->a);
-	if (src->a->dead || dst->a->dead ||
-	    (ret = submit_reserve(&d->sub, &v)) < 0) {
-		unlock_pair(src->a, dst->a);
-		free(cj);
-		return device_check_live(__func__, d) ? RIG_ELOST :
-			rig_fail(RIG_EINVAL, "the buffer died meanwhile");
 	}
-	src->a->last_use = v;
-	dst->a->last_write = v;
-	dst->a->last_use = v;
-	unlock_pair(src->a, dst->a);
+	/* Before our value: routing may commit other devices' values. */
+	route_waits(d, &ws, &cj->job);
+	if ((ret = submit_reserve(&d->sub, &v)) < 0) {
+		claim_unlock(u, 2);
+		waitset_fini(&ws);
+		free(cj);
+		return device_check_live(__func__, d);
+	}
+	claim_record_unlock(u, 2, (struct stamp){ (uint32_t)d->tl.slot, v });
+	waitset_fini(&ws);
 	submit_publish(&d->sub, v, &cj->job);
 	if (out)
 		*out = (struct rig_point){ d, v };

@@ -22,17 +22,18 @@
 #include <pthread.h>
 
 #include "rig.h"
+#include "submit/stamp.h"
 #include "submit/submit.h"
 #include "timeline/timeline.h"
 
 struct alloc {
 	struct rig_device *d;
+	struct alloc *root;		/* itself, or the allocation it maps (borrow) */
 	void *region;			/* the driver's; NULL for zero bytes or once dead */
 	struct rig_location loc;
 	uint64_t bytes;
-	pthread_mutex_t lock;		/* claims: the stamps below, and host access */
-	uint64_t last_write;		/* the value of d's timeline that last wrote it */
-	uint64_t last_use;		/* the value that last read or wrote it */
+	pthread_mutex_t lock;		/* the root's: claims, its stamps, host access */
+	struct stamps stamps;		/* the root's: who wrote and read each word last */
 	_Atomic uint32_t refs;		/* buffers over it */
 	const char *dead;		/* why its memory ended; NULL while live */
 	struct alloc *prev, *next;	/* d's live list, or its limbo list */
@@ -59,6 +60,7 @@ struct rig_device {
 	pthread_mutex_t mem_lock;
 	struct alloc *live;		/* allocations with buffers */
 	struct alloc *limbo;		/* released, waiting for their last use */
+	struct rig_image *images;	/* loaded and not yet unloaded */
 	uint64_t allocated;		/* bytes of live and limbo memory */
 	struct rig_device *next;	/* the open devices, by name */
 };
@@ -77,10 +79,46 @@ int facts_check(const struct rig_facts *f);
 /* alloc.c: allocations and their return. */
 int alloc_make(struct rig_device *d, uint64_t bytes, enum rig_memory kind,
 	       struct alloc **out);
+/* A handle on d (mapping root's memory, if root), not yet live; NULL
+ * without memory. */
+struct alloc *alloc_new(struct rig_device *d, uint64_t bytes, struct alloc *root);
+/* Put a made allocation on d's live list. */
+void alloc_live(struct rig_device *d, struct alloc *a);
 void alloc_put(struct alloc *a);
-/* Return limbo memory whose last use is signaled. Under d->mem_lock. */
-void alloc_reclaim_locked(struct rig_device *d);
+/* Return limbo memory whose uses are all signaled. No lock held. */
+void alloc_reclaim(struct rig_device *d);
+
+/* Why a's memory ended (its own, or its root's), or NULL. */
+static inline const char *
+alloc_dead(const struct alloc *a)
+{
+	return a->dead ? a->dead : a->root->dead;
+}
 /* At the device's end: free every allocation's memory, marking it dead. */
 void alloc_end_all(struct rig_device *d, const char *why);
+/* Every use stamped on a is signaled. Under a's lock, or once no buffer
+ * refers to a. */
+bool alloc_idle(const struct alloc *a);
+
+/* claim.c: claiming memory for a submit or a host access (rule 3). */
+struct use {
+	struct alloc *a;
+	uint64_t lo, hi;		/* words */
+	enum use_kind kind;
+};
+/*
+ * Lock the allocations of u[0..n) (by address, each once) and add to ws
+ * what the uses wait for. On failure nothing stays locked. Reorders u.
+ */
+int claim_lock(struct use *u, size_t n, struct waitset *ws);
+/* Stamp the uses with st, then unlock. */
+void claim_record_unlock(struct use *u, size_t n, struct stamp st);
+void claim_unlock(struct use *u, size_t n);
+/* Wait on the host for every point of ws: 0, or the first loss. */
+int claim_wait_host(const struct waitset *ws, struct stamp *dropped);
+
+/* route.c: a submit's waits into job->waits and job->host_waits (each
+ * with room for ws->n). */
+void route_waits(struct rig_device *d, const struct waitset *ws, struct job *job);
 
 #endif

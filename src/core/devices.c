@@ -4,6 +4,7 @@
  * table of open devices by name and runs each driver's make, so two threads
  * opening one name get one device.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,8 @@ device_get(struct rig_device *d)
 static void
 device_free(struct rig_device *d)
 {
+	if (d->sub.tl)
+		submit_free(&d->sub);
 	timeline_forget(&d->tl);
 	pthread_mutex_destroy(&d->mem_lock);
 	free(d->arch);
@@ -36,6 +39,19 @@ device_put(struct rig_device *d)
 {
 	if (atomic_fetch_sub(&d->refs, 1) == 1)
 		device_free(d);
+}
+
+/* The timeline's hold hook: its device lives while someone holds it. */
+static void
+hold(struct timeline *tl, bool take)
+{
+	struct rig_device *d = (struct rig_device *)((char *)tl -
+						      offsetof(struct rig_device, tl));
+
+	if (take)
+		device_get(d);
+	else
+		device_put(d);
 }
 
 int
@@ -60,6 +76,10 @@ device_end(struct rig_device *d, const char *reason)
 	timeline_lose(&d->tl, reason);
 	submit_stop(&d->sub);
 	d->ops->stop(d->handle, atomic_load(&d->tl.lost));
+	/* The driver writes the word no more: show every value issued, so a
+	 * stamp naming this slot is signaled whoever holds the slot next. */
+	timeline_raise(d->tl.word, atomic_load(&d->tl.issued));
+	timeline_wake(&d->tl);
 	alloc_end_all(d, atomic_load(&d->tl.lost));
 	if (d->ops->release)
 		d->ops->release(d->handle);
@@ -122,7 +142,7 @@ make_device(const struct rig_opener *o, bool inline_run, struct rig_device **out
 	pthread_mutex_init(&d->mem_lock, NULL);
 	if (timeline_slot_take(&d->tl) < 0) {
 		ret = rig_cause(RIG_EAGAIN, "%s: all %d timeline words are taken",
-			       o->name, RIG_WORDS);
+			       o->name, RIG_WORD_SLOTS);
 		goto err_free;
 	}
 	callback_enter();
@@ -140,6 +160,9 @@ make_device(const struct rig_opener *o, bool inline_run, struct rig_device **out
 	d->sub.edge = d->facts.edge;
 	d->sub.ops = d->ops;
 	d->sub.handle = d->handle;
+	d->tl.completion = d->facts.completion;
+	d->tl.name = d->name;
+	d->tl.hold = hold;
 	if (submit_start(&d->sub, &d->tl) < 0) {
 		ret = rig_cause(RIG_EAGAIN, "%s: no thread for its submissions", o->name);
 		goto err_stop;

@@ -54,12 +54,13 @@ struct rig_polled {
 	_Atomic int fail;
 	_Atomic bool stalled;
 	_Atomic uint64_t ran, commits, submits;
-	_Atomic int64_t live;
+	_Atomic int64_t live, images;
 };
 
 struct pregion {
 	void *host;
 	uint64_t bytes;
+	bool mapped;		/* map_host: memory that is not ours to free */
 };
 
 /* Consume an injected failure of call; true if there was one. */
@@ -206,7 +207,8 @@ job_make(uint64_t value, struct rig_part *parts, size_t n,
 	for (size_t i = 0; i < n; i++)
 		if (parts[i].kind == RIG_COPY_PART)
 			j->copies[j->ncopies++] = parts[i].u.copy;
-	memcpy(j->waits, waits, nwaits * sizeof(*waits));
+	if (nwaits)
+		memcpy(j->waits, waits, nwaits * sizeof(*waits));
 	j->nwaits = nwaits;
 	return j;
 }
@@ -313,7 +315,7 @@ polled_facts(void *t, struct rig_facts *f, const char **fault)
 		.completion = c->completion,
 		.waits = c->waits,
 		.hang_ms = c->hang_ms,
-		.maps_host = false,
+		.maps_host = true,
 		.host_addresses = !c->no_host_addresses,
 		.alignment = c->alignment,
 		.cache_bytes = c->cache_bytes,
@@ -337,6 +339,7 @@ polled_alloc(void *t, uint64_t bytes, enum rig_memory kind, void **region,
 	if (!(r = malloc(sizeof(*r))))
 		return RIG_NO_ROOM;
 	r->bytes = bytes;
+	r->mapped = false;
 	r->host = aligned_alloc(align, (bytes + align - 1) & ~(align - 1));
 	if (!r->host) {
 		free(r);
@@ -354,9 +357,24 @@ polled_free(void *t, void *region)
 	struct pdev *d = t;
 	struct pregion *r = region;
 
-	free(r->host);
+	if (!r->mapped)
+		free(r->host);
 	free(r);
 	atomic_fetch_sub(&d->p->live, 1);
+}
+
+static enum rig_mapping
+polled_map_host(void *t, void *host, uint64_t bytes, void **region)
+{
+	struct pdev *d = t;
+	struct pregion *r = malloc(sizeof(*r));
+
+	if (!r)
+		return RIG_MAP_NO_ROOM;
+	*r = (struct pregion){ .host = host, .bytes = bytes, .mapped = true };
+	atomic_fetch_add(&d->p->live, 1);
+	*region = r;
+	return RIG_MAPS;
 }
 
 static void
@@ -402,11 +420,63 @@ polled_release(void *t)
 	free(d);
 }
 
+/* Code: any bytes load; a function's name may give its limits as
+ * "name/params/threads". Launches run nothing. */
+static int
+polled_load(void *t, const void *bytes, size_t len, struct rig_code *out,
+	    const char **fault)
+{
+	struct pdev *d = t;
+
+	*out = (struct rig_code){ .loaded = true, .image = malloc(1) };
+	if (!out->image) {
+		*fault = "no memory for the image";
+		return RIG_FAULT;
+	}
+	atomic_fetch_add(&d->p->images, 1);
+	return RIG_OK;
+}
+
+static void
+polled_unload(void *t, void *image)
+{
+	struct pdev *d = t;
+
+	free(image);
+	atomic_fetch_sub(&d->p->images, 1);
+}
+
+static int
+polled_entry(void *t, void *image, const char *name, struct rig_entry *out,
+	     uint64_t *bytes)
+{
+	long long params = -1, threads = -1;
+	const char *limits = strchr(name, '/');
+	uint64_t h = 1469598103934665603ull;
+
+	if (!strcmp(name, "absent"))
+		return RIG_ABSENT;
+	if (limits)
+		sscanf(limits, "/%lld/%lld", &params, &threads);
+	for (const char *c = name; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ull;
+	*out = (struct rig_entry){
+		.code = h, .launch = 1,
+		.params = params >= 0 ? RIG_SOME(params) : RIG_NONE,
+		.threads = threads >= 0 ? RIG_SOME(threads) : RIG_NONE,
+	};
+	return RIG_ENTRY;
+}
+
 static const struct rig_ops polled_ops = {
 	.facts = polled_facts,
 	.alloc = polled_alloc,
 	.free = polled_free,
 	.locate = polled_locate,
+	.map_host = polled_map_host,
+	.load = polled_load,
+	.unload = polled_unload,
+	.entry = polled_entry,
 	.stop = polled_stop,
 	.release = polled_release,
 };
@@ -530,6 +600,7 @@ uint64_t rig_polled_ran(struct rig_polled *p) { return atomic_load(&p->ran); }
 uint64_t rig_polled_commits(struct rig_polled *p) { return atomic_load(&p->commits); }
 uint64_t rig_polled_submits(struct rig_polled *p) { return atomic_load(&p->submits); }
 int64_t rig_polled_live_regions(struct rig_polled *p) { return atomic_load(&p->live); }
+int64_t rig_polled_live_images(struct rig_polled *p) { return atomic_load(&p->images); }
 bool rig_polled_open(struct rig_polled *p) { return atomic_load(&p->dev) != NULL; }
 
 uint64_t

@@ -139,6 +139,8 @@ run_locked(struct submitter *s, uint64_t v, struct job *job, bool more)
 
 	if (!job)
 		job = &empty;
+	if (job->prepare)
+		job->prepare(job);
 	if (is_lost(s) || !make_room(s, v, job))
 		goto out;
 	r = s->drv->submit(s->edge, v, job->parts, job->nparts, job->waits,
@@ -170,8 +172,8 @@ host_waits(struct job *job)
 	if (!job)
 		return;
 	for (size_t i = 0; i < job->nhost_waits; i++)
-		timeline_wait(job->host_waits[i].tl, job->host_waits[i].value,
-			      UINT64_MAX);
+		timeline_wait_slot(job->host_waits[i].slot,
+				   job->host_waits[i].value, UINT64_MAX);
 }
 
 static void *
@@ -231,6 +233,13 @@ submit_stop(struct submitter *s)
 		pthread_join(s->thread, NULL);
 		s->has_thread = false;
 	}
+	/* The driver lock stays: a waiter holding the timeline may still
+	 * take it, and finds the device lost (submit_free destroys it). */
+}
+
+void
+submit_free(struct submitter *s)
+{
 	pthread_mutex_destroy(&s->driver_lock);
 }
 

@@ -22,23 +22,24 @@
 
 #include "rig_edge.h"
 #include "submit/ring.h"
+#include "submit/stamp.h"
 #include "timeline/timeline.h"
 
-/* A producer the host waits for before the driver's submit. */
-struct host_wait {
-	struct timeline *tl;
-	uint64_t value;
-};
-
-/* The work of one value. Freed by the submitter once handed over. */
+/*
+ * The work of one value. The submitter calls prepare (if set) under the
+ * driver lock just before room, so parts may live in the submission (their
+ * scratch kept from one call to the next) and be filled for this value
+ * there; then done, which frees the job.
+ */
 struct job {
 	struct rig_part *parts;
 	size_t nparts;
 	struct rig_wait *waits;		/* waits the device's queues do */
 	size_t nwaits;
-	struct host_wait *host_waits;	/* waits the host does first */
+	struct stamp *host_waits;	/* points the host waits for first */
 	size_t nhost_waits;
-	void (*done)(struct job *);	/* frees the job */
+	void (*prepare)(struct job *);
+	void (*done)(struct job *);
 };
 
 struct submitter {
@@ -63,6 +64,9 @@ int submit_start(struct submitter *s, struct timeline *tl);
 /* Stop s: every published job is run or dropped and the thread joined.
  * Call once the timeline is lost (no new reserve succeeds). */
 void submit_stop(struct submitter *s);
+
+/* Free what submit_start() made, once nothing can reach s. */
+void submit_free(struct submitter *s);
 
 /* Reserve the next value into *v; RIG_ELOST once the device is lost. */
 int submit_reserve(struct submitter *s, uint64_t *v);

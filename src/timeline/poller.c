@@ -26,8 +26,8 @@ char rcu_tsan_gp_token;
 #define NAP_MIN_NS 1000u
 #define NAP_MAX_NS 200000u
 
-static struct timeline *watched[RIG_WORDS];
-static uint64_t seen[RIG_WORDS];	/* the poller's own: last word it saw */
+static struct timeline *watched[RIG_WORD_SLOTS];
+static uint64_t seen[RIG_WORD_SLOTS];	/* the poller's own: last word it saw */
 static _Atomic uint32_t kicks;		/* the poller sleeps on this */
 static pthread_once_t started = PTHREAD_ONCE_INIT;
 static bool running;			/* written once, under pthread_once */
@@ -45,6 +45,40 @@ poller_unregister(struct timeline *tl)
 	p_synchronize_rcu();
 }
 
+struct timeline *
+timeline_get(uint32_t slot)
+{
+	struct timeline *tl;
+
+	if (slot >= RIG_WORD_SLOTS)
+		return NULL;
+	p_rcu_read_lock();
+	tl = p_rcu_dereference(watched[slot]);
+	if (tl)
+		tl->hold(tl, true);
+	p_rcu_read_unlock();
+	return tl;
+}
+
+void
+timeline_put(struct timeline *tl)
+{
+	tl->hold(tl, false);
+}
+
+int
+timeline_wait_slot(uint32_t slot, uint64_t value, uint64_t timeout_ns)
+{
+	struct timeline *tl = timeline_get(slot);
+	int ret;
+
+	if (!tl)
+		return 0;
+	ret = timeline_wait(tl, value, timeout_ns);
+	timeline_put(tl);
+	return ret;
+}
+
 /* One pass over the watched words; true if any has waiters. */
 static bool
 scan(bool *moved)
@@ -52,7 +86,7 @@ scan(bool *moved)
 	bool waiting = false;
 
 	p_rcu_read_lock();
-	for (int i = 0; i < RIG_WORDS; i++) {
+	for (int i = 0; i < RIG_WORD_SLOTS; i++) {
 		struct timeline *tl = p_rcu_dereference(watched[i]);
 		uint64_t w;
 

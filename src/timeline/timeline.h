@@ -24,6 +24,7 @@
 
 struct timeline {
 	int slot;			/* index in rig_words, or -1 */
+	const char *name;		/* the device's, for messages */
 	_Atomic uint64_t *word;		/* &rig_words[slot] */
 	_Atomic uint32_t *futex;	/* bumped whenever the word moves or the device is lost */
 	uint64_t base;			/* the word's value when make returned */
@@ -40,6 +41,9 @@ struct timeline {
 	 */
 	int (*commit)(struct timeline *tl, uint64_t v);
 	void *commit_arg;
+	enum rig_completion completion;	/* how the word advances (facts) */
+	/* Keep the timeline's owner alive (take) or let it go; set by core. */
+	void (*hold)(struct timeline *tl, bool take);
 	/* A word of the driver's own, read through Driver.signaled (or NULL). */
 	uint64_t (*signaled)(void *t);
 	void *signaled_arg;
@@ -80,6 +84,16 @@ int timeline_wait(struct timeline *tl, uint64_t v, uint64_t timeout_ns);
 void poller_register(struct timeline *tl);
 /* Stop watching tl; on return the poller no longer reads it. */
 void poller_unregister(struct timeline *tl);
+/*
+ * The timeline holding slot, held (tl->hold) so it stays valid until
+ * timeline_put(); NULL when no device holds the slot, whose word then shows
+ * every value issued on it. Any thread, never blocks.
+ */
+struct timeline *timeline_get(uint32_t slot);
+void timeline_put(struct timeline *tl);
+/* Wait on the host for value of slot (0 when no device holds it). */
+int timeline_wait_slot(uint32_t slot, uint64_t value, uint64_t timeout_ns);
+
 /* A waiter is about to sleep: make sure the poller is watching. False when
  * no poller thread could start: the waiter then naps and looks itself. */
 bool poller_kick(void);

@@ -9,11 +9,11 @@
 
 #include "timeline/timeline.h"
 
-_Atomic uint64_t rig_words[RIG_WORDS];
-static _Atomic uint32_t word_futex[RIG_WORDS];
+_Atomic uint64_t rig_words[RIG_WORD_SLOTS];
+static _Atomic uint32_t word_futex[RIG_WORD_SLOTS];
 
 static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool slot_taken[RIG_WORDS];
+static bool slot_taken[RIG_WORD_SLOTS];
 
 uint64_t
 rig_now_ns(void)
@@ -30,7 +30,7 @@ timeline_slot_take(struct timeline *tl)
 	int slot = -1;
 
 	pthread_mutex_lock(&slot_lock);
-	for (int i = 0; i < RIG_WORDS; i++) {
+	for (int i = 0; i < RIG_WORD_SLOTS; i++) {
 		if (!slot_taken[i]) {
 			slot_taken[i] = true;
 			slot = i;

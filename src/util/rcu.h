@@ -1,12 +1,17 @@
 /*
- * util/rcu.h: liburcu (memb flavour) as rig uses it, with the annotations
- * that let ThreadSanitizer see its grace periods (toolchain.md §8). Use the
- * p_* names everywhere; never the bare liburcu macros.
+ * util/rcu.h: liburcu as rig uses it, with the annotations that let
+ * ThreadSanitizer see its grace periods (toolchain.md §8). Use the p_*
+ * names everywhere; never the bare liburcu macros.
+ *
+ * The bulletproof flavour (urcu-bp): a program's threads call rig without
+ * registering with RCU first, and bp registers a reader at its first read
+ * lock. Its grace periods are slower (~100 us), and rig waits for one only
+ * at a device's end.
  */
 #ifndef UTIL_RCU_H
 #define UTIL_RCU_H
 
-#include <urcu.h>
+#include <urcu-bp.h>
 
 #if defined(__SANITIZE_THREAD__)
 #define RCU_TSAN 1

@@ -62,10 +62,11 @@ watch_word(void *arg)
 
 	while (!atomic_load(&w->stop)) {
 		uint64_t v = 0;
+		uint64_t last = __atomic_load_n(&w->last->value, __ATOMIC_RELAXED);
 
 		/* The word's value is what rig_reached() reads: find the
 		 * highest reached value among the last ones. */
-		for (uint64_t k = w->last->value; k > 0 && k + 64 > w->last->value; k--)
+		for (uint64_t k = last; k > 0 && k + 64 > last; k--)
 			if (rig_reached((struct rig_point){ w->last->device, k })) {
 				v = k;
 				break;

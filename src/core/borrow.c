@@ -1,0 +1,90 @@
+/*
+ * core/borrow.c: rig_buffer_borrow(). The borrowed buffer lies on the
+ * second device, over a mapping of the root allocation's memory made by
+ * that device's driver (map_host for memory the host addresses, else
+ * map_peer). It shares the root's stamps, so work on either device is
+ * ordered by the same rules.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "core/buffer.h"
+#include "core/error.h"
+
+/* Ask d2 to map root's memory; the region and where root starts in it. */
+static enum rig_mapping
+map(struct rig_device *d2, struct alloc *root, void **region, uint64_t *delta)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), host, start;
+
+	*delta = 0;
+	host = (uintptr_t)root->loc.host;
+	if (host && d2->facts.maps_host && d2->ops->map_host) {
+		/* map_host takes memory that starts on a page. */
+		start = host & ~(page - 1);
+		*delta = host - start;
+		return d2->ops->map_host(d2->handle, (void *)start,
+					 root->bytes + *delta, region);
+	}
+	if (d2->ops->map_peer)
+		return d2->ops->map_peer(d2->handle, &root->loc, root->bytes, region);
+	return RIG_MAP_NEVER;
+}
+
+static int
+borrow(struct rig_buffer *b, struct rig_device *d2, struct alloc **out)
+{
+	struct alloc *root = b->a->root, *a;
+	enum rig_mapping m = RIG_MAP_NO_ROOM;
+	uint64_t delta = 0;
+
+	if (!(a = alloc_new(d2, 0, root)))
+		return rig_cause(RIG_ENOMEM, "no memory for the mapping's handle");
+	for (int tries = 0; tries < 2 && m == RIG_MAP_NO_ROOM; tries++) {
+		if (tries)
+			alloc_reclaim(d2);
+		m = root->bytes ? map(d2, root, &a->region, &delta) : RIG_MAPS;
+	}
+	if (m != RIG_MAPS) {
+		alloc_put(a);
+		return m == RIG_MAP_NEVER ?
+		       rig_cause(RIG_EINVAL, "%s does not map %s's memory", d2->name, root->d->name) :
+		       rig_cause(RIG_ENOMEM, "%s has no room to map %llu bytes of %s",
+				 d2->name, (unsigned long long)root->bytes, root->d->name);
+	}
+	if (a->region) {
+		d2->ops->locate(d2->handle, a->region, &a->loc);
+		a->loc.address += delta;
+		a->loc.host = root->loc.host;
+	}
+	alloc_live(d2, a);
+	*out = a;
+	return 0;
+}
+
+int
+rig_buffer_borrow(struct rig_buffer *b, struct rig_device *d2,
+		  struct rig_buffer **out)
+{
+	struct alloc *a = NULL;
+	int ret;
+
+	if ((ret = buffer_check(__func__, b)) < 0)
+		return ret;
+	if (!d2 || !out)
+		return rig_fail(RIG_EINVAL, "the %s is NULL", !d2 ? "device" : "out");
+	if ((ret = device_check_live(__func__, d2)) < 0)
+		return ret;
+	if (b->a->d == d2) {
+		if (!(*out = buffer_dup(b)))
+			return rig_fail(RIG_ENOMEM, "no memory for the buffer's handle");
+		return 0;
+	}
+	if ((ret = borrow(b, d2, &a)) < 0)
+		return rig_fail_keep(__func__, ret);
+	if (!(*out = buffer_over(a, b->offset, b->length, b->access))) {
+		alloc_put(a);
+		return rig_fail(RIG_ENOMEM, "no memory for the buffer's handle");
+	}
+	return 0;
+}

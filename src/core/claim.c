@@ -1,0 +1,74 @@
+/*
+ * core/claim.c: claiming memory (SPEC §4). A claim locks every allocation
+ * a submit or host access uses, in address order so two claims never
+ * deadlock, and reads from their stamps what the use must wait for. A
+ * submit then draws its value and stamps the uses before it unlocks: two
+ * claims on the same memory are ordered by their locks, so each sees the
+ * other's stamp or the other sees its own, never neither.
+ */
+#include <stdlib.h>
+
+#include "core/device.h"
+#include "core/error.h"
+
+static int
+by_alloc(const void *x, const void *y)
+{
+	uintptr_t a = (uintptr_t)((const struct use *)x)->a;
+	uintptr_t b = (uintptr_t)((const struct use *)y)->a;
+
+	return a < b ? -1 : a > b;
+}
+
+void
+claim_unlock(struct use *u, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || u[i].a != u[i - 1].a)
+			pthread_mutex_unlock(&u[i].a->lock);
+}
+
+int
+claim_lock(struct use *u, size_t n, struct waitset *ws)
+{
+	if (n > 1)
+		qsort(u, n, sizeof(*u), by_alloc);
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || u[i].a != u[i - 1].a)
+			pthread_mutex_lock(&u[i].a->lock);
+	for (size_t i = 0; i < n; i++) {
+		if (u[i].a->dead) {
+			const char *why = u[i].a->dead;
+
+			claim_unlock(u, n);
+			return rig_cause(RIG_EINVAL, "a buffer is dead: %s", why);
+		}
+		if (stamps_prepare(&u[i].a->stamps, u[i].lo, u[i].hi, u[i].kind, ws) < 0) {
+			claim_unlock(u, n);
+			return rig_cause(RIG_ENOMEM, "no memory for the stamps of a claim");
+		}
+	}
+	return 0;
+}
+
+void
+claim_record_unlock(struct use *u, size_t n, struct stamp st)
+{
+	for (size_t i = 0; i < n; i++)
+		stamps_record(&u[i].a->stamps, u[i].lo, u[i].hi, u[i].kind, st);
+	claim_unlock(u, n);
+}
+
+int
+claim_wait_host(const struct waitset *ws, struct stamp *dropped)
+{
+	for (size_t i = 0; i < ws->n; i++) {
+		int ret = timeline_wait_slot(ws->w[i].slot, ws->w[i].value, UINT64_MAX);
+
+		if (ret < 0) {
+			*dropped = ws->w[i];
+			return ret;
+		}
+	}
+	return 0;
+}

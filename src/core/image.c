@@ -1,0 +1,221 @@
+/*
+ * core/image.c: loading code on a device and naming its functions.
+ *
+ * An image lives while the program or a submission refers to it; a
+ * submission lives while work submitted through it is in flight, so an
+ * image unloads only once the work submitted before its release is done.
+ * A device's end unloads every image it still has.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/image.h"
+
+void
+image_get(struct rig_image *img)
+{
+	atomic_fetch_add(&img->refs, 1);
+}
+
+static void
+unload_locked(struct rig_image *img)
+{
+	struct rig_device *d = img->d;
+
+	if (img->unloaded)
+		return;
+	if (d->ops->unload)
+		d->ops->unload(d->handle, img->image);
+	img->unloaded = true;
+	if (img->prev)
+		img->prev->next = img->next;
+	else
+		d->images = img->next;
+	if (img->next)
+		img->next->prev = img->prev;
+}
+
+void
+image_end_all_locked(struct rig_device *d)
+{
+	while (d->images)
+		unload_locked(d->images);
+}
+
+void
+image_put(struct rig_image *img)
+{
+	struct rig_device *d = img->d;
+	struct rig_function *f, *next;
+
+	if (atomic_fetch_sub(&img->refs, 1) != 1)
+		return;
+	pthread_mutex_lock(&d->mem_lock);
+	unload_locked(img);
+	pthread_mutex_unlock(&d->mem_lock);
+	if (img->placed)
+		alloc_put(img->placed);
+	for (f = img->fns; f; f = next) {
+		next = f->next;
+		free(f->name);
+		free(f);
+	}
+	pthread_mutex_destroy(&img->lock);
+	free(img);
+	device_put(d);
+}
+
+/* The driver asked for Device memory: allocate it, let place() fill it. */
+static int
+place(struct rig_image *img, const struct rig_code *code)
+{
+	struct rig_device *d = img->d;
+	const void *bytes = NULL;
+	size_t n = 0;
+	int ret;
+
+	ret = alloc_make(d, code->place_bytes, RIG_MEMORY_DEVICE, &img->placed);
+	if (ret < 0) {
+		if (code->free_place)
+			code->free_place(code->ctx);
+		return ret;
+	}
+	if (code->place_bytes && !img->placed->loc.host) {
+		if (code->free_place)
+			code->free_place(code->ctx);
+		return rig_cause(RIG_EINVAL, "%s asks rig to place code in memory the host does not address",
+				 d->name);
+	}
+	callback_enter();
+	ret = code->place(code->ctx, img->placed->region, &img->image, &bytes, &n);
+	callback_leave();
+	if (ret != 0 || n > code->place_bytes)
+		return rig_cause(RIG_EINVAL, "the driver's place returned %d for %zu of %llu bytes",
+				 ret, n, (unsigned long long)code->place_bytes);
+	if (n)
+		memcpy(img->placed->loc.host, bytes, n);
+	return 0;
+}
+
+static int
+load(struct rig_device *d, const void *bytes, size_t len, struct rig_image *img)
+{
+	const char *fault = "no reason given";
+	struct rig_code code = { 0 };
+	int ret;
+
+	if (!d->ops->load)
+		return rig_cause(RIG_EINVAL, "%s loads no code", d->name);
+	if ((ret = device_check_live(NULL, d)) < 0)
+		return ret;
+	if (d->ops->load(d->handle, bytes, len, &code, &fault) != RIG_OK)
+		return rig_cause(RIG_EINVAL, "%s refused the code: %s", d->name, fault);
+	if (code.loaded) {
+		img->image = code.image;
+		return 0;
+	}
+	return place(img, &code);
+}
+
+int
+rig_image_load(struct rig_device *d, const void *bytes, size_t len,
+	       struct rig_image **out)
+{
+	struct rig_image *img;
+	int ret;
+
+	if (!d || !out || (!bytes && len))
+		return rig_fail(RIG_EINVAL, "the %s is NULL", !d ? "device" : !out ? "out" : "code");
+	if ((ptrdiff_t)len < 0)
+		return rig_fail(RIG_EINVAL, "%td bytes is negative", (ptrdiff_t)len);
+	if (callback_depth())
+		return rig_fail(RIG_EINVAL, "called from inside a callback of rig's");
+	if (!(img = calloc(1, sizeof(*img))))
+		return rig_fail(RIG_ENOMEM, "no memory for the image's handle");
+	img->d = d;
+	if ((ret = load(d, bytes, len, img)) < 0) {
+		if (img->placed)
+			alloc_put(img->placed);
+		free(img);
+		return rig_fail_keep(__func__, ret);
+	}
+	atomic_init(&img->refs, 1);
+	pthread_mutex_init(&img->lock, NULL);
+	device_get(d);
+	pthread_mutex_lock(&d->mem_lock);
+	img->next = d->images;
+	if (d->images)
+		d->images->prev = img;
+	d->images = img;
+	pthread_mutex_unlock(&d->mem_lock);
+	*out = img;
+	return 0;
+}
+
+/* Ask the driver for name, reclaiming memory once if it has none. */
+static int
+ask_entry(struct rig_image *img, const char *name, struct rig_entry *e)
+{
+	struct rig_device *d = img->d;
+	uint64_t bytes = 0;
+
+	if (!d->ops->entry)
+		return rig_fail_at("rig_image_function", RIG_EINVAL, "%s names no functions", d->name);
+	for (int tries = 0; tries < 2; tries++) {
+		switch (d->ops->entry(d->handle, img->image, name, e, &bytes)) {
+		case RIG_ENTRY:
+			return 0;
+		case RIG_ABSENT:
+			return rig_fail_at("rig_image_function", RIG_EINVAL, "no function %s", name);
+		default:
+			alloc_reclaim(d);
+		}
+	}
+	return rig_fail_at("rig_image_function", RIG_ENOMEM,
+			   "%s has no memory for the %llu bytes %s's launches need",
+			   d->name, (unsigned long long)bytes, name);
+}
+
+int
+rig_image_function(struct rig_image *img, const char *name,
+		   struct rig_function **out)
+{
+	struct rig_function *f;
+	int ret = 0;
+
+	if (!img || !name || !out)
+		return rig_fail(RIG_EINVAL, "the %s is NULL", !img ? "image" : !name ? "name" : "out");
+	if ((ret = device_check_live(__func__, img->d)) < 0)
+		return ret;
+	pthread_mutex_lock(&img->lock);
+	for (f = img->fns; f && strcmp(f->name, name); f = f->next)
+		;
+	if (!f) {
+		f = calloc(1, sizeof(*f));
+		if (!f || !(f->name = strdup(name))) {
+			free(f);
+			f = NULL;
+			ret = rig_fail(RIG_ENOMEM, "no memory for the function's handle");
+		} else if ((ret = ask_entry(img, name, &f->entry)) < 0) {
+			free(f->name);
+			free(f);
+			f = NULL;
+		} else {
+			f->img = img;
+			f->next = img->fns;
+			img->fns = f;
+		}
+	}
+	pthread_mutex_unlock(&img->lock);
+	if (f)
+		*out = f;
+	return ret;
+}
+
+void
+rig_image_release(struct rig_image *img)
+{
+	if (img)
+		image_put(img);
+}

@@ -1,0 +1,187 @@
+/*
+ * core/runs.c: a submission's runs and their takers (seed 002, take).
+ *
+ * Lock-free: a taker first swaps the submission's cached run out (a lone
+ * taker finds its own run there every time, with its stores), then pops the
+ * free stack, and only when both are empty makes a run. The stack links
+ * runs by index and tags its top with a counter bumped on every change, so
+ * a pop that read a stale top fails its compare-and-swap (no ABA). Runs live
+ * in chunks that never move until the submission goes.
+ *
+ * Producers (give back) and consumers (take): any threads. Both lock-free.
+ * What a thread stored in a run before giving it back is visible to the
+ * thread that takes it next (release on give back, acquire on take).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/submission.h"
+
+#define TOP(tag, index1) ((uint64_t)(tag) << 32 | (index1))
+
+static struct rig_run *
+run_at(struct rig_submission *s, uint32_t index)
+{
+	struct rig_run *chunk = atomic_load_explicit(&s->chunk[index / RUN_CHUNK],
+						     memory_order_acquire);
+
+	return &chunk[index % RUN_CHUNK];
+}
+
+static struct rig_run *
+pop(struct rig_submission *s)
+{
+	/* Pairs with the release CAS in push: the run's link and stores. */
+	uint64_t top = atomic_load_explicit(&s->free_top, memory_order_acquire);
+
+	while ((uint32_t)top) {
+		struct rig_run *r = run_at(s, (uint32_t)top - 1);
+		uint32_t next = atomic_load_explicit(&r->next, memory_order_relaxed);
+
+		if (atomic_compare_exchange_weak_explicit(&s->free_top, &top,
+				TOP((top >> 32) + 1, next),
+				memory_order_acquire, memory_order_acquire))
+			return r;
+	}
+	return NULL;
+}
+
+static void
+push(struct rig_submission *s, struct rig_run *r)
+{
+	uint64_t top = atomic_load_explicit(&s->free_top, memory_order_relaxed);
+
+	do
+		atomic_store_explicit(&r->next, (uint32_t)top, memory_order_relaxed);
+	while (!atomic_compare_exchange_weak_explicit(&s->free_top, &top,
+			TOP((top >> 32) + 1, r->index + 1),
+			memory_order_release, memory_order_relaxed));
+}
+
+/* A new run, zeroed; NULL when out of memory or of chunks. */
+static struct rig_run *
+make_run(struct rig_submission *s)
+{
+	uint32_t index = atomic_fetch_add(&s->nruns, 1);
+	size_t c = index / RUN_CHUNK;
+	struct rig_run *chunk, *none = NULL, *r;
+
+	if (c >= RUN_CHUNKS)
+		return NULL;
+	chunk = atomic_load_explicit(&s->chunk[c], memory_order_acquire);
+	if (!chunk) {
+		if (!(chunk = calloc(RUN_CHUNK, sizeof(*chunk))))
+			return NULL;
+		/* Pairs with the acquire in run_at(): the chunk is zeroed. */
+		if (!atomic_compare_exchange_strong_explicit(&s->chunk[c], &none, chunk,
+				memory_order_acq_rel, memory_order_acquire)) {
+			free(chunk);
+			chunk = none;
+		}
+	}
+	r = &chunk[index % RUN_CHUNK];
+	r->s = s;
+	r->index = index;
+	if (!(r->bytes = calloc(1, s->run_bytes))) {
+		/* The index is spent; its run stays empty and is never given. */
+		return NULL;
+	}
+	return r;
+}
+
+int
+rig_run_take(struct rig_submission *s, struct rig_run **out)
+{
+	struct rig_run *r;
+
+	if (!s || !out)
+		return rig_fail(RIG_EINVAL, "the %s is NULL", !s ? "submission" : "out");
+	if (!s->run_bytes) {
+		*out = &s->shared;
+		return 0;
+	}
+	r = atomic_exchange_explicit(&s->cached, NULL, memory_order_acquire);
+	if (!r)
+		r = pop(s);
+	if (!r && !(r = make_run(s)))
+		return rig_fail(RIG_ENOMEM, "no memory for a new run of %zu bytes", s->run_bytes);
+	submission_get(s);
+	*out = r;
+	return 0;
+}
+
+void
+run_give_back(struct rig_run *r)
+{
+	struct rig_submission *s = r->s;
+	struct rig_run *none = NULL;
+
+	if (r == &s->shared)
+		return;
+	/* Pairs with the acquire exchange in take: the stores travel. */
+	if (!atomic_compare_exchange_strong_explicit(&s->cached, &none, r,
+			memory_order_release, memory_order_relaxed))
+		push(s, r);
+	submission_put(s);
+}
+
+void
+rig_run_release(struct rig_run *r)
+{
+	if (r)
+		run_give_back(r);
+}
+
+static int
+check_store(struct rig_run *r, size_t i, size_t bytes)
+{
+	const struct rig_submission *s = r->s;
+
+	if (i >= s->nparts)
+		return rig_fail_at("rig_run_store", RIG_EINVAL, "no part %zu (the submission has %zu)",
+				   i, s->nparts);
+	if (s->parts[i].kind != RIG_LAUNCH && s->parts[i].kind != RIG_FILL)
+		return rig_fail_at("rig_run_store", RIG_EINVAL,
+				   "part %zu is no launch or fill: it has no block", i);
+	if (bytes > s->parts[i].params)
+		return rig_fail_at("rig_run_store", RIG_EINVAL,
+				   "%zu bytes for part %zu, which has %u params bytes",
+				   bytes, i, s->parts[i].params);
+	return 0;
+}
+
+int
+rig_run_store(struct rig_run *r, size_t i, const uint32_t grid[3],
+	      const uint32_t group[3], const void *params, size_t bytes)
+{
+	struct block *b;
+	int ret;
+
+	if (!r)
+		return rig_fail(RIG_EINVAL, "the run is NULL");
+	if ((ret = check_store(r, i, bytes)) < 0)
+		return ret;
+	if (bytes && !params)
+		return rig_fail(RIG_EINVAL, "the params are NULL");
+	b = (struct block *)(r->bytes + r->s->parts[i].block);
+	if (r->s->parts[i].kind == RIG_LAUNCH) {
+		if (!grid || !group || !grid[0] || !grid[1] || !grid[2] ||
+		    !group[0] || !group[1] || !group[2])
+			return rig_fail(RIG_EINVAL, "part %zu: an empty grid or group", i);
+		memcpy(b->grid, grid, sizeof(b->grid));
+		memcpy(b->group, group, sizeof(b->group));
+	}
+	if (bytes)
+		memcpy(b + 1, params, bytes);
+	return 0;
+}
+
+void *
+rig_run_params(struct rig_run *r, size_t i)
+{
+	if (!r || i >= r->s->nparts || (r->s->parts[i].kind != RIG_LAUNCH &&
+					  r->s->parts[i].kind != RIG_FILL))
+		return NULL;
+	return r->bytes + r->s->parts[i].block + BLOCK_HEADER;
+}

@@ -1,0 +1,91 @@
+/*
+ * core/submission.h: prepared submissions and their runs (seed 002).
+ *
+ * A submission is made once: its parts validated, placed on queues with
+ * their follow lists (submit/place.c), and its driver parts kept in dparts,
+ * whose scratch persists from one driver call to the next (only the
+ * device's submission thread touches dparts, under the driver lock). Each
+ * submit copies what varies (copy ends that are slots, a launch's block
+ * with refs placed) into a job, which fills dparts just before room.
+ *
+ * Lifetimes: the program's reference, each taken run and each job in flight
+ * hold the submission; it lets go of its buffers, images and keep when the
+ * last goes.
+ */
+#ifndef CORE_SUBMISSION_H
+#define CORE_SUBMISSION_H
+
+#include "core/device.h"
+#include "core/image.h"
+
+#define BLOCK_HEADER 32		/* grid[3], group[3], 8 spare bytes */
+#define PARAMS_MAX ((1ll << 31) - BLOCK_HEADER)
+
+struct block {
+	uint32_t grid[3];
+	uint32_t group[3];
+	uint32_t spare[2];
+};
+_Static_assert(sizeof(struct block) == BLOCK_HEADER, "a block's header");
+
+/* What each slot is used for, over all parts. */
+enum {
+	SLOT_READ = 1,		/* ordered read by a copy or a ref */
+	SLOT_WRITE = 2,		/* ordered write by a copy or a ref */
+	SLOT_WRITABLE = 4,	/* written (ordered or not): must admit writes */
+	SLOT_ADDRESSED = 8,	/* a ref places its address: the device addresses it */
+	SLOT_COPY = 16,		/* an end of a copy */
+};
+
+struct sub_part {
+	enum rig_part_kind kind;
+	struct rig_side src, dst;	/* copy: buffers are the submission's own views */
+	struct rig_function *fn;	/* launch */
+	rig_fill_fn fill;		/* fill */
+	uint32_t params;		/* launch, fill */
+	struct rig_ref *refs;
+	size_t nrefs;
+	struct rig_buffer *words;	/* words: the submission's own view */
+	size_t block;			/* launch, fill: offset of its block in a run */
+	size_t arg;			/* launch, fill: offset of its params in a job */
+};
+
+struct rig_run {
+	struct rig_submission *s;
+	uint32_t index;
+	_Atomic uint32_t next;		/* the free stack's link: index + 1, 0 ends */
+	unsigned char *bytes;		/* the blocks, run_bytes */
+};
+
+#define RUN_CHUNK 64
+#define RUN_CHUNKS 1024
+
+struct rig_submission {
+	struct rig_device *d;
+	_Atomic uint32_t refs;
+	struct sub_part *parts;
+	size_t nparts;
+	struct rig_part *dparts;	/* the driver's view; see above */
+	size_t nslots;
+	uint8_t *slot_use;
+	struct rig_fixed *fixed;	/* buffers are the submission's own views */
+	size_t nfixed;
+	struct rig_keep keep;
+	size_t run_bytes;		/* bytes of a run's blocks */
+	size_t arg_bytes;		/* bytes of a job's params */
+	size_t nwords_uses;		/* uses of buffers named by parts */
+	/* Runs: the lone taker's cache, then a lock-free stack of indices
+	 * tagged against ABA, over chunks that never move. */
+	struct rig_run *_Atomic cached;
+	_Atomic uint64_t free_top;	/* tag << 32 | (index + 1) */
+	_Atomic uint32_t nruns;
+	struct rig_run *_Atomic chunk[RUN_CHUNKS];
+	struct rig_run shared;		/* the byteless run (run_bytes == 0) */
+};
+
+void submission_get(struct rig_submission *s);
+void submission_put(struct rig_submission *s);
+/* run.c: give a run back (cache, else the free stack). */
+void run_give_back(struct rig_run *r);
+
+#endif

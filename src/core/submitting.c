@@ -1,0 +1,342 @@
+/*
+ * core/submitting.c: rig_submit(). A submit checks the run's buffers
+ * against what the parts do with each slot, copies what varies into a job
+ * (copy ends, blocks with refs placed), claims the memory it uses (claim.c)
+ * while it draws the device's value, routes the waits the stamps gave, and
+ * places the job on the device's ring. It never calls the driver itself
+ * unless the device runs its work inline (the memory device).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buffer.h"
+#include "core/error.h"
+#include "core/submission.h"
+
+#define SMALL 16		/* uses kept on the stack */
+
+struct sub_job {
+	struct job job;
+	struct rig_submission *s;
+	union rig_work *work;		/* per part, installed by prepare */
+	unsigned char *args;		/* the parts' params, refs placed */
+};
+
+static size_t
+align16(size_t n)
+{
+	return (n + 15) & ~(size_t)15;
+}
+
+static void
+sub_prepare(struct job *job)
+{
+	struct sub_job *sj = (struct sub_job *)job;
+	struct rig_submission *s = sj->s;
+
+	for (size_t i = 0; i < s->nparts; i++)
+		s->dparts[i].u = sj->work[i];
+	job->parts = s->dparts;
+	job->nparts = s->nparts;
+}
+
+static void
+sub_done(struct job *job)
+{
+	struct sub_job *sj = (struct sub_job *)job;
+
+	submission_put(sj->s);
+	free(sj);
+}
+
+/* One allocation: the job, its work, its args, room for nwaits waits. */
+static struct sub_job *
+job_alloc(struct rig_submission *s, size_t nwaits)
+{
+	size_t at_work = align16(sizeof(struct sub_job));
+	size_t at_args = at_work + align16(s->nparts * sizeof(union rig_work));
+	size_t at_waits = at_args + align16(s->arg_bytes);
+	size_t at_host = at_waits + nwaits * sizeof(struct rig_wait);
+	char *m = malloc(at_host + nwaits * sizeof(struct stamp));
+	struct sub_job *sj = (struct sub_job *)m;
+
+	if (!m)
+		return NULL;
+	memset(sj, 0, sizeof(*sj));
+	sj->s = s;
+	sj->work = (union rig_work *)(m + at_work);
+	sj->args = (unsigned char *)(m + at_args);
+	sj->job.waits = (struct rig_wait *)(m + at_waits);
+	sj->job.host_waits = (struct stamp *)(m + at_host);
+	sj->job.prepare = sub_prepare;
+	sj->job.done = sub_done;
+	return sj;
+}
+
+/* ---- Checks of the run's buffers ---- */
+
+static struct rig_buffer *
+side_buffer(const struct rig_side *side, struct rig_buffer *const *buffers)
+{
+	return side->buffer ? side->buffer : buffers[side->slot];
+}
+
+static int
+check_slot(const struct rig_submission *s, size_t k, const struct rig_buffer *b)
+{
+	uint8_t use = s->slot_use[k];
+
+	if (!b)
+		return rig_fail_at("rig_submit", RIG_EINVAL, "slot %zu has no buffer", k);
+	if (alloc_dead(b->a))
+		return rig_fail_at("rig_submit", RIG_EINVAL, "slot %zu's buffer is dead: %s",
+				   k, alloc_dead(b->a));
+	if (b->a->d != s->d)
+		return rig_fail_at("rig_submit", RIG_EINVAL, "slot %zu's buffer lies on %s, not %s",
+				   k, b->a->d->name, s->d->name);
+	if ((use & SLOT_WRITABLE) && b->access == RIG_READ_ONLY)
+		return rig_fail_at("rig_submit", RIG_EINVAL,
+				   "slot %zu's buffer admits only reads, and a part writes it", k);
+	if ((use & SLOT_ADDRESSED) && b->length && !b->a->loc.has_address)
+		return rig_fail_at("rig_submit", RIG_EINVAL,
+				   "slot %zu's buffer has no address the device's work can use", k);
+	return 0;
+}
+
+static bool
+share_a_byte(const struct rig_buffer *x, const struct rig_buffer *y)
+{
+	return x->a->root == y->a->root && x->length && y->length &&
+	       x->offset < y->offset + y->length && y->offset < x->offset + x->length;
+}
+
+static int
+check_part(const struct rig_submission *s, size_t i, const struct rig_run *r,
+	   struct rig_buffer *const *buffers)
+{
+	const struct sub_part *p = &s->parts[i];
+	const struct block *b;
+
+	if (p->kind == RIG_COPY) {
+		const struct rig_buffer *src = side_buffer(&p->src, buffers);
+		const struct rig_buffer *dst = side_buffer(&p->dst, buffers);
+
+		if (src->length != dst->length)
+			return rig_fail_at("rig_submit", RIG_EINVAL,
+					   "part %zu (copy): src has %llu bytes and dst %llu", i,
+					   (unsigned long long)src->length,
+					   (unsigned long long)dst->length);
+		if (share_a_byte(src, dst))
+			return rig_fail_at("rig_submit", RIG_EINVAL,
+					   "part %zu (copy): src and dst share a byte", i);
+	}
+	if (p->kind == RIG_LAUNCH) {
+		b = (const struct block *)(r->bytes + p->block);
+		if (!b->grid[0] || !b->grid[1] || !b->grid[2] ||
+		    !b->group[0] || !b->group[1] || !b->group[2])
+			return rig_fail_at("rig_submit", RIG_EINVAL,
+					   "part %zu (launch): the run holds an empty grid or group (store its block)", i);
+	}
+	if ((p->kind == RIG_COPY || p->kind == RIG_WORDS) &&
+	    ((p->src.buffer && alloc_dead(p->src.buffer->a)) ||
+	     (p->dst.buffer && alloc_dead(p->dst.buffer->a)) ||
+	     (p->words && alloc_dead(p->words->a))))
+		return rig_fail_at("rig_submit", RIG_EINVAL,
+				   "part %zu (%s): a buffer it names is dead", i,
+				   p->kind == RIG_COPY ? "copy" : "words");
+	return 0;
+}
+
+static int
+check_run(const struct rig_run *r, struct rig_buffer *const *buffers, size_t nbuf,
+	  const struct rig_point *waits, size_t nwaits)
+{
+	const struct rig_submission *s = r->s;
+	int ret;
+
+	if (nbuf != s->nslots)
+		return rig_fail_at("rig_submit", RIG_EINVAL, "%zu buffers for %zu slots",
+				   nbuf, s->nslots);
+	if ((nbuf && !buffers) || (nwaits && !waits))
+		return rig_fail_at("rig_submit", RIG_EINVAL, "the %s array is NULL",
+				   nbuf && !buffers ? "buffers" : "waits");
+	for (size_t k = 0; k < nbuf; k++)
+		if ((ret = check_slot(s, k, buffers[k])) < 0)
+			return ret;
+	for (size_t i = 0; i < s->nparts; i++)
+		if ((ret = check_part(s, i, r, buffers)) < 0)
+			return ret;
+	for (size_t w = 0; w < nwaits; w++)
+		if (!waits[w].device)
+			return rig_fail_at("rig_submit", RIG_EINVAL, "wait %zu names no device", w);
+	return device_check_live("rig_submit", s->d);
+}
+
+/* ---- What varies from one submit to the next ---- */
+
+static void
+place_refs(const struct sub_part *p, unsigned char *arg,
+	   struct rig_buffer *const *buffers)
+{
+	for (size_t k = 0; k < p->nrefs; k++) {
+		const struct rig_ref *ref = &p->refs[k];
+		uint64_t v;
+
+		if (ref->kind == RIG_REF_ENTRY) {
+			v = ref->fn->entry.code;
+		} else {
+			memcpy(&v, arg + ref->at, 8);	/* the offset the run stored */
+			v += rig_buffer_address(buffers[ref->slot]);
+		}
+		memcpy(arg + ref->at, &v, 8);
+	}
+}
+
+static void
+fill_work(struct sub_job *sj, const struct rig_run *r,
+	  struct rig_buffer *const *buffers)
+{
+	const struct rig_submission *s = sj->s;
+
+	for (size_t i = 0; i < s->nparts; i++) {
+		const struct sub_part *p = &s->parts[i];
+		union rig_work *w = &sj->work[i];
+		const struct block *b;
+		unsigned char *arg;
+
+		w->copy.bytes = 0;
+		if (p->kind == RIG_COPY) {
+			const struct rig_buffer *src = side_buffer(&p->src, buffers);
+			const struct rig_buffer *dst = side_buffer(&p->dst, buffers);
+
+			w->copy = (struct rig_copy){
+				.src = { src->a->loc, src->offset },
+				.dst = { dst->a->loc, dst->offset },
+				.bytes = src->length, .rows = 1,
+				.src_pitch = src->length, .dst_pitch = src->length,
+				.fill = -1 };
+		} else if (p->kind == RIG_WORDS) {
+			w->words = (struct rig_words_part){
+				(const uint32_t *)((char *)p->words->a->loc.host + p->words->offset),
+				p->words->length / 4 };
+		} else {
+			b = (const struct block *)(r->bytes + p->block);
+			arg = sj->args + p->arg;
+			memcpy(arg, b + 1, p->params);
+			place_refs(p, arg, buffers);
+			if (p->kind == RIG_FILL)
+				w->fill = (struct rig_fill){ p->fill, arg, p->params };
+			else
+				w->launch = (struct rig_launch){
+					.launch = p->fn->entry.launch, .code = p->fn->entry.code,
+					.grid = { b->grid[0], b->grid[1], b->grid[2] },
+					.group = { b->group[0], b->group[1], b->group[2] },
+					.params = arg, .params_bytes = p->params };
+		}
+	}
+}
+
+/* ---- The memory a submit uses ---- */
+
+static struct use
+use_of(const struct rig_buffer *b, enum use_kind kind)
+{
+	struct use u = { .a = b->a->root, .kind = kind };
+
+	words_of(b->offset, b->length, &u.lo, &u.hi);
+	return u;
+}
+
+static size_t
+collect_uses(const struct rig_submission *s, struct rig_buffer *const *buffers,
+	     struct use *u)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < s->nslots; k++)
+		if (s->slot_use[k] & (SLOT_READ | SLOT_WRITE))
+			u[n++] = use_of(buffers[k], s->slot_use[k] & SLOT_WRITE ?
+					USE_WRITE : USE_READ);
+	for (size_t i = 0; i < s->nfixed; i++)
+		u[n++] = use_of(s->fixed[i].buffer, s->fixed[i].access == RIG_READ_ONLY ?
+				USE_READ : USE_WRITE);
+	for (size_t i = 0; i < s->nparts; i++) {
+		const struct sub_part *p = &s->parts[i];
+
+		if (p->src.buffer)
+			u[n++] = use_of(p->src.buffer, USE_READ);
+		if (p->dst.buffer)
+			u[n++] = use_of(p->dst.buffer, USE_WRITE);
+		if (p->words)
+			u[n++] = use_of(p->words, USE_READ);
+	}
+	return n;
+}
+
+/* Claim, draw the value, route the waits, publish. Frees nothing of r. */
+static int
+place_job(struct rig_run *r, struct rig_buffer *const *buffers,
+	  const struct rig_point *waits, size_t nwaits, struct rig_point *out)
+{
+	struct rig_submission *s = r->s;
+	struct rig_device *d = s->d;
+	size_t max = s->nslots + s->nfixed + 2 * s->nparts;
+	struct use small[SMALL], *u = max <= SMALL ? small : malloc(max * sizeof(*u));
+	struct waitset ws = { 0 };
+	struct sub_job *sj = NULL;
+	size_t n;
+	uint64_t v;
+	int ret;
+
+	if (!u)
+		return rig_fail_at("rig_submit", RIG_ENOMEM, "no memory for the submit's claim");
+	n = collect_uses(s, buffers, u);
+	if ((ret = claim_lock(u, n, &ws)) < 0) {
+		ret = rig_fail_keep("rig_submit", ret);
+		goto out;
+	}
+	for (size_t w = 0; w < nwaits && ret == 0; w++)
+		if (waits[w].device->tl.slot >= 0)
+			ret = waitset_add(&ws, (struct stamp){
+				(uint32_t)waits[w].device->tl.slot, waits[w].value });
+	if (ret < 0 || !(sj = job_alloc(s, ws.n))) {
+		claim_unlock(u, n);
+		ret = rig_fail_at("rig_submit", RIG_ENOMEM, "no memory for the submit's job");
+		goto out;
+	}
+	/* Before our value: routing may commit other devices' values. */
+	route_waits(d, &ws, &sj->job);
+	if ((ret = submit_reserve(&d->sub, &v)) < 0) {
+		claim_unlock(u, n);
+		ret = device_check_live("rig_submit", d);
+		free(sj);
+		goto out;
+	}
+	claim_record_unlock(u, n, (struct stamp){ (uint32_t)d->tl.slot, v });
+	fill_work(sj, r, buffers);
+	submission_get(s);
+	submit_publish(&d->sub, v, &sj->job);
+	if (out)
+		*out = (struct rig_point){ d, v };
+out:
+	waitset_fini(&ws);
+	if (u != small)
+		free(u);
+	return ret;
+}
+
+int
+rig_submit(struct rig_run *r, struct rig_buffer *const *buffers, size_t nbuf,
+	   const struct rig_point *waits, size_t nwaits, struct rig_point *out)
+{
+	int ret;
+
+	if (!r)
+		return rig_fail(RIG_EINVAL, "the run is NULL");
+	if (callback_depth())
+		ret = rig_fail(RIG_EINVAL, "called from inside a callback of rig's");
+	else if ((ret = check_run(r, buffers, nbuf, waits, nwaits)) == 0)
+		ret = place_job(r, buffers, waits, nwaits, out);
+	run_give_back(r);
+	return ret;
+}

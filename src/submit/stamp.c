@@ -1,0 +1,204 @@
+/*
+ * submit/stamp.c: the segment map of stamp.h. Segments are sorted, cover
+ * the allocation's words without gaps, and are split only at the edges of
+ * the uses a submit claims; a write joins the segments it covers into one,
+ * so a buffer used whole keeps a single segment.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "submit/stamp.h"
+
+int
+stamps_init(struct stamps *s, uint64_t words)
+{
+	s->seg = calloc(1, sizeof(*s->seg));
+	if (!s->seg)
+		return -ENOMEM;
+	s->seg[0].hi = words;
+	s->n = s->cap = 1;
+	return 0;
+}
+
+void
+stamps_fini(struct stamps *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->seg[i].reads);
+	free(s->seg);
+	s->seg = NULL;
+	s->n = s->cap = 0;
+}
+
+int
+waitset_add(struct waitset *ws, struct stamp st)
+{
+	if (!st.value)
+		return 0;
+	for (size_t i = 0; i < ws->n; i++)
+		if (ws->w[i].slot == st.slot) {
+			if (st.value > ws->w[i].value)
+				ws->w[i].value = st.value;
+			return 0;
+		}
+	if (ws->n == ws->cap) {
+		size_t cap = ws->cap ? ws->cap * 2 : 8;
+		struct stamp *w = realloc(ws->w, cap * sizeof(*w));
+
+		if (!w)
+			return -ENOMEM;
+		ws->w = w;
+		ws->cap = cap;
+	}
+	ws->w[ws->n++] = st;
+	return 0;
+}
+
+void
+waitset_fini(struct waitset *ws)
+{
+	free(ws->w);
+	ws->w = NULL;
+	ws->n = ws->cap = 0;
+}
+
+/* The index of the segment holding word x (x < the last hi). */
+static size_t
+find(const struct stamps *s, uint64_t x)
+{
+	size_t a = 0, b = s->n;
+
+	while (b - a > 1) {
+		size_t m = (a + b) / 2;
+
+		if (s->seg[m].lo <= x)
+			a = m;
+		else
+			b = m;
+	}
+	return a;
+}
+
+static int
+copy_reads(struct seg *to, const struct seg *from)
+{
+	to->reads = NULL;
+	to->cap = to->nreads = 0;
+	if (!from->nreads)
+		return 0;
+	to->reads = malloc(from->cap * sizeof(*to->reads));
+	if (!to->reads)
+		return -ENOMEM;
+	memcpy(to->reads, from->reads, from->nreads * sizeof(*to->reads));
+	to->nreads = from->nreads;
+	to->cap = from->cap;
+	return 0;
+}
+
+/* Make x a segment edge (x inside the map). */
+static int
+split_at(struct stamps *s, uint64_t x)
+{
+	size_t i = find(s, x);
+	struct seg right;
+
+	if (s->seg[i].lo == x || x >= s->seg[s->n - 1].hi)
+		return 0;
+	if (s->n == s->cap) {
+		struct seg *seg = realloc(s->seg, s->cap * 2 * sizeof(*seg));
+
+		if (!seg)
+			return -ENOMEM;
+		s->seg = seg;
+		s->cap *= 2;
+	}
+	right = s->seg[i];
+	if (copy_reads(&right, &s->seg[i]) < 0)
+		return -ENOMEM;
+	right.lo = x;
+	s->seg[i].hi = x;
+	memmove(&s->seg[i + 2], &s->seg[i + 1], (s->n - i - 1) * sizeof(*s->seg));
+	s->seg[i + 1] = right;
+	s->n++;
+	return 0;
+}
+
+/* Room for one more read in g. */
+static int
+reserve_read(struct seg *g)
+{
+	uint32_t cap;
+	struct stamp *r;
+
+	if (g->nreads < g->cap)
+		return 0;
+	cap = g->cap ? g->cap * 2 : 4;
+	r = realloc(g->reads, cap * sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	g->reads = r;
+	g->cap = cap;
+	return 0;
+}
+
+int
+stamps_prepare(struct stamps *s, uint64_t lo, uint64_t hi, enum use_kind u,
+	       struct waitset *ws)
+{
+	if (lo >= hi)
+		return 0;
+	if (split_at(s, lo) < 0 || split_at(s, hi) < 0)
+		return -ENOMEM;
+	for (size_t i = find(s, lo); i < s->n && s->seg[i].lo < hi; i++) {
+		struct seg *g = &s->seg[i];
+
+		if (waitset_add(ws, g->write) < 0)
+			return -ENOMEM;
+		if (u == USE_READ) {
+			if (reserve_read(g) < 0)
+				return -ENOMEM;
+			continue;
+		}
+		for (uint32_t k = 0; k < g->nreads; k++)
+			if (waitset_add(ws, g->reads[k]) < 0)
+				return -ENOMEM;
+	}
+	return 0;
+}
+
+static void
+add_read(struct seg *g, struct stamp st)
+{
+	for (uint32_t k = 0; k < g->nreads; k++)
+		if (g->reads[k].slot == st.slot) {
+			if (st.value > g->reads[k].value)
+				g->reads[k].value = st.value;
+			return;
+		}
+	g->reads[g->nreads++] = st;	/* room made by stamps_prepare() */
+}
+
+void
+stamps_record(struct stamps *s, uint64_t lo, uint64_t hi, enum use_kind u,
+	      struct stamp st)
+{
+	size_t first, end;
+
+	if (lo >= hi)
+		return;
+	first = find(s, lo);
+	for (end = first; end < s->n && s->seg[end].lo < hi; end++)
+		if (u == USE_READ)
+			add_read(&s->seg[end], st);
+	if (u == USE_READ)
+		return;
+	/* A write: the covered segments become one, written by st. */
+	for (size_t i = first + 1; i < end; i++)
+		free(s->seg[i].reads);
+	s->seg[first].hi = s->seg[end - 1].hi;
+	s->seg[first].write = st;
+	s->seg[first].nreads = 0;
+	memmove(&s->seg[first + 1], &s->seg[end], (s->n - end) * sizeof(*s->seg));
+	s->n -= end - first - 1;
+}

@@ -1,0 +1,70 @@
+/*
+ * submit/stamp.h: the stamps of one allocation (SPEC §4, rule 3). For each
+ * run of 4-byte words the allocation keeps the point of its last write and
+ * the points of the reads since, at most one per timeline slot (a later
+ * value of a device implies its earlier ones: device order).
+ *
+ * A point here is (slot, value) of rig_words: a slot's values keep counting
+ * up across the devices that hold it, and a device's end raises its word
+ * past every value it issued, so a stamp never needs its device to live.
+ *
+ * A claim is two steps under the allocation's lock: stamps_prepare() adds
+ * to a waitset what the use must wait for (a read: the last write; a write:
+ * the last write and every read since) and makes room, so that
+ * stamps_record() of the use's point cannot fail once a value is drawn.
+ * Not thread-safe: the caller holds the allocation's lock.
+ */
+#ifndef SUBMIT_STAMP_H
+#define SUBMIT_STAMP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct stamp {
+	uint32_t slot;
+	uint64_t value;			/* 0: none */
+};
+
+struct seg {
+	uint64_t lo, hi;		/* words [lo, hi) */
+	struct stamp write;
+	uint32_t nreads, cap;
+	struct stamp *reads;
+};
+
+struct stamps {
+	struct seg *seg;
+	size_t n, cap;
+};
+
+/* The points a submit waits for: at most one per slot, the highest. */
+struct waitset {
+	struct stamp *w;
+	size_t n, cap;
+};
+
+enum use_kind { USE_READ = 1, USE_WRITE };
+
+int stamps_init(struct stamps *s, uint64_t words);
+void stamps_fini(struct stamps *s);
+/* Add the waits of a use of words [lo, hi) to ws; 0 or -ENOMEM. */
+int stamps_prepare(struct stamps *s, uint64_t lo, uint64_t hi, enum use_kind u,
+		   struct waitset *ws);
+/* Record a prepared use by the point st. Never fails. */
+void stamps_record(struct stamps *s, uint64_t lo, uint64_t hi, enum use_kind u,
+		   struct stamp st);
+
+/* Add (slot, value) to ws, keeping the highest value per slot. */
+int waitset_add(struct waitset *ws, struct stamp st);
+void waitset_fini(struct waitset *ws);
+
+/* The words a byte range [offset, offset + bytes) touches. */
+static inline void
+words_of(uint64_t offset, uint64_t bytes, uint64_t *lo, uint64_t *hi)
+{
+	*lo = offset / 4;
+	*hi = (offset + bytes + 3) / 4;
+}
+
+#endif

@@ -199,6 +199,11 @@ def chart(figures, pairs, machines, d):
                      if n == name and r["impl"] == ri and p["impl"] == peer]
                 vals.append(f"{m[0]:.6g}" if m else "-")
             out.write(f"\"{name}\\nover {peer}\" " + " ".join(vals) + "\n")
+    palette = ["#9400d3", "#009e73", "#56b4e9", "#e69f00", "#f0e442", "#0072b2",
+               "#e51e10", "#000000"]
+    color = {i: palette[k % len(palette)] for k, i in enumerate(impls)}
+    top_colors = " ".join(color[i] for i in impls)
+    rig_colors = " ".join(color.get(i, "#808080") for i in rig_impls)
     title = machine_line(machines).split(";")[0].replace("machine: ", "")
     title = title.replace("'", "")
     gp = [
@@ -209,6 +214,7 @@ def chart(figures, pairs, machines, d):
         "set style histogram clustered gap 1",
         "set style fill solid 0.8 border -1",
         "set logscale y",
+        "set format y '%g'",
         "set grid ytics",
         "set key outside right top",
         "set xtics noenhanced",
@@ -219,7 +225,7 @@ def chart(figures, pairs, machines, d):
         "set ylabel 'times the floor'",
         "set yrange [%g:%g]" % span(costs),
         f"plot for [i=2:{len(impls) + 1}] '{os.path.join(d, 'bench-ratios.dat')}' "
-        "using i:xtic(1) title columnheader",
+        f"using i:xtic(1) title columnheader lc rgb word('{top_colors}', i - 1)",
     ]
     if pairs:
         gp += [
@@ -229,7 +235,7 @@ def chart(figures, pairs, machines, d):
             "set bmargin 4",
             "set xtics font ',8'",
             f"plot for [i=2:{len(rig_impls) + 1}] '{os.path.join(d, 'bench-speedup.dat')}' "
-            "using i:xtic(1) title columnheader",
+            f"using i:xtic(1) title columnheader lc rgb word('{rig_colors}', i - 1)",
         ]
     gp.append("unset multiplot")
     with open(os.path.join(d, "bench-ratios.gp"), "w") as out:

@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+"""bench/ratios.py: the table of ratios, and the chart's data, from the JSON
+lines the benchmark programs print (bench/bench.h). bench/run calls it.
+
+Figures pair by "name". Each figure is compared with its name's floor
+(role "floor") as a cost: time / floor time for ns, floor GB/s / GB/s for
+bandwidth, so 1 is the floor and 10 is ten times its cost. Each rig figure
+is compared with each peer figure of its name as rig / peer (the figures'
+own ratio) and as rig's speed-up (how many times faster rig is: peer time /
+rig time, or rig GB/s / peer GB/s).
+
+usage: ratios.py RESULTS.json [--note TEXT] [--chart-dir DIR] [--other 'BUSY STEAL']
+With --chart-dir it writes DIR/bench-ratios.dat, DIR/bench-speedup.dat and
+DIR/bench-ratios.gp (a gnuplot script that draws DIR/bench-ratios.png).
+"""
+import argparse
+import json
+import math
+import os
+import sys
+
+ROLE_ORDER = {"floor": 0, "peer": 1, "rig": 2}
+
+# Issue 9's targets, as rig's speed-up over a peer: shown, never enforced.
+# They are for devices whose work runs off the submitting thread; the memory
+# device runs a copy before rig_buffer_copy() returns, so none apply to it.
+TARGET_IMPLS = ("rig-host", "rig-polled")
+TARGETS = {
+    ("batched_submit", "pocl"): 40,
+    ("batched_submit", "lavapipe"): 100,
+    ("round_trip", "pocl"): 6,
+    ("round_trip", "lavapipe"): 6,
+}
+
+
+def load(path):
+    figures, machines = [], []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line.startswith("{"):
+                continue
+            obj = json.loads(line)
+            if "machine" in obj:
+                machines.append(obj["machine"])
+            elif "name" in obj:
+                figures.append(obj)
+    return figures, machines
+
+
+def cost(fig, floor):
+    """How many times the floor's cost fig is."""
+    if fig["unit"] == "GB/s":
+        return floor["median"] / fig["median"]
+    return fig["median"] / floor["median"]
+
+
+def speedup(rig, peer):
+    if rig["unit"] == "GB/s":
+        return rig["median"] / peer["median"]
+    return peer["median"] / rig["median"]
+
+
+def label(f):
+    if f["role"] != "floor" or f["impl"] == "floor":
+        return f["impl"]
+    return f["impl"] + " (floor)"
+
+
+def num(x):
+    if x >= 100:
+        return f"{x:.0f}"
+    if x >= 10:
+        return f"{x:.1f}"
+    return f"{x:.3g}"
+
+
+def names_in_order(figures):
+    order = []
+    for f in figures:
+        if f["name"] not in order:
+            order.append(f["name"])
+    return order
+
+
+def machine_line(machines, other=""):
+    if not machines:
+        return "machine: unknown (no machine line)"
+    first, last = machines[0], machines[-1]
+    load0 = " ".join(first["loadavg"].split()[:3])
+    load1 = " ".join(last["loadavg"].split()[:3])
+    mode = "quick" if first.get("quick") else "full"
+    clock = ""
+    if "clock_ns" in first:
+        clock = f"; a clock read costs {first['clock_ns']:g} ns (in every per-op sample)"
+    warn = ""
+    if other:
+        busy, steal = (int(x) for x in other.split())
+        warn = (f"\nwhile the programs ran, other work used {busy}% of the machine's"
+                f" CPU time and the hypervisor stole {steal}%")
+        if busy + steal > 10:
+            warn += "\nwarning: other work shared the machine, so these figures are noisy"
+    return (f"machine: {first['cpu']}, {first['cores']} cores; load average "
+            f"{load0} at the start, {load1} at the last program\n"
+            f"{mode} run: {first['runs']} runs per figure after a warm-up{clock}{warn}")
+
+
+def table(figures, machines, note, other):
+    out = [machine_line(machines, other), ""]
+    rows = [("figure", "impl", "median", "p99", "unit", "stat", "cost ×floor")]
+    floors = {f["name"]: f for f in figures if f["role"] == "floor"}
+    for name in names_in_order(figures):
+        group = sorted((f for f in figures if f["name"] == name),
+                       key=lambda f: ROLE_ORDER.get(f["role"], 3))
+        for f in group:
+            c = num(cost(f, floors[name])) if name in floors else "-"
+            rows.append((name, f["impl"], num(f["median"]), num(f["p99"]),
+                         f["unit"], f["stat"].replace(" figures", "").replace(" samples", ""), c))
+    out += fmt(rows, right={2, 3, 6})
+    out += ["", "cost ×floor: how many times the floor's cost (time / floor time;"
+            " for GB/s, floor GB/s / GB/s). p99 of GB/s: the slow tail.", ""]
+    pairs = []
+    for name in names_in_order(figures):
+        rigs = [f for f in figures if f["name"] == name and f["role"] == "rig"]
+        peers = sorted((f for f in figures if f["name"] == name and
+                        f["role"] in ("peer", "floor")),
+                       key=lambda f: ROLE_ORDER.get(f["role"], 3))
+        for r in rigs:
+            for p in peers:
+                pairs.append((name, r, p))
+    if pairs:
+        rows = [("figure", "rig impl", "peer", "rig / peer", "unit", "rig speed-up",
+                 "target")]
+        for name, r, p in pairs:
+            x = speedup(r, p)
+            t = TARGETS.get((name, p["impl"])) if r["impl"] in TARGET_IMPLS else None
+            target = f"≥{t}×: " + ("met" if x >= t else "not met") if t else ""
+            rows.append((name, r["impl"], label(p), num(r["median"] / p["median"]),
+                         r["unit"], num(x) + "×", target))
+        out += ["rig / peer, and rig / floor (the medians' ratio; speed-up: how many"
+                " times faster rig is)"]
+        out += fmt(rows, right={3, 5})
+        out += ["target: issue 9's, for the host and polled devices, for information;"
+                " nothing fails on timing.",
+                "rig-memory runs each copy in the submitting thread, before"
+                " rig_buffer_copy() returns: no hand-off to another thread."]
+    else:
+        out += ["rig / peer: no rig figures in this run" + (f" ({note})" if note else ".")]
+    return "\n".join(out), pairs
+
+
+def fmt(rows, right):
+    widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
+    lines = []
+    for r in rows:
+        cells = [str(c).rjust(w) if i in right else str(c).ljust(w)
+                 for i, (c, w) in enumerate(zip(r, widths))]
+        lines.append("  ".join(cells).rstrip())
+    return lines
+
+
+def span(values):
+    """A log axis's range that holds values and 1, with room around them."""
+    lo = min(min(values), 1.0) / 3
+    hi = max(max(values), 1.0) * 3
+    return 10 ** math.floor(math.log10(lo)), 10 ** math.ceil(math.log10(hi))
+
+
+def chart(figures, pairs, machines, d):
+    floors = {f["name"]: f for f in figures if f["role"] == "floor"}
+    names = [n for n in names_in_order(figures) if n in floors]
+    impls = []
+    for f in sorted(figures, key=lambda f: ROLE_ORDER.get(f["role"], 3)):
+        if f["role"] != "floor" and f["impl"] not in impls:
+            impls.append(f["impl"])
+    costs = [1.0]
+    with open(os.path.join(d, "bench-ratios.dat"), "w") as out:
+        out.write("figure " + " ".join(impls) + "\n")
+        for n in names:
+            vals = []
+            for i in impls:
+                m = [f for f in figures if f["name"] == n and f["impl"] == i]
+                if m:
+                    costs.append(cost(m[0], floors[n]))
+                vals.append(f"{costs[-1]:.6g}" if m else "-")
+            out.write(n + " " + " ".join(vals) + "\n")
+    rig_impls, rows = [], []
+    for name, r, p in pairs:
+        if r["impl"] not in rig_impls:
+            rig_impls.append(r["impl"])
+        if (name, p["impl"]) not in rows:
+            rows.append((name, p["impl"]))
+    with open(os.path.join(d, "bench-speedup.dat"), "w") as out:
+        out.write("pair " + " ".join(rig_impls) + "\n")
+        for name, peer in rows:
+            vals = []
+            for ri in rig_impls:
+                m = [speedup(r, p) for n, r, p in pairs
+                     if n == name and r["impl"] == ri and p["impl"] == peer]
+                vals.append(f"{m[0]:.6g}" if m else "-")
+            out.write(f"\"{name}\\nover {peer}\" " + " ".join(vals) + "\n")
+    palette = ["#9400d3", "#009e73", "#56b4e9", "#e69f00", "#f0e442", "#0072b2",
+               "#e51e10", "#000000"]
+    color = {i: palette[k % len(palette)] for k, i in enumerate(impls)}
+    top_colors = " ".join(color[i] for i in impls)
+    rig_colors = " ".join(color.get(i, "#808080") for i in rig_impls)
+    title = machine_line(machines).split(";")[0].replace("machine: ", "")
+    title = title.replace("'", "")
+    gp = [
+        "set terminal pngcairo size 1400,%d font 'sans,10'" % (900 if pairs else 520),
+        f"set output '{os.path.join(d, 'bench-ratios.png')}'",
+        "set datafile missing '-'",
+        "set style data histogram",
+        "set style histogram clustered gap 1",
+        "set style fill solid 0.8 border -1",
+        "set logscale y",
+        "set format y '%g'",
+        "set grid ytics",
+        "set key outside right top",
+        "set xtics noenhanced",
+        "set key noenhanced",
+        f"set multiplot layout {2 if pairs else 1},1 title 'rig benchmarks on {title}' noenhanced",
+        "set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2 lw 2 lc 'black' front",
+        "set title 'cost against the floor (dashed line: the floor; lower is better)'",
+        "set ylabel 'times the floor'",
+        "set yrange [%g:%g]" % span(costs),
+        f"plot for [i=2:{len(impls) + 1}] '{os.path.join(d, 'bench-ratios.dat')}' "
+        f"using i:xtic(1) title columnheader lc rgb word('{top_colors}', i - 1)",
+    ]
+    if pairs:
+        gp += [
+            "set title 'rig speed-up over each peer and the floor (above the dashed line: rig is faster)'",
+            "set ylabel 'times faster'",
+            "set yrange [%g:%g]" % span([speedup(r, p) for _, r, p in pairs]),
+            "set bmargin 4",
+            "set xtics font ',8'",
+            f"plot for [i=2:{len(rig_impls) + 1}] '{os.path.join(d, 'bench-speedup.dat')}' "
+            f"using i:xtic(1) title columnheader lc rgb word('{rig_colors}', i - 1)",
+        ]
+    gp.append("unset multiplot")
+    with open(os.path.join(d, "bench-ratios.gp"), "w") as out:
+        out.write("\n".join(gp) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("results")
+    ap.add_argument("--note", default="")
+    ap.add_argument("--chart-dir")
+    ap.add_argument("--other", default="",
+                    help="'BUSY STEAL': percent of the machine's CPU time other work"
+                    " used and the hypervisor stole while the programs ran")
+    a = ap.parse_args()
+    figures, machines = load(a.results)
+    if not figures:
+        print("no figures in " + a.results, file=sys.stderr)
+        return 1
+    text, pairs = table(figures, machines, a.note, a.other)
+    print(text)
+    if a.chart_dir:
+        chart(figures, pairs, machines, a.chart_dir)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -65,6 +65,15 @@ int rig_open(const struct rig_opener *opener, struct rig_device **out);
 int rig_memory_device(const char *name, struct rig_device **out);
 
 /*
+ * rig_host_device() - open (or find) "HOST", the host's cores: it loads
+ * relocatable objects built with `cc -c -O2 -fPIC -ffreestanding
+ * -fno-math-errno -nostdlib`, links them, and runs a launch over its grid
+ * of groups split into ranges among a worker per core. A host kernel is
+ * `void f(const void *params, int64_t first, int64_t end)`.
+ */
+int rig_host_device(struct rig_device **out);
+
+/*
  * rig_close() - lose the device with the reason "closed", wait for the
  * driver's stop, and return its memory. Buffers on it become dead. The
  * handle stays valid, and reports the loss, until released. Blocks while

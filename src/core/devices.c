@@ -11,6 +11,7 @@
 
 #include "core/device.h"
 #include "core/error.h"
+#include "host/host.h"
 #include "host/memory.h"
 
 static pthread_mutex_t devices_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -129,7 +130,7 @@ read_facts(struct rig_device *d)
 static int
 make_device(const struct rig_opener *o, bool inline_run, struct rig_device **out)
 {
-	char why[256] = "no reason given";
+	char why[512] = "no reason given";
 	struct rig_device *d;
 	int ret;
 
@@ -149,7 +150,11 @@ make_device(const struct rig_opener *o, bool inline_run, struct rig_device **out
 	ret = o->make(o, d->tl.word, &d->handle, why, sizeof(why));
 	callback_leave();
 	if (ret < 0) {
-		ret = rig_cause(ret, "%s: %s", o->name, why);
+		/* A driver's message may name the device already (seed 003). */
+		size_t n = strlen(o->name);
+		bool named = !strncmp(why, o->name, n) && why[n] == ':';
+
+		ret = named ? rig_cause(ret, "%s", why) : rig_cause(ret, "%s: %s", o->name, why);
 		goto err_slot;
 	}
 	timeline_start(&d->tl);
@@ -247,6 +252,14 @@ rig_memory_device(const char *name, struct rig_device **out)
 		return rig_fail(RIG_EINVAL, "the name is empty");
 	memory_opener(name, &o);
 	ret = device_open(&o, true, out);
+	return ret < 0 ? rig_fail_keep(__func__, ret) : 0;
+}
+
+int
+rig_host_device(struct rig_device **out)
+{
+	int ret = device_open(&host_opener, false, out);
+
 	return ret < 0 ? rig_fail_keep(__func__, ret) : 0;
 }
 

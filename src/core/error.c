@@ -8,7 +8,7 @@
 #include "rig.h"
 #include "core/error.h"
 
-#define WHY_BYTES 512
+#define WHY_BYTES 1024
 
 static _Thread_local char why[WHY_BYTES];
 static _Thread_local int depth;

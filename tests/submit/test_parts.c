@@ -11,6 +11,7 @@ static struct rig_image *img;
 static struct rig_function *fn, *fn16, *other_fn;
 static struct rig_buffer *a, *b, *small, *ro, *dead, *on_other;
 static struct rig_submission *s;
+static struct rig_polled *gone_p;	/* the driver of a closed device */
 
 static int
 fill_nothing(void *ctx, void *arg, uint64_t value)
@@ -40,6 +41,7 @@ setup(void **state)
 	on_other = buffer_new(other, 64);
 	assert_int_equal(rig_close(gone.d), 0);		/* dead is dead */
 	rig_device_release(gone.d);
+	gone_p = gone.p;
 	*state = oimg;
 	return 0;
 }
@@ -48,6 +50,7 @@ static int
 teardown(void **state)
 {
 	rig_image_release(*state);
+	rig_polled_destroy(gone_p);
 	rig_buffer_release(a);
 	rig_buffer_release(b);
 	rig_buffer_release(small);

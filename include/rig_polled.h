@@ -40,6 +40,10 @@ struct rig_polled_config {
 	uint64_t alignment;		/* default 64 */
 	uint64_t start;			/* make raises the word to this value */
 	bool no_host_addresses;		/* regions without host addresses */
+	/* Called by the worker as it starts (0) and ends (1) each value's
+	 * work, for tests that log what ran when; NULL for none. */
+	void (*ran)(void *arg, uint64_t value, int end);
+	void *ran_arg;
 };
 
 struct rig_polled;

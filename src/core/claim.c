@@ -56,11 +56,16 @@ claim_lock(struct use *u, size_t n, struct waitset *ws)
 	return 0;
 }
 
+void (*claim_trace)(const struct use *u, struct stamp st);
+
 void
 claim_record_unlock(struct use *u, size_t n, struct stamp st)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		stamps_record(&u[i].a->stamps, u[i].lo, u[i].hi, u[i].kind, st);
+		if (claim_trace)
+			claim_trace(&u[i], st);
+	}
 	claim_unlock(u, n);
 }
 

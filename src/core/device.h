@@ -111,6 +111,9 @@ struct use {
  * what the uses wait for. On failure nothing stays locked. Reorders u.
  */
 int claim_lock(struct use *u, size_t n, struct waitset *ws);
+/* A test's window on claims (stress_order): when set, called for each use
+ * of a claim in claim order, under the allocation's lock. NULL in programs. */
+extern void (*claim_trace)(const struct use *u, struct stamp st);
 /* Stamp the uses with st, then unlock. */
 void claim_record_unlock(struct use *u, size_t n, struct stamp st);
 void claim_unlock(struct use *u, size_t n);

@@ -155,8 +155,12 @@ worker(void *arg)
 		}
 		pthread_mutex_unlock(&d->lock);
 		if (await_producers(d, j)) {
+			if (d->p->c.ran)
+				d->p->c.ran(d->p->c.ran_arg, j->value, 0);
 			for (size_t i = 0; i < j->ncopies; i++)
 				run_copy(&j->copies[i]);
+			if (d->p->c.ran)
+				d->p->c.ran(d->p->c.ran_arg, j->value, 1);
 			/* Pairs with rig's acquire load of the word. */
 			atomic_store_explicit(d->word, j->value, memory_order_release);
 			atomic_fetch_add(&d->p->ran, 1);

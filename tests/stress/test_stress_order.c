@@ -78,7 +78,7 @@ submitter(void *arg)
 		int d = rand_r(&seed) % NDEV, n = 1 + rand_r(&seed) % 16;
 		int a = rand_r(&seed) % NALLOC, b = rand_r(&seed) % NALLOC;
 		int lo = rand_r(&seed) % (WORDS - n + 1), lo2 = rand_r(&seed) % (WORDS - n + 1);
-		struct rig_buffer *src, *dst;
+		struct rig_buffer *src = NULL, *dst = NULL;
 
 		if (a == b && lo < lo2 + n && lo2 < lo + n)
 			continue;

@@ -3,7 +3,9 @@
  *
  * A waiter first spins briefly (work that is about to complete costs no
  * system call), then makes sure its value is committed (no call ever sleeps
- * on work a driver still holds), then sleeps on the futex beside the word.
+ * on work a driver still holds), then looks for up to SPIN_NS more,
+ * yielding the core between looks (short work on another thread finishes
+ * without a wake-up's latency), then sleeps on the futex beside the word.
  * The word is the driver's, so nobody but rig bumps the futex: the polling
  * thread watches every word that has waiters, and whoever loses the device
  * bumps it too.
@@ -13,11 +15,14 @@
  * move bumps the counter after the word's store, so either the waiter's
  * check sees the new word or its futex_wait sees a counter other than f.
  */
+#include <sched.h>
+
 #include "rig.h"
 #include "util/futex.h"
 #include "timeline/timeline.h"
 
 #define SPINS 256
+#define SPIN_NS 50000u		/* yielding looks after the commit */
 #define LONE_NAP_NS 100000u	/* with no poller thread, look this often */
 
 static int
@@ -49,6 +54,12 @@ timeline_wait(struct timeline *tl, uint64_t v, uint64_t timeout_ns)
 	ret = tl->commit(tl, v);
 	if (ret < 0)
 		return outcome(tl, v);
+	for (uint64_t until = rig_now_ns() + SPIN_NS; rig_now_ns() < until &&
+	     rig_now_ns() < deadline;) {
+		if (timeline_signaled(tl, v))
+			return outcome(tl, v);
+		sched_yield();
+	}
 
 	atomic_fetch_add(&tl->waiters, 1);
 	nap = poller_kick() ? UINT64_MAX : LONE_NAP_NS;

@@ -32,8 +32,9 @@ static const char usage[] =
 "    rig [--root DIR] reset N\n"
 "\n"
 "DESCRIPTION\n"
-"    devices       lists the devices rig opens: each AMD GPU with its bus\n"
-"                  address, GC version where readable, and state.\n"
+"    devices       lists the devices rig opens: HOST, memory devices, and\n"
+"                  each AMD GPU with its bus address, GC version where\n"
+"                  readable, and state.\n"
 "    firmware amd  installs the pinned AMD images (linux-firmware 20250410,\n"
 "                  BLAKE2b-256) into rig's firmware directory, copying from\n"
 "                  each --from DIR (default /lib/firmware/amdgpu and\n"
@@ -93,11 +94,19 @@ static int
 cmd_devices(const struct rig_pci_machine *m)
 {
 	int n = rig_amd_pci_count(m);
+	struct rig_device *host;
 
-	/*
-	 * HOST and memory devices: the lead adds their lines here, from the
-	 * core's openers, before the AMD GPUs.
-	 */
+	printf("the host:\n");
+	if (rig_host_device(&host) < 0) {
+		printf("  HOST       does not open: %s\n", rig_why());
+	} else {
+		printf("  %-10s %-12s %lld bytes of last-level cache, budget %llu bytes\n",
+		       rig_name(host), rig_arch(host), (long long)rig_cache_bytes(host),
+		       (unsigned long long)rig_budget(host));
+		rig_device_release(host);
+	}
+	printf("  %-10s %-12s any name: rig_memory_device(name), work run inline\n",
+	       "memory", "host-memory");
 	if (n < 0)
 		return failed();
 	printf("AMD GPUs over PCI (%d):\n", n);

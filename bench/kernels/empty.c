@@ -1,0 +1,7 @@
+/* empty.c: a host kernel that does nothing, for round trips. */
+#include <stdint.h>
+
+void
+empty(const void *params, int64_t first, int64_t end)
+{
+}

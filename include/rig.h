@@ -94,8 +94,20 @@ const char *rig_name(const struct rig_device *d);
 const char *rig_arch(const struct rig_device *d);
 /* The last-level cache in bytes, or -1 where the driver does not know it. */
 int64_t rig_cache_bytes(const struct rig_device *d);
-/* The bytes of own memory the device should hold at most. */
+/* The bytes of own memory the device should hold at most (facts.budget,
+ * until rig_set_budget()). */
 uint64_t rig_budget(const struct rig_device *d);
+
+/*
+ * rig_set_budget() - change the bytes of own memory d may hold. Memory
+ * already held stays; later allocations fit the new budget, returning
+ * released memory first. Returns 0, or RIG_EINVAL for a negative size.
+ */
+int rig_set_budget(struct rig_device *d, uint64_t bytes);
+
+/* The bytes of own memory d holds: live buffers' and released memory
+ * whose work is not yet done. */
+uint64_t rig_allocated(const struct rig_device *d);
 /* Why the device was lost, or NULL while it is live. */
 const char *rig_lost(const struct rig_device *d);
 
@@ -141,9 +153,12 @@ enum rig_access {
 /*
  * rig_buffer_create() - bytes of a device's memory of a kind
  * (RIG_MEMORY_DEVICE, _PINNED or _MAPPED). Zero bytes allocate nothing; the
- * buffer's address is then 0. Returns 0; RIG_EINVAL for a negative size
- * (a size_t negative as ptrdiff_t) or an unknown kind; RIG_ELOST;
- * RIG_ENOMEM over the budget or when the driver has no room.
+ * buffer's address is then 0. An allocation that would pass the budget, or
+ * that the driver has no room for, first returns released memory, waiting
+ * for its work where needed, and asks again. Returns 0; RIG_EINVAL for a
+ * negative size (a size_t negative as ptrdiff_t) or an unknown kind;
+ * RIG_ELOST; RIG_ENOMEM when nothing more can come back (rig_why() says how
+ * much was asked, held and budgeted), having changed nothing.
  */
 int rig_buffer_create(struct rig_device *d, size_t bytes, enum rig_memory kind,
 		      struct rig_buffer **out);

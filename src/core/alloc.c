@@ -86,10 +86,11 @@ alloc_idle(const struct alloc *a)
 	return true;
 }
 
-void
+size_t
 alloc_reclaim(struct rig_device *d)
 {
 	struct alloc *a, *next, *done = NULL;
+	size_t n = 0;
 
 	pthread_mutex_lock(&d->mem_lock);
 	for (a = d->limbo; a; a = next) {
@@ -105,7 +106,9 @@ alloc_reclaim(struct rig_device *d)
 	for (a = done; a; a = next) {
 		next = a->next;
 		alloc_free(a);
+		n++;
 	}
+	return n;
 }
 
 /* Ask the driver; a region that breaks the facts is the device's fault. */
@@ -167,6 +170,52 @@ alloc_live(struct rig_device *d, struct alloc *a)
 	pthread_mutex_unlock(&d->mem_lock);
 }
 
+/*
+ * Under mem_lock: the points the limbo's memory waits for, into ws; false
+ * when the limbo is empty (nothing more can come back).
+ */
+static bool
+limbo_waits_locked(struct rig_device *d, struct waitset *ws)
+{
+	for (struct alloc *a = d->limbo; a; a = a->next) {
+		const struct stamps *st = &a->root->stamps;
+
+		for (size_t i = 0; i < st->n; i++) {
+			waitset_add(ws, st->seg[i].write);
+			for (uint32_t k = 0; k < st->seg[i].nreads; k++)
+				waitset_add(ws, st->seg[i].reads[k]);
+		}
+	}
+	return d->limbo != NULL;
+}
+
+/*
+ * Return released memory, waiting for its work: true if some came back,
+ * false when nothing could. No lock held.
+ */
+static bool
+reclaim_waiting(struct rig_device *d)
+{
+	struct waitset ws = { 0 };
+	struct stamp dropped;
+	bool some;
+
+	pthread_mutex_lock(&d->mem_lock);
+	some = limbo_waits_locked(d, &ws);
+	pthread_mutex_unlock(&d->mem_lock);
+	if (some)
+		claim_wait_host(&ws, &dropped);	/* a loss signals too */
+	waitset_fini(&ws);
+	return alloc_reclaim(d) > 0;
+}
+
+/* Under mem_lock: bytes fit d's budget. */
+static bool
+fits_locked(const struct rig_device *d, uint64_t bytes)
+{
+	return d->allocated + bytes >= bytes && d->allocated + bytes <= d->budget;
+}
+
 int
 alloc_make(struct rig_device *d, uint64_t bytes, enum rig_memory kind,
 	   struct alloc **out)
@@ -181,29 +230,75 @@ alloc_make(struct rig_device *d, uint64_t bytes, enum rig_memory kind,
 	alloc_reclaim(d);
 	if (!(a = alloc_new(d, bytes, NULL)))
 		return rig_cause(RIG_ENOMEM, "no memory for an allocation's handle");
-	pthread_mutex_lock(&d->mem_lock);
-	if ((ret = device_check_live(NULL, d)) < 0)
-		goto err;
-	if (d->allocated + bytes > d->facts.budget || d->allocated + bytes < bytes) {
-		ret = rig_cause(RIG_ENOMEM,
-				"%llu bytes asked, %s holds %llu of its budget %llu",
+	for (;;) {
+		pthread_mutex_lock(&d->mem_lock);
+		if ((ret = device_check_live(NULL, d)) < 0)
+			break;
+		ret = !fits_locked(d, bytes) ? RIG_ENOMEM : bytes ? ask_driver(d, a, kind) : 0;
+		if (ret == 0)
+			break;
+		pthread_mutex_unlock(&d->mem_lock);
+		/* Over the budget, or no room: return released memory,
+		 * waiting for its work, and ask again. */
+		if (ret != RIG_ENOMEM || !reclaim_waiting(d)) {
+			pthread_mutex_lock(&d->mem_lock);
+			break;
+		}
+	}
+	if (ret == 0) {
+		d->allocated += bytes;
+		list_add(&d->live, a);
+		pthread_mutex_unlock(&d->mem_lock);
+		*out = a;
+		return 0;
+	}
+	if (ret == RIG_ENOMEM)
+		ret = rig_cause(RIG_ENOMEM, "%llu bytes asked, %s holds %llu of its budget %llu%s",
 				(unsigned long long)bytes, d->name,
 				(unsigned long long)d->allocated,
-				(unsigned long long)d->facts.budget);
-		goto err;
-	}
-	if (bytes && (ret = ask_driver(d, a, kind)) < 0)
-		goto err;
-	d->allocated += bytes;
-	list_add(&d->live, a);
-	pthread_mutex_unlock(&d->mem_lock);
-	*out = a;
-	return 0;
-err:
+				(unsigned long long)d->budget,
+				fits_locked(d, bytes) ? ", and its driver has no room" : "");
 	pthread_mutex_unlock(&d->mem_lock);
 	a->bytes = 0;
 	alloc_free(a);
 	return ret;
+}
+
+uint64_t
+rig_allocated(const struct rig_device *d)
+{
+	struct rig_device *m = (struct rig_device *)d;
+	uint64_t n;
+
+	pthread_mutex_lock(&m->mem_lock);
+	n = m->allocated;
+	pthread_mutex_unlock(&m->mem_lock);
+	return n;
+}
+
+uint64_t
+rig_budget(const struct rig_device *d)
+{
+	struct rig_device *m = (struct rig_device *)d;
+	uint64_t n;
+
+	pthread_mutex_lock(&m->mem_lock);
+	n = m->budget;
+	pthread_mutex_unlock(&m->mem_lock);
+	return n;
+}
+
+int
+rig_set_budget(struct rig_device *d, uint64_t bytes)
+{
+	if (!d)
+		return rig_fail(RIG_EINVAL, "the device is NULL");
+	if ((int64_t)bytes < 0)
+		return rig_fail(RIG_EINVAL, "%lld bytes is negative", (long long)bytes);
+	pthread_mutex_lock(&d->mem_lock);
+	d->budget = bytes;
+	pthread_mutex_unlock(&d->mem_lock);
+	return 0;
 }
 
 void

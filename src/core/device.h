@@ -62,6 +62,7 @@ struct rig_device {
 	struct alloc *limbo;		/* released, waiting for their last use */
 	struct rig_image *images;	/* loaded and not yet unloaded */
 	uint64_t allocated;		/* bytes of live and limbo memory */
+	uint64_t budget;		/* facts.budget, or rig_set_budget() */
 	struct rig_device *next;	/* the open devices, by name */
 };
 
@@ -85,8 +86,9 @@ struct alloc *alloc_new(struct rig_device *d, uint64_t bytes, struct alloc *root
 /* Put a made allocation on d's live list. */
 void alloc_live(struct rig_device *d, struct alloc *a);
 void alloc_put(struct alloc *a);
-/* Return limbo memory whose uses are all signaled. No lock held. */
-void alloc_reclaim(struct rig_device *d);
+/* Return limbo memory whose uses are all signaled: how many came back. No
+ * lock held. */
+size_t alloc_reclaim(struct rig_device *d);
 
 /* Why a's memory ended (its own, or its root's), or NULL. */
 static inline const char *

@@ -165,6 +165,7 @@ make_device(const struct rig_opener *o, bool inline_run, struct rig_device **out
 	d->sub.edge = d->facts.edge;
 	d->sub.ops = d->ops;
 	d->sub.handle = d->handle;
+	d->budget = d->facts.budget;
 	d->tl.completion = d->facts.completion;
 	d->tl.name = d->name;
 	d->tl.hold = hold;
@@ -291,7 +292,6 @@ rig_device_release(struct rig_device *d)
 
 const char *rig_name(const struct rig_device *d) { return d->name; }
 const char *rig_arch(const struct rig_device *d) { return d->arch; }
-uint64_t rig_budget(const struct rig_device *d) { return d->facts.budget; }
 
 int64_t
 rig_cache_bytes(const struct rig_device *d)

@@ -220,6 +220,40 @@ int rig_buffer_copy(struct rig_buffer *src, struct rig_buffer *dst,
 int rig_buffer_borrow(struct rig_buffer *b, struct rig_device *d2,
 		      struct rig_buffer **out);
 
+/* ---- Claims ----------------------------------------------------------- */
+
+struct rig_claim;
+
+/*
+ * rig_claim_hold() - hold n buffers: while held, nothing consumes or
+ * donates them (rig_buffer_consume refuses, rig_buffer_exclusive answers
+ * false) and their memory stays. Every taken run holds its submission's
+ * fixed memory and the buffers its parts name in the same way. Returns 0;
+ * RIG_EINVAL for a dead buffer; RIG_ENOMEM.
+ */
+int rig_claim_hold(struct rig_buffer *const *bufs, size_t n, struct rig_claim **out);
+/* Let go of a hold. NULL is ignored. */
+void rig_claim_release(struct rig_claim *c);
+/* Run fn(arg) under a hold of the n buffers; fn's result, or a refusal. */
+int rig_claim_with(struct rig_buffer *const *bufs, size_t n,
+		   int (*fn)(void *arg), void *arg);
+
+/*
+ * rig_buffer_exclusive() - true when b is the only reference to its memory
+ * (no view, borrow, submission or other handle) and nothing holds it: the
+ * caller may write it in place. Never blocks.
+ */
+bool rig_buffer_exclusive(const struct rig_buffer *b);
+
+/*
+ * rig_buffer_consume() - end b (every later use of b is refused: "the buffer
+ * is dead: consumed") and return a new buffer over the same memory, whose
+ * first use is ordered after every use of b: donation, an input written in
+ * place as an output. Returns 0; RIG_EINVAL for a dead or held b; RIG_ENOMEM.
+ * b's handle is still released with rig_buffer_release().
+ */
+int rig_buffer_consume(struct rig_buffer *b, struct rig_buffer **out);
+
 /*
  * rig_buffer_release() - give up the buffer handle. Its memory returns to
  * the driver once the work submitted while it was live is done. NULL is

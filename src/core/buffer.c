@@ -15,9 +15,9 @@ buffer_check(const char *func, const struct rig_buffer *b)
 {
 	if (!b)
 		return rig_fail_at(func, RIG_EINVAL, "the buffer is NULL");
-	if (alloc_dead(b->a))
+	if (buffer_dead(b))
 		return rig_fail_at(func, RIG_EINVAL, "the buffer is dead: %s",
-				   alloc_dead(b->a));
+				   buffer_dead(b));
 	return 0;
 }
 
@@ -47,6 +47,7 @@ buffer_over(struct alloc *a, uint64_t offset, uint64_t length,
 	b->offset = offset;
 	b->length = length;
 	b->access = access;
+	atomic_init(&b->dead, NULL);
 	return b;
 }
 
@@ -174,8 +175,8 @@ host_access(const char *func, struct rig_buffer *b, size_t offset, void *host,
 	if ((ret = claim_lock(&u, 1, &ws)) < 0)
 		return rig_fail_keep(func, ret);
 	ret = wait_claimed(func, &ws);
-	if (ret == 0 && alloc_dead(b->a))
-		ret = rig_fail_at(func, RIG_EINVAL, "the buffer is dead: %s", alloc_dead(b->a));
+	if (ret == 0 && buffer_dead(b))
+		ret = rig_fail_at(func, RIG_EINVAL, "the buffer is dead: %s", buffer_dead(b));
 	at = ret == 0 && n ? (char *)b->a->loc.host + b->offset + offset : NULL;
 	if (at && write)
 		memcpy(at, host, n);

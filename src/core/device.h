@@ -35,6 +35,7 @@ struct alloc {
 	pthread_mutex_t lock;		/* the root's: claims, its stamps, host access */
 	struct stamps stamps;		/* the root's: who wrote and read each word last */
 	_Atomic uint32_t refs;		/* buffers over it */
+	_Atomic uint32_t holds;		/* the root's: claims and taken runs holding it */
 	const char *dead;		/* why its memory ended; NULL while live */
 	struct alloc *prev, *next;	/* d's live list, or its limbo list */
 };
@@ -44,6 +45,7 @@ struct rig_buffer {
 	uint64_t offset;
 	uint64_t length;
 	enum rig_access access;
+	const char *_Atomic dead;	/* "consumed" once rig_buffer_consume() ends it */
 };
 
 struct rig_device {
@@ -90,11 +92,25 @@ void alloc_put(struct alloc *a);
  * lock held. */
 size_t alloc_reclaim(struct rig_device *d);
 
+/* hold.c: add delta to the holds of a's memory. */
+void alloc_hold(struct alloc *a, int delta);
+
+/* Why b is dead: its handle consumed, or its memory ended; else NULL. */
+static inline const char *buffer_dead(const struct rig_buffer *b);
+
 /* Why a's memory ended (its own, or its root's), or NULL. */
 static inline const char *
 alloc_dead(const struct alloc *a)
 {
 	return a->dead ? a->dead : a->root->dead;
+}
+
+static inline const char *
+buffer_dead(const struct rig_buffer *b)
+{
+	const char *why = atomic_load_explicit(&b->dead, memory_order_acquire);
+
+	return why ? why : alloc_dead(b->a);
 }
 /* At the device's end: free every allocation's memory, marking it dead. */
 void alloc_end_all(struct rig_device *d, const char *why);

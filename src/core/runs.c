@@ -98,6 +98,7 @@ rig_run_take(struct rig_submission *s, struct rig_run **out)
 	if (!s || !out)
 		return rig_fail(RIG_EINVAL, "the %s is NULL", !s ? "submission" : "out");
 	if (!s->run_bytes) {
+		submission_hold(s, 1);
 		*out = &s->shared;
 		return 0;
 	}
@@ -107,6 +108,7 @@ rig_run_take(struct rig_submission *s, struct rig_run **out)
 	if (!r && !(r = make_run(s)))
 		return rig_fail(RIG_ENOMEM, "no memory for a new run of %zu bytes", s->run_bytes);
 	submission_get(s);
+	submission_hold(s, 1);
 	*out = r;
 	return 0;
 }
@@ -117,6 +119,7 @@ run_give_back(struct rig_run *r)
 	struct rig_submission *s = r->s;
 	struct rig_run *none = NULL;
 
+	submission_hold(s, -1);
 	if (r == &s->shared)
 		return;
 	/* Pairs with the acquire exchange in take: the stores travel. */

@@ -171,8 +171,8 @@ check_side(struct rig_submission *s, size_t i, const char *which,
 		return side.slot < 0 ?
 		       part_fail(i, RIG_COPY, "%s names slot %lld, which is negative",
 				 which, (long long)side.slot) : 0;
-	if (alloc_dead(b->a))
-		return part_fail(i, RIG_COPY, "%s is dead: %s", which, alloc_dead(b->a));
+	if (buffer_dead(b))
+		return part_fail(i, RIG_COPY, "%s is dead: %s", which, buffer_dead(b));
 	if (dst && b->access == RIG_READ_ONLY)
 		return part_fail(i, RIG_COPY, "%s", "dst admits only reads");
 	if (b->a->d != s->d)
@@ -218,8 +218,8 @@ check_words(size_t i, const struct rig_part_spec *p)
 
 	if (!b)
 		return part_fail(i, p->kind, "%s", "it names no buffer");
-	if (alloc_dead(b->a))
-		return part_fail(i, p->kind, "its buffer is dead: %s", alloc_dead(b->a));
+	if (buffer_dead(b))
+		return part_fail(i, p->kind, "its buffer is dead: %s", buffer_dead(b));
 	if (b->length && !b->a->loc.host)
 		return part_fail(i, p->kind, "the host does not address %s's memory",
 				 b->a->d->name);
@@ -254,9 +254,9 @@ check_fixed(struct rig_submission *s, const struct rig_fixed *f, size_t n)
 
 		if (!b)
 			return rig_fail_at("rig_submission_make", RIG_EINVAL, "fixed %zu has no buffer", i);
-		if (alloc_dead(b->a))
+		if (buffer_dead(b))
 			return rig_fail_at("rig_submission_make", RIG_EINVAL,
-					   "fixed %zu is dead: %s", i, alloc_dead(b->a));
+					   "fixed %zu is dead: %s", i, buffer_dead(b));
 		if (f[i].access != RIG_READ_WRITE && f[i].access != RIG_READ_ONLY)
 			return rig_fail_at("rig_submission_make", RIG_EINVAL,
 					   "fixed %zu has no access (%d)", i, (int)f[i].access);

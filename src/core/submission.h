@@ -84,6 +84,8 @@ struct rig_submission {
 };
 
 void submission_get(struct rig_submission *s);
+/* hold.c: a taken run holds its submission's buffers (delta +1, then -1). */
+void submission_hold(struct rig_submission *s, int delta);
 void submission_put(struct rig_submission *s);
 /* run.c: give a run back (cache, else the free stack). */
 void run_give_back(struct rig_run *r);

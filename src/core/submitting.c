@@ -88,9 +88,9 @@ check_slot(const struct rig_submission *s, size_t k, const struct rig_buffer *b)
 
 	if (!b)
 		return rig_fail_at("rig_submit", RIG_EINVAL, "slot %zu has no buffer", k);
-	if (alloc_dead(b->a))
+	if (buffer_dead(b))
 		return rig_fail_at("rig_submit", RIG_EINVAL, "slot %zu's buffer is dead: %s",
-				   k, alloc_dead(b->a));
+				   k, buffer_dead(b));
 	if (b->a->d != s->d)
 		return rig_fail_at("rig_submit", RIG_EINVAL, "slot %zu's buffer lies on %s, not %s",
 				   k, b->a->d->name, s->d->name);
@@ -138,9 +138,9 @@ check_part(const struct rig_submission *s, size_t i, const struct rig_run *r,
 					   "part %zu (launch): the run holds an empty grid or group (store its block)", i);
 	}
 	if ((p->kind == RIG_COPY || p->kind == RIG_WORDS) &&
-	    ((p->src.buffer && alloc_dead(p->src.buffer->a)) ||
-	     (p->dst.buffer && alloc_dead(p->dst.buffer->a)) ||
-	     (p->words && alloc_dead(p->words->a))))
+	    ((p->src.buffer && buffer_dead(p->src.buffer)) ||
+	     (p->dst.buffer && buffer_dead(p->dst.buffer)) ||
+	     (p->words && buffer_dead(p->words))))
 		return rig_fail_at("rig_submit", RIG_EINVAL,
 				   "part %zu (%s): a buffer it names is dead", i,
 				   p->kind == RIG_COPY ? "copy" : "words");

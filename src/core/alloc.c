@@ -92,6 +92,7 @@ alloc_reclaim(struct rig_device *d)
 	struct alloc *a, *next, *done = NULL;
 	size_t n = 0;
 
+	device_reap(d);
 	pthread_mutex_lock(&d->mem_lock);
 	for (a = d->limbo; a; a = next) {
 		next = a->next;

@@ -63,6 +63,8 @@ struct rig_device {
 	struct alloc *live;		/* allocations with buffers */
 	struct alloc *limbo;		/* released, waiting for their last use */
 	struct rig_image *images;	/* loaded and not yet unloaded */
+	struct deferred *deferred;	/* submissions let go once a value is signaled */
+	_Atomic uint32_t ndeferred;
 	uint64_t allocated;		/* bytes of live and limbo memory */
 	uint64_t budget;		/* facts.budget, or rig_set_budget() */
 	struct rig_device *next;	/* the open devices, by name */
@@ -137,6 +139,17 @@ void claim_record_unlock(struct use *u, size_t n, struct stamp st);
 void claim_unlock(struct use *u, size_t n);
 /* Wait on the host for every point of ws: 0, or the first loss. */
 int claim_wait_host(const struct waitset *ws, struct stamp *dropped);
+
+/*
+ * reap.c: what a submission keeps (its images, its keep) goes only once the
+ * work submitted through it is done. A job handed to the driver defers its
+ * reference to the submission until its value is signaled; allocations,
+ * waits and the device's end return what is due.
+ */
+struct rig_submission;
+void defer_put(struct rig_device *d, struct rig_submission *s, uint64_t value);
+/* Let go of what is due; no lock held. */
+void device_reap(struct rig_device *d);
 
 /* route.c: a submit's waits into job->waits and job->host_waits (each
  * with room for ws->n). */

@@ -81,6 +81,7 @@ device_end(struct rig_device *d, const char *reason)
 	 * stamp naming this slot is signaled whoever holds the slot next. */
 	timeline_raise(d->tl.word, atomic_load(&d->tl.issued));
 	timeline_wake(&d->tl);
+	device_reap(d);
 	alloc_end_all(d, atomic_load(&d->tl.lost));
 	if (d->ops->release)
 		d->ops->release(d->handle);

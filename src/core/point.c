@@ -28,6 +28,7 @@ rig_wait(struct rig_point p, uint64_t timeout_ns)
 	if (callback_depth())
 		return rig_fail(RIG_EINVAL, "called from inside a callback of rig's");
 	ret = timeline_wait(&d->tl, p.value, timeout_ns);
+	device_reap(d);
 	if (ret == RIG_ELOST)
 		return rig_fail(ret, "value %llu of %s was dropped: %s is lost: %s",
 				(unsigned long long)p.value, d->name, d->name,

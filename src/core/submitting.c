@@ -18,6 +18,7 @@
 struct sub_job {
 	struct job job;
 	struct rig_submission *s;
+	uint64_t value;
 	union rig_work *work;		/* per part, installed by prepare */
 	unsigned char *args;		/* the parts' params, refs placed */
 };
@@ -45,7 +46,8 @@ sub_done(struct job *job)
 {
 	struct sub_job *sj = (struct sub_job *)job;
 
-	submission_put(sj->s);
+	/* What the submission keeps stays until this value's work is done. */
+	defer_put(sj->s->d, sj->s, sj->value);
 	free(sj);
 }
 
@@ -314,6 +316,7 @@ place_job(struct rig_run *r, struct rig_buffer *const *buffers,
 	}
 	claim_record_unlock(u, n, (struct stamp){ (uint32_t)d->tl.slot, v });
 	fill_work(sj, r, buffers);
+	sj->value = v;
 	submission_get(s);
 	submit_publish(&d->sub, v, &sj->job);
 	if (out)

@@ -31,12 +31,21 @@ test_unloads_after_its_work(void **state)
 	rig_image_release(img);
 	rig_submission_release(s);
 	assert_int_equal(rig_polled_live_images(pd.p), 1);	/* its work is stalled */
+	/* The submission thread has handed the work over, but the image
+	 * stays until it ran. */
+	for (int i = 0; i < 100 && rig_polled_submits(pd.p) < 1; i++) {
+		struct timespec ts = { 0, 1000000 };
+
+		nanosleep(&ts, NULL);
+	}
+	assert_int_equal(rig_polled_live_images(pd.p), 1);
 	rig_polled_stall(pd.p, false);
 	assert_int_equal(rig_wait(p, 10 * SECOND_NS), 0);
+	/* The wait, or the submission thread if it comes later, lets it go. */
 	for (int i = 0; i < 1000 && rig_polled_live_images(pd.p); i++) {
 		struct timespec ts = { 0, 1000000 };
 
-		nanosleep(&ts, NULL);	/* the job's end lets the image go */
+		nanosleep(&ts, NULL);
 	}
 	assert_int_equal(rig_polled_live_images(pd.p), 0);
 	rig_buffer_release(b);

@@ -101,7 +101,7 @@ test_alloc_fault_loses_device(void **state)
 	polled_close(pd);
 }
 
-static bool released;
+static _Atomic bool released;
 
 static void
 release_keep(void *value)
@@ -130,11 +130,19 @@ test_keep_goes_with_its_submission(void **state)
 	assert_false(released);		/* its work is in flight */
 	assert_int_equal(rig_polled_live_regions(pd.p), 2);
 	rig_polled_stall(pd.p, false);
+	for (int i = 0; i < 100 && rig_polled_submits(pd.p) < 1; i++) {
+		struct timespec ts = { 0, 1000000 };
+
+		nanosleep(&ts, NULL);	/* the work reaches the driver */
+	}
+	assert_false(released);		/* handed over, not yet run */
+	rig_polled_stall(pd.p, false);
 	assert_int_equal(rig_wait(p, 10 * SECOND_NS), 0);
+	/* The wait, or the submission thread if it comes later, lets it go. */
 	for (int i = 0; i < 1000 && !released; i++) {
 		struct timespec ts = { 0, 1000000 };
 
-		nanosleep(&ts, NULL);	/* the submission thread lets it go */
+		nanosleep(&ts, NULL);
 	}
 	assert_true(released);
 	polled_close(pd);

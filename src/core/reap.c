@@ -1,0 +1,59 @@
+/*
+ * core/reap.c: deferred references to submissions (device.h). The list is
+ * short-lived and guarded by the device's mem_lock; the references go after
+ * the lock is dropped, since letting a submission go releases buffers and
+ * images, which take that lock themselves.
+ */
+#include <stdlib.h>
+
+#include "core/submission.h"
+
+struct deferred {
+	struct rig_submission *s;
+	uint64_t value;
+	struct deferred *next;
+};
+
+void
+defer_put(struct rig_device *d, struct rig_submission *s, uint64_t value)
+{
+	struct deferred *e;
+
+	if (timeline_signaled(&d->tl, value) || !(e = malloc(sizeof(*e)))) {
+		submission_put(s);	/* done already, or no memory to wait */
+		return;
+	}
+	e->s = s;
+	e->value = value;
+	pthread_mutex_lock(&d->mem_lock);
+	e->next = d->deferred;
+	d->deferred = e;
+	atomic_fetch_add(&d->ndeferred, 1);
+	pthread_mutex_unlock(&d->mem_lock);
+}
+
+void
+device_reap(struct rig_device *d)
+{
+	struct deferred **pp, *e, *due = NULL;
+
+	if (!atomic_load(&d->ndeferred))
+		return;
+	pthread_mutex_lock(&d->mem_lock);
+	for (pp = &d->deferred; (e = *pp);) {
+		if (!timeline_signaled(&d->tl, e->value)) {
+			pp = &e->next;
+			continue;
+		}
+		*pp = e->next;
+		e->next = due;
+		due = e;
+		atomic_fetch_sub(&d->ndeferred, 1);
+	}
+	pthread_mutex_unlock(&d->mem_lock);
+	while ((e = due)) {
+		due = e->next;
+		submission_put(e->s);
+		free(e);
+	}
+}

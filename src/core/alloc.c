@@ -9,6 +9,7 @@
  * second device: it shares the root's stamps and lock, holds a reference to
  * the root, and gives its mapping back like memory of its own.
  */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "core/device.h"
@@ -207,6 +208,18 @@ reclaim_waiting(struct rig_device *d)
 	if (some)
 		claim_wait_host(&ws, &dropped);	/* a loss signals too */
 	waitset_fini(&ws);
+	return alloc_reclaim(d) > 0;
+}
+
+/* The submitter's hook: a grow came up short. */
+bool
+alloc_reclaim_for_grow(struct submitter *sub)
+{
+	struct rig_device *d = (struct rig_device *)((char *)sub -
+						      offsetof(struct rig_device, sub));
+
+	/* No waiting here: the submission thread calls it, and released
+	 * memory may wait for values queued behind the one it runs. */
 	return alloc_reclaim(d) > 0;
 }
 

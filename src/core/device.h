@@ -90,6 +90,8 @@ struct alloc *alloc_new(struct rig_device *d, uint64_t bytes, struct alloc *root
 /* Put a made allocation on d's live list. */
 void alloc_live(struct rig_device *d, struct alloc *a);
 void alloc_put(struct alloc *a);
+/* The submitter's reclaim hook (a grow came up short). */
+bool alloc_reclaim_for_grow(struct submitter *sub);
 /* Return limbo memory whose uses are all signaled: how many came back. No
  * lock held. */
 size_t alloc_reclaim(struct rig_device *d);

@@ -166,6 +166,7 @@ make_device(const struct rig_opener *o, bool inline_run, struct rig_device **out
 	d->sub.edge = d->facts.edge;
 	d->sub.ops = d->ops;
 	d->sub.handle = d->handle;
+	d->sub.reclaim = alloc_reclaim_for_grow;
 	d->budget = d->facts.budget;
 	d->tl.completion = d->facts.completion;
 	d->tl.name = d->name;

@@ -84,6 +84,35 @@ commit_for_waiter(struct timeline *tl, uint64_t v)
 	return ret;
 }
 
+/*
+ * Under the driver lock: grow the queues for v's job. Short: return
+ * released memory and grow again; when none comes back, let the device's
+ * earlier values finish (their memory may be what is released) once, then
+ * give up and lose the device.
+ */
+static bool
+grow(struct submitter *s, uint64_t v, struct job *job)
+{
+	bool waited = false;
+	uint64_t need = 0;
+
+	while (s->ops->grow(s->handle, job->parts, job->nparts, job->nwaits,
+			    &need) != RIG_GROWN) {
+		if (s->reclaim && s->reclaim(s))
+			continue;
+		if (waited || s->inline_run || commit_locked(s, v - 1) < 0) {
+			submit_lose(s, "grow: no memory for %llu bytes of queue",
+				    (unsigned long long)need);
+			return false;
+		}
+		pthread_mutex_unlock(&s->driver_lock);
+		timeline_wait(s->tl, v - 1, UINT64_MAX);
+		pthread_mutex_lock(&s->driver_lock);
+		waited = true;
+	}
+	return true;
+}
+
 /* Ask room until the parts fit; false if the device was lost meanwhile. */
 static bool
 make_room(struct submitter *s, uint64_t v, struct job *job)
@@ -91,7 +120,7 @@ make_room(struct submitter *s, uint64_t v, struct job *job)
 	for (;;) {
 		int r = s->drv->room(s->edge, job->parts, job->nparts,
 				     job->nwaits);
-		uint64_t need, w;
+		uint64_t w;
 
 		switch (r) {
 		case RIG_FITS:
@@ -112,12 +141,8 @@ make_room(struct submitter *s, uint64_t v, struct job *job)
 			pthread_mutex_lock(&s->driver_lock);
 			break;
 		case RIG_GROW:
-			if (s->ops->grow(s->handle, job->parts, job->nparts,
-					 job->nwaits, &need) != RIG_GROWN) {
-				submit_lose(s, "grow: no memory for %llu bytes of queue",
-					    (unsigned long long)need);
+			if (!grow(s, v, job))
 				return false;
-			}
 			break;
 		default:
 			submit_lose(s, "room answered RIG_NEVER for value %llu",

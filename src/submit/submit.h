@@ -55,6 +55,9 @@ struct submitter {
 	bool has_thread;
 	pthread_t thread;
 	char name[64];			/* the device's, for messages */
+	/* Return released memory for a grow that came up short; true if
+	 * some came back. Set by core. */
+	bool (*reclaim)(struct submitter *s);
 	struct sring ring;
 };
 

@@ -40,6 +40,7 @@ struct rig_polled_config {
 	uint64_t alignment;		/* default 64 */
 	uint64_t start;			/* make raises the word to this value */
 	bool no_host_addresses;		/* regions without host addresses */
+	bool grows;			/* room answers RIG_GROW until grow is called */
 	/* Called by the worker as it starts (0) and ends (1) each value's
 	 * work, for tests that log what ran when; NULL for none. */
 	void (*ran)(void *arg, uint64_t value, int end);
@@ -60,9 +61,10 @@ const struct rig_opener *rig_polled_opener(struct rig_polled *p);
 
 /*
  * rig_polled_fail() - the next call named call ("make", "facts", "alloc",
- * "room", "submit", "commit") fails: make returns an error, facts and alloc
- * fault, room answers RIG_NEVER, submit and commit answer RIG_FAILED with
- * the message "injected <call> failure". -EINVAL for another name.
+ * "room", "submit", "commit", "grow") fails: make returns an error, facts
+ * and alloc fault, room answers RIG_NEVER, submit and commit answer
+ * RIG_FAILED with the message "injected <call> failure", grow answers
+ * RIG_SHORT of 4096 bytes. -EINVAL for another name.
  */
 int rig_polled_fail(struct rig_polled *p, const char *call);
 /* While stalled, the worker runs nothing: the word stops. */
@@ -74,6 +76,7 @@ uint64_t rig_polled_ran(struct rig_polled *p);
 uint64_t rig_polled_commits(struct rig_polled *p);
 uint64_t rig_polled_submits(struct rig_polled *p);
 uint64_t rig_polled_committed(struct rig_polled *p);
+uint64_t rig_polled_grows(struct rig_polled *p);
 int64_t rig_polled_live_regions(struct rig_polled *p);
 int64_t rig_polled_live_images(struct rig_polled *p);
 /* Whether the device is open (made and not yet stopped). */

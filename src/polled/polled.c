@@ -19,10 +19,11 @@
 #include "rig_polled.h"
 
 enum call { CALL_NONE, CALL_MAKE, CALL_FACTS, CALL_ALLOC, CALL_ROOM,
-	    CALL_SUBMIT, CALL_COMMIT };
+	    CALL_SUBMIT, CALL_COMMIT, CALL_GROW };
 static const char *const call_names[] = {
 	[CALL_MAKE] = "make", [CALL_FACTS] = "facts", [CALL_ALLOC] = "alloc",
 	[CALL_ROOM] = "room", [CALL_SUBMIT] = "submit", [CALL_COMMIT] = "commit",
+	[CALL_GROW] = "grow",
 };
 
 struct pjob {
@@ -53,7 +54,8 @@ struct rig_polled {
 	struct pdev *_Atomic dev;
 	_Atomic int fail;
 	_Atomic bool stalled;
-	_Atomic uint64_t ran, commits, submits;
+	_Atomic uint64_t ran, commits, submits, grows;
+	bool grown;			/* room and grow run one at a time */
 	_Atomic int64_t live, images;
 };
 
@@ -182,6 +184,8 @@ polled_room(void *edge, struct rig_part *parts, size_t n, size_t nwaits)
 
 	if (failing(d->p, CALL_ROOM))
 		return RIG_NEVER;
+	if (c->grows && !d->p->grown)
+		return RIG_GROW;
 	for (size_t i = 0; i < n; i++) {
 		if (parts[i].kind < RIG_WORDS_PART || parts[i].kind > RIG_LAUNCH_PART ||
 		    parts[i].queue >= c->nqueues ||
@@ -422,6 +426,21 @@ polled_release(void *t)
 	free(d);
 }
 
+static int
+polled_grow(void *t, struct rig_part *parts, size_t nparts, size_t nwaits,
+	    uint64_t *bytes)
+{
+	struct pdev *d = t;
+
+	atomic_fetch_add(&d->p->grows, 1);
+	if (failing(d->p, CALL_GROW)) {
+		*bytes = 4096;
+		return RIG_SHORT;
+	}
+	d->p->grown = true;
+	return RIG_GROWN;
+}
+
 /* Code: any bytes load; a function's name may give its limits as
  * "name/params/threads". Launches run nothing. */
 static int
@@ -479,6 +498,7 @@ static const struct rig_ops polled_ops = {
 	.load = polled_load,
 	.unload = polled_unload,
 	.entry = polled_entry,
+	.grow = polled_grow,
 	.stop = polled_stop,
 	.release = polled_release,
 };
@@ -576,7 +596,7 @@ rig_polled_opener(struct rig_polled *p)
 int
 rig_polled_fail(struct rig_polled *p, const char *call)
 {
-	for (int i = CALL_MAKE; i <= CALL_COMMIT; i++)
+	for (int i = CALL_MAKE; i <= CALL_GROW; i++)
 		if (call && !strcmp(call, call_names[i])) {
 			atomic_store(&p->fail, i);
 			return 0;
@@ -601,6 +621,7 @@ rig_polled_stall(struct rig_polled *p, bool stalled)
 uint64_t rig_polled_ran(struct rig_polled *p) { return atomic_load(&p->ran); }
 uint64_t rig_polled_commits(struct rig_polled *p) { return atomic_load(&p->commits); }
 uint64_t rig_polled_submits(struct rig_polled *p) { return atomic_load(&p->submits); }
+uint64_t rig_polled_grows(struct rig_polled *p) { return atomic_load(&p->grows); }
 int64_t rig_polled_live_regions(struct rig_polled *p) { return atomic_load(&p->live); }
 int64_t rig_polled_live_images(struct rig_polled *p) { return atomic_load(&p->images); }
 bool rig_polled_open(struct rig_polled *p) { return atomic_load(&p->dev) != NULL; }

@@ -11,6 +11,15 @@
 
 #include "../core/common.h"
 
+/* Release two buffers, then close pd. */
+static void
+polled_close_keep(struct polled_dev pd, struct rig_buffer *a, struct rig_buffer *b)
+{
+	rig_buffer_release(a);
+	rig_buffer_release(b);
+	polled_close(pd);
+}
+
 static void
 test_stalled_device_keeps_released_memory(void **state)
 {
@@ -148,6 +157,32 @@ test_keep_goes_with_its_submission(void **state)
 	polled_close(pd);
 }
 
+static void
+test_grow_and_short_grow(void **state)
+{
+	struct polled_dev pd = polled_open((struct rig_polled_config){ .name = "RC6", .grows = true });
+	struct rig_buffer *a = buffer_new(pd.d, 64), *b = buffer_new(pd.d, 64);
+	struct rig_point p;
+
+	/* Room answers GROW; rig grows the queues and asks again. */
+	assert_int_equal(rig_buffer_copy(a, b, &p), 0);
+	assert_int_equal(rig_wait(p, 10 * SECOND_NS), 0);
+	assert_int_equal(rig_polled_grows(pd.p), 1);
+	polled_close_keep(pd, a, b);
+
+	/* A grow that comes up short: rig returns what it can, lets the
+	 * device's earlier values finish, and grows again. */
+	pd = polled_open((struct rig_polled_config){ .name = "RC7", .grows = true });
+	a = buffer_new(pd.d, 64);
+	b = buffer_new(pd.d, 64);
+	assert_int_equal(rig_polled_fail(pd.p, "grow"), 0);
+	assert_int_equal(rig_buffer_copy(a, b, &p), 0);
+	assert_int_equal(rig_wait(p, 10 * SECOND_NS), 0);
+	assert_int_equal(rig_polled_grows(pd.p), 2);
+	assert_null(rig_lost(pd.d));
+	polled_close_keep(pd, a, b);
+}
+
 int
 main(void)
 {
@@ -157,6 +192,7 @@ main(void)
 		cmocka_unit_test(test_nothing_to_return_is_out_of_memory),
 		cmocka_unit_test(test_alloc_fault_loses_device),
 		cmocka_unit_test(test_keep_goes_with_its_submission),
+		cmocka_unit_test(test_grow_and_short_grow),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,4 +16,12 @@ struct rig_buffer *buffer_over(struct alloc *a, uint64_t offset,
 /* A new handle over b's memory (the caller's own view); NULL without memory. */
 struct rig_buffer *buffer_dup(const struct rig_buffer *b);
 
+/* x and y share a byte of memory (a copy's ends must not). */
+static inline bool
+buffers_share_a_byte(const struct rig_buffer *x, const struct rig_buffer *y)
+{
+	return x->a->root == y->a->root && x->length && y->length &&
+	       x->offset < y->offset + y->length && y->offset < x->offset + x->length;
+}
+
 #endif

@@ -181,13 +181,6 @@ check_side(struct rig_submission *s, size_t i, const char *which,
 	return 0;
 }
 
-static bool
-share_a_byte(const struct rig_buffer *x, const struct rig_buffer *y)
-{
-	return x->a->root == y->a->root && x->length && y->length &&
-	       x->offset < y->offset + y->length && y->offset < x->offset + x->length;
-}
-
 static int
 check_copy(struct rig_submission *s, size_t i, const struct rig_part_spec *p)
 {
@@ -205,7 +198,7 @@ check_copy(struct rig_submission *s, size_t i, const struct rig_part_spec *p)
 			return part_fail(i, p->kind, "src has %llu bytes and dst %llu",
 					 (unsigned long long)p->src.buffer->length,
 					 (unsigned long long)p->dst.buffer->length);
-		if (share_a_byte(p->src.buffer, p->dst.buffer))
+		if (buffers_share_a_byte(p->src.buffer, p->dst.buffer))
 			return part_fail(i, p->kind, "%s", "src and dst share a byte");
 	}
 	return 0;

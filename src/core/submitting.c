@@ -105,13 +105,6 @@ check_slot(const struct rig_submission *s, size_t k, const struct rig_buffer *b)
 	return 0;
 }
 
-static bool
-share_a_byte(const struct rig_buffer *x, const struct rig_buffer *y)
-{
-	return x->a->root == y->a->root && x->length && y->length &&
-	       x->offset < y->offset + y->length && y->offset < x->offset + x->length;
-}
-
 static int
 check_part(const struct rig_submission *s, size_t i, const struct rig_run *r,
 	   struct rig_buffer *const *buffers)
@@ -128,7 +121,7 @@ check_part(const struct rig_submission *s, size_t i, const struct rig_run *r,
 					   "part %zu (copy): src has %llu bytes and dst %llu", i,
 					   (unsigned long long)src->length,
 					   (unsigned long long)dst->length);
-		if (share_a_byte(src, dst))
+		if (buffers_share_a_byte(src, dst))
 			return rig_fail_at("rig_submit", RIG_EINVAL,
 					   "part %zu (copy): src and dst share a byte", i);
 	}

@@ -73,7 +73,8 @@ rig_buffer_borrow(struct rig_buffer *b, struct rig_device *d2,
 		return ret;
 	if (!d2 || !out)
 		return rig_fail(RIG_EINVAL, "the %s is NULL", !d2 ? "device" : "out");
-	if ((ret = device_check_live(__func__, d2)) < 0)
+	if ((ret = device_check_live(__func__, d2)) < 0 ||
+	    (ret = callback_refuse(__func__)) < 0)
 		return ret;
 	if (b->a->d == d2) {
 		if (!(*out = buffer_dup(b)))

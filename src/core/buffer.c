@@ -72,6 +72,8 @@ rig_buffer_create(struct rig_device *d, size_t bytes, enum rig_memory kind,
 		return rig_fail(RIG_EINVAL, "the %s is NULL", !d ? "device" : "out");
 	if ((ptrdiff_t)bytes < 0)
 		return rig_fail(RIG_EINVAL, "%td bytes is negative", (ptrdiff_t)bytes);
+	if ((ret = callback_refuse(__func__)) < 0)
+		return ret;
 	if (kind < RIG_MEMORY_DEVICE || kind > RIG_MEMORY_MAPPED)
 		return rig_fail(RIG_EINVAL, "%d is no memory kind", (int)kind);
 	if ((ret = alloc_make(d, bytes, kind, &a)) < 0)
@@ -160,7 +162,8 @@ host_access(const char *func, struct rig_buffer *b, size_t offset, void *host,
 	int ret;
 
 	if ((ret = buffer_check(func, b)) < 0 ||
-	    (ret = check_range(func, b, offset, n)) < 0)
+	    (ret = check_range(func, b, offset, n)) < 0 ||
+	    (ret = callback_refuse(func)) < 0)
 		return ret;
 	if (!host && n)
 		return rig_fail_at(func, RIG_EINVAL, "the host memory is NULL");

@@ -26,7 +26,8 @@ check_copy(struct rig_buffer *src, struct rig_buffer *dst)
 	const char *func = "rig_buffer_copy";
 	int ret;
 
-	if ((ret = buffer_check(func, src)) < 0 || (ret = buffer_check(func, dst)) < 0)
+	if ((ret = buffer_check(func, src)) < 0 || (ret = buffer_check(func, dst)) < 0 ||
+	    (ret = callback_refuse(func)) < 0)
 		return ret;
 	if (dst->access == RIG_READ_ONLY)
 		return rig_fail_at(func, RIG_EINVAL, "dst is read-only");

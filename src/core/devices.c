@@ -269,10 +269,12 @@ rig_host_device(struct rig_device **out)
 int
 rig_close(struct rig_device *d)
 {
+	int ret;
+
 	if (!d)
 		return rig_fail(RIG_EINVAL, "the device is NULL");
-	if (callback_depth())
-		return rig_fail(RIG_EINVAL, "called from inside a callback of rig's");
+	if ((ret = callback_refuse(__func__)) < 0)
+		return ret;
 	pthread_mutex_lock(&devices_lock);
 	device_end(d, "closed");
 	pthread_mutex_unlock(&devices_lock);

@@ -45,3 +45,9 @@ rig_fail_keep(const char *func, int code)
 void callback_enter(void) { depth++; }
 void callback_leave(void) { depth--; }
 int callback_depth(void) { return depth; }
+
+int
+callback_refuse(const char *func)
+{
+	return depth ? rig_fail_at(func, RIG_EINVAL, "called from inside a callback of rig's") : 0;
+}

@@ -27,5 +27,7 @@ int rig_fail_keep(const char *func, int code);
 void callback_enter(void);
 void callback_leave(void);
 int callback_depth(void);
+/* RIG_EINVAL naming func if this thread is inside a callback of rig's. */
+int callback_refuse(const char *func);
 
 #endif

@@ -129,8 +129,8 @@ rig_image_load(struct rig_device *d, const void *bytes, size_t len,
 		return rig_fail(RIG_EINVAL, "the %s is NULL", !d ? "device" : !out ? "out" : "code");
 	if ((ptrdiff_t)len < 0)
 		return rig_fail(RIG_EINVAL, "%td bytes is negative", (ptrdiff_t)len);
-	if (callback_depth())
-		return rig_fail(RIG_EINVAL, "called from inside a callback of rig's");
+	if ((ret = callback_refuse(__func__)) < 0)
+		return ret;
 	if (!(img = calloc(1, sizeof(*img))))
 		return rig_fail(RIG_ENOMEM, "no memory for the image's handle");
 	img->d = d;

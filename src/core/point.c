@@ -25,8 +25,8 @@ rig_wait(struct rig_point p, uint64_t timeout_ns)
 
 	if (!d)
 		return rig_fail(RIG_EINVAL, "the point names no device");
-	if (callback_depth())
-		return rig_fail(RIG_EINVAL, "called from inside a callback of rig's");
+	if ((ret = callback_refuse(__func__)) < 0)
+		return ret;
 	ret = timeline_wait(&d->tl, p.value, timeout_ns);
 	device_reap(d);
 	if (ret == RIG_ELOST)

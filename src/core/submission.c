@@ -339,9 +339,9 @@ keep_part(struct rig_submission *s, size_t i, const struct rig_part_spec *p)
 			use_slot(s, p->refs[r].slot, ref_use[p->refs[r].kind]);
 	}
 	k->block = s->run_bytes;
-	k->arg = s->arg_bytes;
+	k->arg = s->arg_bytes + (p->kind == RIG_FILL ? FILL_HEADER : 0);
 	s->run_bytes += BLOCK_HEADER + ((k->params + 7) & ~7u);
-	s->arg_bytes += (k->params + 15) & ~15u;
+	s->arg_bytes = k->arg + ((k->params + 15) & ~15u);
 	return 0;
 }
 
@@ -509,9 +509,8 @@ check_all(struct rig_device *d, const struct rig_part_spec *parts, size_t n,
 	if ((n && !parts) || (nfixed && !fixed))
 		return rig_fail_at("rig_submission_make", RIG_EINVAL, "the %s array is NULL",
 				   n && !parts ? "parts" : "fixed");
-	if (callback_depth())
-		return rig_fail_at("rig_submission_make", RIG_EINVAL,
-				   "called from inside a callback of rig's");
+	if ((ret = callback_refuse("rig_submission_make")) < 0)
+		return ret;
 	if ((ret = device_check_live("rig_submission_make", d)) < 0)
 		return ret;
 	for (size_t i = 0; i < n; i++)

@@ -18,7 +18,8 @@
 #include "core/device.h"
 #include "core/image.h"
 
-#define BLOCK_HEADER 32		/* grid[3], group[3], 8 spare bytes */
+#define BLOCK_HEADER 32
+#define FILL_HEADER 16		/* before a fill's argument in a job: its function */		/* grid[3], group[3], 8 spare bytes */
 #define PARAMS_MAX ((1ll << 31) - BLOCK_HEADER)
 
 struct block {

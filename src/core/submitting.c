@@ -169,6 +169,26 @@ check_run(const struct rig_run *r, struct rig_buffer *const *buffers, size_t nbu
 
 /* ---- What varies from one submit to the next ---- */
 
+/*
+ * The driver calls a fill through this, so the program's function runs
+ * marked as a callback of rig's: a call it makes that takes one of rig's
+ * locks (a submit on the device whose driver lock is held, a wait) is
+ * refused instead of deadlocking (SPEC §12). The function lies in the
+ * FILL_HEADER bytes before the argument.
+ */
+static int
+fill_trampoline(void *queue, void *arg, uint64_t value)
+{
+	rig_fill_fn fn;
+	int r;
+
+	memcpy(&fn, (char *)arg - FILL_HEADER, sizeof(fn));
+	callback_enter();
+	r = fn(queue, arg, value);
+	callback_leave();
+	return r;
+}
+
 static void
 place_refs(const struct sub_part *p, unsigned char *arg,
 	   struct rig_buffer *const *buffers)
@@ -219,8 +239,10 @@ fill_work(struct sub_job *sj, const struct rig_run *r,
 			arg = sj->args + p->arg;
 			memcpy(arg, b + 1, p->params);
 			place_refs(p, arg, buffers);
-			if (p->kind == RIG_FILL)
-				w->fill = (struct rig_fill){ p->fill, arg, p->params };
+			if (p->kind == RIG_FILL) {
+				memcpy(arg - FILL_HEADER, &p->fill, sizeof(p->fill));
+				w->fill = (struct rig_fill){ fill_trampoline, arg, p->params };
+			}
 			else
 				w->launch = (struct rig_launch){
 					.launch = p->fn->entry.launch, .code = p->fn->entry.code,
@@ -329,9 +351,10 @@ rig_submit(struct rig_run *r, struct rig_buffer *const *buffers, size_t nbuf,
 
 	if (!r)
 		return rig_fail(RIG_EINVAL, "the run is NULL");
-	if (callback_depth())
-		ret = rig_fail(RIG_EINVAL, "called from inside a callback of rig's");
-	else if ((ret = check_run(r, buffers, nbuf, waits, nwaits)) == 0)
+	ret = callback_refuse(__func__);
+	if (ret == 0)
+		ret = check_run(r, buffers, nbuf, waits, nwaits);
+	if (ret == 0)
 		ret = place_job(r, buffers, waits, nwaits, out);
 	run_give_back(r);
 	return ret;

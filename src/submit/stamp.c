@@ -43,14 +43,20 @@ waitset_add(struct waitset *ws, struct stamp st)
 				ws->w[i].value = st.value;
 			return 0;
 		}
+	if (!ws->w) {
+		ws->w = ws->small;
+		ws->cap = WAITSET_SMALL;
+	}
 	if (ws->n == ws->cap) {
-		size_t cap = ws->cap ? ws->cap * 2 : 8;
-		struct stamp *w = realloc(ws->w, cap * sizeof(*w));
+		struct stamp *w = malloc(ws->cap * 2 * sizeof(*w));
 
 		if (!w)
 			return -ENOMEM;
+		memcpy(w, ws->w, ws->n * sizeof(*w));
+		if (ws->w != ws->small)
+			free(ws->w);
 		ws->w = w;
-		ws->cap = cap;
+		ws->cap *= 2;
 	}
 	ws->w[ws->n++] = st;
 	return 0;
@@ -59,7 +65,8 @@ waitset_add(struct waitset *ws, struct stamp st)
 void
 waitset_fini(struct waitset *ws)
 {
-	free(ws->w);
+	if (ws->w != ws->small)
+		free(ws->w);
 	ws->w = NULL;
 	ws->n = ws->cap = 0;
 }

@@ -38,10 +38,16 @@ struct stamps {
 	size_t n, cap;
 };
 
-/* The points a submit waits for: at most one per slot, the highest. */
+/*
+ * The points a submit waits for: at most one per slot, the highest. A
+ * zeroed waitset is empty; the first points go in its own array, so a
+ * submit that waits on few devices allocates nothing. Not to be copied.
+ */
+#define WAITSET_SMALL 8
 struct waitset {
 	struct stamp *w;
 	size_t n, cap;
+	struct stamp small[WAITSET_SMALL];
 };
 
 enum use_kind { USE_READ = 1, USE_WRITE };

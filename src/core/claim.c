@@ -82,3 +82,17 @@ claim_wait_host(const struct waitset *ws, struct stamp *dropped)
 	}
 	return 0;
 }
+
+int
+claim_draw(const char *func, struct rig_device *d, struct use *u, size_t n,
+	   const struct waitset *ws, struct job *job, uint64_t *v)
+{
+	/* Before our value: routing may commit other devices' values. */
+	route_waits(d, ws, job);
+	if (submit_reserve(&d->sub, v) < 0) {
+		claim_unlock(u, n);
+		return device_check_live(func, d);
+	}
+	claim_record_unlock(u, n, (struct stamp){ (uint32_t)d->tl.slot, *v });
+	return 0;
+}

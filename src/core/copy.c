@@ -98,16 +98,12 @@ rig_buffer_copy(struct rig_buffer *src, struct rig_buffer *dst,
 		waitset_fini(&ws);
 		return rig_fail(RIG_ENOMEM, "no memory for the copy's job");
 	}
-	/* Before our value: routing may commit other devices' values. */
-	route_waits(d, &ws, &cj->job);
-	if ((ret = submit_reserve(&d->sub, &v)) < 0) {
-		claim_unlock(u, 2);
-		waitset_fini(&ws);
-		free(cj);
-		return device_check_live(__func__, d);
-	}
-	claim_record_unlock(u, 2, (struct stamp){ (uint32_t)d->tl.slot, v });
+	ret = claim_draw(__func__, d, u, 2, &ws, &cj->job, &v);
 	waitset_fini(&ws);
+	if (ret < 0) {
+		free(cj);
+		return ret;
+	}
 	submit_publish(&d->sub, v, &cj->job);
 	if (out)
 		*out = (struct rig_point){ d, v };

@@ -139,6 +139,13 @@ extern void (*claim_trace)(const struct use *u, struct stamp st);
 /* Stamp the uses with st, then unlock. */
 void claim_record_unlock(struct use *u, size_t n, struct stamp st);
 void claim_unlock(struct use *u, size_t n);
+/*
+ * With u[0..n) locked and job holding room for ws->n waits: route the
+ * waits into job, draw d's next value into *v, stamp the uses with it and
+ * unlock. On a lost device: unlock and RIG_ELOST naming func.
+ */
+int claim_draw(const char *func, struct rig_device *d, struct use *u, size_t n,
+	       const struct waitset *ws, struct job *job, uint64_t *v);
 /* Wait on the host for every point of ws: 0, or the first loss. */
 int claim_wait_host(const struct waitset *ws, struct stamp *dropped);
 

@@ -321,15 +321,10 @@ place_job(struct rig_run *r, struct rig_buffer *const *buffers,
 		ret = rig_fail_at("rig_submit", RIG_ENOMEM, "no memory for the submit's job");
 		goto out;
 	}
-	/* Before our value: routing may commit other devices' values. */
-	route_waits(d, &ws, &sj->job);
-	if ((ret = submit_reserve(&d->sub, &v)) < 0) {
-		claim_unlock(u, n);
-		ret = device_check_live("rig_submit", d);
+	if ((ret = claim_draw("rig_submit", d, u, n, &ws, &sj->job, &v)) < 0) {
 		free(sj);
 		goto out;
 	}
-	claim_record_unlock(u, n, (struct stamp){ (uint32_t)d->tl.slot, v });
 	fill_work(sj, r, buffers);
 	sj->value = v;
 	submission_get(s);

@@ -138,7 +138,6 @@ test_keep_goes_with_its_submission(void **state)
 	rig_submission_release(s);
 	assert_false(released);		/* its work is in flight */
 	assert_int_equal(rig_polled_live_regions(pd.p), 2);
-	rig_polled_stall(pd.p, false);
 	for (int i = 0; i < 100 && rig_polled_submits(pd.p) < 1; i++) {
 		struct timespec ts = { 0, 1000000 };
 

@@ -146,6 +146,8 @@ struct rig_facts {
 	size_t ncounters;
 	struct rig_capability capability; /* the ABI record */
 	void *word;			/* the region of the timeline word; NULL: the one make got */
+	struct rig_opt events_fd;	/* an fd the polling thread watches (its interrupt
+					 * source): readable means call ops.events; NONE: none */
 	const char *bus;		/* PCI bus address such as "0000:03:00.0", or NULL */
 	void *edge;			/* the C state; its first member points to struct rig_driver */
 };
@@ -325,6 +327,13 @@ struct rig_driver {
 
 /* ---- The driver's other operations ------------------------------------ */
 
+/* Where a fault happened, as far as the driver can tell (ops.events). */
+struct rig_fault_site {
+	uint64_t value;		/* the value whose work faulted; 0: unknown */
+	int part;		/* the part's index in its submission; -1: unknown */
+	int queue;		/* the queue it ran on; -1: unknown */
+};
+
 /*
  * The table of a driver's other operations (OCaml's Driver module), called
  * with the handle make returned. Those that return an int answer RIG_OK, or
@@ -343,6 +352,11 @@ struct rig_driver {
  * grow: grows the queues for parts and nwaits: RIG_GROWN or RIG_SHORT.
  * signaled: reads a word of the driver's own (NULL if the word is rig's).
  * dma: how another PCI function reaches a region; RIG_MAP_NEVER if it can't.
+ * events: called by rig's polling thread when facts.events_fd is readable;
+ *   consumes what made it readable. RIG_OK (the word may have moved: rig
+ *   wakes its waiters), or RIG_FAULT with *fault and *site set (site's
+ *   fields start unknown), which loses the device. NULL without events_fd.
+ *   Called from one thread at a time, concurrently with the C functions.
  * stop: stops the device's work, with the reason it was lost. Afterwards
  *   rig returns the remaining regions (free) and images (unload), which
  *   must still work, then calls release.
@@ -368,6 +382,7 @@ struct rig_ops {
 		    size_t nwaits, uint64_t *bytes);
 	uint64_t (*signaled)(void *t);
 	enum rig_mapping (*dma)(void *t, void *region, struct rig_dma *out);
+	int (*events)(void *t, struct rig_fault_site *site, const char **fault);
 	void (*stop)(void *t, const char *reason);
 	void (*release)(void *t);
 };

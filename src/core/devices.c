@@ -98,7 +98,12 @@ on_events(struct timeline *tl)
 static const void *
 owner_of(struct timeline *tl, uint64_t value)
 {
-	return deferred_submission(of_timeline(tl), value);
+	struct rig_device *d = of_timeline(tl);
+	const void *s = submit_running_owner(&d->sub, value);
+
+	/* The job's own first: it goes to the deferred list before it
+	 * stops being the running one. */
+	return s ? s : deferred_submission(d, value);
 }
 
 /* The poller's call when the word moved and returns are pending. */

@@ -32,11 +32,12 @@ lose_by(const char *name, void (*cause)(struct polled_dev *, struct rig_point *)
 	await(rig_lost(pd.d));
 	if (!strstr(rig_lost(pd.d), reason))
 		fail_msg("%s lost with \"%s\", not \"%s\"", name, rig_lost(pd.d), reason);
-	/* The driver stops soon after the loss, not at the close. */
+	/* The driver stops soon after the loss, not at the close; once. */
 	await(rig_polled_stops(pd.p) == 1);
+	assert_int_equal(rig_close(pd.d), 0);
+	assert_int_equal(rig_polled_stops(pd.p), 1);
 	assert_int_equal(rig_polled_overlaps(pd.p), 0);
 	polled_close(pd);
-	assert_int_equal(rig_polled_stops(pd.p), 1);
 }
 
 static void

@@ -61,6 +61,9 @@ int stamps_prepare(struct stamps *s, uint64_t lo, uint64_t hi, enum use_kind u,
 void stamps_record(struct stamps *s, uint64_t lo, uint64_t hi, enum use_kind u,
 		   struct stamp st);
 
+/* Add every stamp of s, writes and reads, to ws. */
+void stamps_waits(const struct stamps *s, struct waitset *ws);
+
 /* Join neighbours that keep the same stamps; before a claim's prepares. */
 void stamps_tidy(struct stamps *s);
 

@@ -41,7 +41,7 @@ reap_pending(struct rig_device *d, int delta)
 	/* The poller returns what waits once the word moves; it sleeps with
 	 * nothing pending, so the first pending return wakes it. */
 	if (atomic_fetch_add(&d->tl.reap_pending, (uint32_t)delta) == 0 && delta > 0)
-		poller_kick();
+		poller_nudge();
 }
 
 const void *

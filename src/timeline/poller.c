@@ -56,6 +56,7 @@ static uint64_t clock_from[RIG_WORD_SLOTS];
 
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic bool running;
+static _Atomic bool idle;		/* asleep with no timer: only a kick wakes it */
 static int epfd = -1, kick_fd = -1, timer_fd = -1;
 
 struct timeline *
@@ -183,6 +184,23 @@ events(uint32_t slot)
 	p_rcu_read_unlock();
 }
 
+/* Whether a watched timeline has waiters or returns pending. */
+static bool
+anything_pending(void)
+{
+	uint32_t n = atomic_load(&high);
+	bool any = false;
+
+	p_rcu_read_lock();
+	for (uint32_t i = 0; i < n && !any; i++) {
+		struct timeline *tl = p_rcu_dereference(watched[i]);
+
+		any = tl && (atomic_load(&tl->waiters) || atomic_load(&tl->reap_pending));
+	}
+	p_rcu_read_unlock();
+	return any;
+}
+
 /* Arm the timer to fire after ns (UINT64_MAX: disarm). */
 static void
 arm(uint64_t ns)
@@ -223,10 +241,21 @@ poll_loop(void *arg)
 		}
 		if (hang != UINT64_MAX && hang - now < wake)
 			wake = hang > now ? hang - now : 1;
+		if (wake == UINT64_MAX) {
+			/* Idle, then one more look: poller_nudge() stores its
+			 * cue, then reads idle (both seq_cst), so a cue that
+			 * came after the scan is seen here or kicks us. */
+			atomic_store(&idle, true);
+			if (anything_pending()) {
+				atomic_store(&idle, false);
+				continue;
+			}
+		}
 		arm(wake);
 		rcu_thread_offline();
 		n = epoll_wait(epfd, ev, 16, -1);
 		rcu_thread_online();
+		atomic_store(&idle, false);
 		for (int k = 0; k < n; k++) {
 			uint64_t token = ev[k].data.u64, drain;
 
@@ -349,6 +378,20 @@ poller_kick(void)
 	if (!start())
 		return false;
 	return write(kick_fd, &one, sizeof(one)) == sizeof(one) || errno == EAGAIN;
+}
+
+void
+poller_nudge(void)
+{
+	uint64_t one = 1;
+
+	if (!atomic_load(&running)) {
+		poller_kick();
+		return;
+	}
+	if (atomic_exchange(&idle, false) &&
+	    write(kick_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		perror("rig: poller kick");
 }
 
 void

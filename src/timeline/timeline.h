@@ -158,5 +158,8 @@ void poller_forget_after_fork(void);
 /* A waiter is about to sleep: make sure the poller is watching. False when
  * no poller thread could start: the waiter then naps and looks itself. */
 bool poller_kick(void);
+/* A timeline's reap_pending was just raised: wake the poller if it sleeps
+ * with nothing to look at (a system call only then). */
+void poller_nudge(void);
 
 #endif

@@ -41,6 +41,7 @@ test_lost_while_a_thread_waits(void **state)
 	assert_int_equal(w.ret, RIG_ELOST);
 	assert_string_equal(rig_lost(pd.d), "no progress for 50 ms");
 	assert_true(w.waited_ns >= 50 * MS_NS);
+	print_message("lost after %.1f ms of waiting (hang_ms 50)\n", w.waited_ns / 1e6);
 	/* The loss names the value that made no progress. */
 	assert_int_equal(rig_loss(pd.d)->value, w.p.value);
 	rig_buffer_release(a);

@@ -138,6 +138,7 @@ struct disk {
 	/* failure: 0 none, 1 being written, 2 written (text in failure) */
 	_Atomic int failed;
 	char failure[320];
+	int event_fd;			/* an eventfd, written once by disk_fail() */
 
 	pthread_mutex_t files_lock;	/* slot masks, ring teardown */
 	uint64_t file_slots[DISK_FILE_SLOTS / 64];

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "io/engine.h"
 
@@ -48,6 +49,11 @@ disk_fail(struct disk *d, const char *fmt, ...)
 	/* Pairs with the acquire in disk_failure_text(): the text is
 	 * written before anyone reads it. */
 	atomic_store_explicit(&d->failed, 2, memory_order_release);
+	/* After the text: whoever the eventfd wakes finds it written (the
+	 * write is a system call, a full barrier). An eventfd's write of 1
+	 * fails only at a count near 2^64, which one write per disk never
+	 * reaches. */
+	(void)!write(d->event_fd, &(uint64_t){ 1 }, sizeof(uint64_t));
 	return true;
 }
 

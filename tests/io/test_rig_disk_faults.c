@@ -1,0 +1,2 @@
+#include "rig_common.h"
+int main(void) { return 0; }

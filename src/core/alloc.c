@@ -166,6 +166,13 @@ alloc_new(struct rig_device *d, uint64_t bytes, struct alloc *root)
 	return a;
 }
 
+void
+alloc_live_locked(struct rig_device *d, struct alloc *a)
+{
+	list_add(&d->live, a);
+	d->allocated += a->bytes;
+}
+
 int
 alloc_live(struct rig_device *d, struct alloc *a)
 {
@@ -174,10 +181,8 @@ alloc_live(struct rig_device *d, struct alloc *a)
 	/* Under mem_lock: the device's end (alloc_end_all) either finds a
 	 * on the live list or we find the device lost. */
 	pthread_mutex_lock(&d->mem_lock);
-	if ((ret = device_check_live(NULL, d)) == 0) {
-		list_add(&d->live, a);
-		d->allocated += a->bytes;
-	}
+	if ((ret = device_check_live(NULL, d)) == 0)
+		alloc_live_locked(d, a);
 	pthread_mutex_unlock(&d->mem_lock);
 	return ret;
 }

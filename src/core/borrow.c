@@ -47,7 +47,7 @@ borrow(struct rig_buffer *b, struct rig_device *d2, struct alloc **out)
 	void *host = root->loc.host;
 	int ret;
 
-	if (io_device(root->d) && !io_disk(root->d))
+	if (io_device(root->d) && !io_is_disk(root->d))
 		return rig_cause(RIG_EINVAL, "%s's files are not maps of rig's disk", root->d->name);
 	if (!(a = alloc_new(d2, 0, root)))
 		return rig_cause(RIG_ENOMEM, "no memory for the mapping's handle");

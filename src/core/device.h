@@ -92,6 +92,8 @@ struct alloc *alloc_new(struct rig_device *d, uint64_t bytes, struct alloc *root
 /* Put a made allocation on d's live list, counting its bytes; RIG_ELOST
  * (a left as it was) once d is lost. */
 int alloc_live(struct rig_device *d, struct alloc *a);
+/* The same under d's mem_lock, d seen live. */
+void alloc_live_locked(struct rig_device *d, struct alloc *a);
 /* Free a handle from alloc_new() that never went live (no memory). */
 void alloc_discard(struct alloc *a);
 void alloc_put(struct alloc *a);

@@ -12,56 +12,69 @@
 #include "core/buffer.h"
 #include "core/error.h"
 #include "core/io.h"
-#include "io/disk.h"
 
-/* The checks every call here makes first; *disk gets the engine's handle. */
+/* The checks every call here makes first, before any state changes. */
 static int
 check_disk(const char *func, struct rig_device *d, const char *path,
-	   struct rig_buffer **out, void **disk)
+	   struct rig_buffer **out)
 {
 	if (!d || !out)
 		return rig_fail_at(func, RIG_EINVAL, "the %s is NULL", !d ? "device" : "out");
 	if (!path || !path[0])
 		return rig_fail_at(func, RIG_EINVAL, "the path is %s", !path ? "NULL" : "empty");
-	if (!(*disk = io_disk(d)))
+	if (!io_is_disk(d))
 		return rig_fail_at(func, RIG_EINVAL, "%s is not a disk (open one with rig_open_io)",
 				   d->name);
 	return device_check_live(func, d);
 }
 
-/* An engine's errno as rig's status: a file that cannot be had is an
- * invalid argument (the message says why), unless memory ran out. */
-static int
-status_of(int err)
-{
-	return err == -ENOMEM ? RIG_ENOMEM : RIG_EINVAL;
-}
-
-/* The engine's message without its call's name ("disk_file_open: "). */
-static const char *
-cause_of(const char *why)
-{
-	const char *colon = strchr(why, ':');
-
-	return colon && colon[1] == ' ' ? colon + 2 : why;
-}
-
 /*
- * Make the buffer over the file that open() makes into a's region: a was
- * made by alloc_new() for bytes; on failure it is gone, and so is the
- * file's handle.
+ * The file at path (created with *a's bytes, or opened) becomes the region
+ * of an allocation put on d's live list: *a, made before a file is
+ * created (a file once made cannot be unmade), or one made here for the
+ * size of the file opened. All under d's mem_lock: the disk's end
+ * (alloc_end_all, then its handle's release) waits, and finds the
+ * allocation live or finds nothing. On failure there is no file handle
+ * and no allocation.
  */
 static int
-adopt(const char *func, struct rig_device *d, struct alloc *a, void *file,
-      enum rig_access access, struct rig_buffer **out)
+make_live(struct rig_device *d, const char *path, bool create,
+	  enum rig_access access, struct alloc **a)
 {
+	uint64_t bytes = create ? (*a)->bytes : 0;
+	void *file;
 	int ret;
 
-	a->region = file;
-	d->ops->locate(d->handle, file, &a->loc);
-	if ((ret = alloc_live(d, a)) < 0) {
+	pthread_mutex_lock(&d->mem_lock);
+	if ((ret = device_check_live(NULL, d)) < 0 ||
+	    (ret = io_file_make(d, path, create, access, &file, &bytes)) < 0)
+		goto out;
+	if (!create && !(*a = alloc_new(d, bytes, NULL))) {
 		d->ops->free(d->handle, file);
-		alloc_discard(a);
+		ret = rig_cause(RIG_ENOMEM, "no memory for an allocation's handle");
+		goto out;
+	}
+	(*a)->region = file;
+	d->ops->locate(d->handle, file, &(*a)->loc);
+	alloc_live_locked(d, *a);
+out:
+	pthread_mutex_unlock(&d->mem_lock);
+	return ret;
+}
+
+/* The buffer over a new allocation of the file at path. */
+static int
+make_buffer(const char *func, struct rig_device *d, const char *path, bool create,
+	    uint64_t bytes, enum rig_access access, struct rig_buffer **out)
+{
+	struct alloc *a = NULL;
+	int ret;
+
+	if (create && !(a = alloc_new(d, bytes, NULL)))
+		return rig_fail_at(func, RIG_ENOMEM, "no memory for an allocation's handle");
+	if ((ret = make_live(d, path, create, access, &a)) < 0) {
+		if (a)
+			alloc_discard(a);
 		return rig_fail_keep(func, ret);
 	}
 	if (!(*out = buffer_over(a, 0, a->bytes, access))) {
@@ -75,57 +88,30 @@ int
 rig_disk_create_file(struct rig_device *d, const char *path, size_t bytes,
 		     struct rig_buffer **out)
 {
-	char why[512];
-	void *disk, *file;
-	struct alloc *a;
 	int ret;
 
-	if ((ret = check_disk(__func__, d, path, out, &disk)) < 0)
+	if ((ret = check_disk(__func__, d, path, out)) < 0)
 		return ret;
 	if ((ptrdiff_t)bytes < 0)
 		return rig_fail(RIG_EINVAL, "%td bytes is negative", (ptrdiff_t)bytes);
 	if ((ret = callback_refuse(__func__)) < 0)
 		return ret;
-	/* The handle first: a file, once made, cannot be unmade. */
-	if (!(a = alloc_new(d, bytes, NULL)))
-		return rig_fail(RIG_ENOMEM, "no memory for an allocation's handle");
-	if ((ret = disk_file_create(disk, path, bytes, &file, why, sizeof(why))) < 0) {
-		alloc_discard(a);
-		return rig_fail(status_of(ret), "%s", cause_of(why));
-	}
-	return adopt(__func__, d, a, file, RIG_READ_WRITE, out);
+	return make_buffer(__func__, d, path, true, bytes, RIG_READ_WRITE, out);
 }
 
 int
 rig_disk_of_file(struct rig_device *d, const char *path, enum rig_access access,
 		 struct rig_buffer **out)
 {
-	char why[512];
-	void *disk, *file;
-	uint64_t bytes;
-	struct alloc *a;
 	int ret;
 
-	if ((ret = check_disk(__func__, d, path, out, &disk)) < 0)
+	if ((ret = check_disk(__func__, d, path, out)) < 0)
 		return ret;
 	if (access != RIG_READ_WRITE && access != RIG_READ_ONLY)
 		return rig_fail(RIG_EINVAL, "%d is no access", (int)access);
 	if ((ret = callback_refuse(__func__)) < 0)
 		return ret;
-	if ((ret = disk_file_open(disk, path, &file, why, sizeof(why))) < 0)
-		return rig_fail(status_of(ret), "%s", cause_of(why));
-	ret = RIG_EINVAL;
-	if (access == RIG_READ_WRITE && disk_file_read_only(file))
-		rig_fail(ret, "%s: opening it for writing was refused (ask for RIG_READ_ONLY)",
-			 path);
-	else if (rig_disk_io.size(disk, file, &bytes) < 0)
-		rig_fail(ret, "%s", disk_why());
-	else if (!(a = alloc_new(d, bytes, NULL)))
-		rig_fail(ret = RIG_ENOMEM, "no memory for an allocation's handle");
-	else
-		return adopt(__func__, d, a, file, access, out);
-	rig_disk_io.release(disk, file);
-	return ret;
+	return make_buffer(__func__, d, path, false, 0, access, out);
 }
 
 /*
@@ -146,7 +132,7 @@ rig_disk_barrier(struct rig_buffer *file, struct rig_point *out)
 	if ((ret = buffer_check(__func__, file)) < 0 ||
 	    (ret = callback_refuse(__func__)) < 0)
 		return ret;
-	if (!io_disk(file->a->d))
+	if (!io_is_disk(file->a->d))
 		return rig_fail(RIG_EINVAL, "the buffer lies on %s, which is not a disk",
 				file->a->d->name);
 	if ((ret = device_check_live(__func__, file->a->d)) < 0)

@@ -321,22 +321,92 @@ io_device(const struct rig_device *d)
 	return d->ops == &io_ops || d->ops == &io_ops_quiet;
 }
 
+bool
+io_is_disk(const struct rig_device *d)
+{
+	return d->ops == &io_ops;	/* the table of rig's disk (rig_open_io) */
+}
+
 void *
 io_disk(const struct rig_device *d)
 {
 	const struct io_dev *t = d->handle;
 
-	return io_device(d) && t->io == &rig_disk_io ? t->t : NULL;
+	return io_is_disk(d) && !rig_lost(d) ? t->t : NULL;
+}
+
+/* The engine's message without its call's name ("disk_file_open: "). */
+static const char *
+cause_of(const char *why)
+{
+	const char *colon = strchr(why, ':');
+
+	return colon && colon[1] == ' ' ? colon + 2 : why;
+}
+
+/* Under t->lock, not stopped: open the file at path, read-only where
+ * access asks no more, and learn its size. */
+static int
+open_file(struct io_dev *t, const char *path, enum rig_access access,
+	  void **file, uint64_t *bytes, char *why, size_t len)
+{
+	int ret = disk_file_open(t->t, path, file, why, len);
+
+	if (ret < 0)
+		return ret;
+	if (access == RIG_READ_WRITE && disk_file_read_only(*file)) {
+		snprintf(why, len, "open: %s: opening it for writing was refused (ask for RIG_READ_ONLY)",
+			 path);
+		ret = -EACCES;
+	} else if ((ret = t->io->size(t->t, *file, bytes)) < 0)
+		snprintf(why, len, "%s", disk_why());
+	if (ret < 0)
+		t->io->release(t->t, *file);
+	return ret;
+}
+
+int
+io_file_make(struct rig_device *d, const char *path, bool create,
+	     enum rig_access access, void **file, uint64_t *bytes)
+{
+	struct io_dev *t = d->handle;
+	char why[512] = "no reason given";
+	int ret;
+
+	/* Under t->lock: a stop that started waits for the file, and once
+	 * stopped the disk (whose handle may go with its last file) is
+	 * asked nothing more. */
+	pthread_mutex_lock(&t->lock);
+	if (t->stopped) {	/* stop follows the loss: this is RIG_ELOST */
+		pthread_mutex_unlock(&t->lock);
+		return device_check_live(NULL, d);
+	}
+	if (create)
+		ret = disk_file_create(t->t, path, *bytes, file, why, sizeof(why));
+	else
+		ret = open_file(t, path, access, file, bytes, why, sizeof(why));
+	pthread_mutex_unlock(&t->lock);
+	if (ret < 0)
+		/* A file that cannot be had is an invalid argument (the
+		 * message says why), unless memory ran out. */
+		ret = rig_cause(ret == -ENOMEM ? RIG_ENOMEM : RIG_EINVAL, "%s", cause_of(why));
+	return ret;
 }
 
 int
 io_map(struct alloc *root, struct alloc *a)
 {
 	void *host;
-	int ret = disk_file_map(root->region, 0, root->bytes, &host);
+	int ret;
 
+	/* Under root's lock: the disk's end returns the file (and marks it
+	 * dead) under it; a map once made keeps the file open itself. */
+	pthread_mutex_lock(&root->lock);
+	ret = alloc_dead(root) ? -1 : disk_file_map(root->region, 0, root->bytes, &host);
+	pthread_mutex_unlock(&root->lock);
 	if (ret < 0)
-		return rig_cause(RIG_EINVAL, "%s", disk_why());
+		return rig_cause(RIG_EINVAL, "%s", alloc_dead(root) ?
+				 "the file's disk is lost" : disk_why());
 	a->io_file = root->region;
 	a->io_host = host;
 	a->io_bytes = root->bytes;

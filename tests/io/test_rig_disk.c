@@ -394,6 +394,20 @@ test_refusals_change_nothing(void **state)
 	assert_refused(rig_open_io(NULL, &blind), RIG_EINVAL, "rig_open_io: the opener is NULL");
 	assert_refused(rig_open_io(&(struct rig_io_opener){ .name = "X" }, &blind), RIG_EINVAL,
 		       "rig_open_io: opener X lacks make");
+	{
+		struct rig_disk_options deep = { .size = sizeof(deep), .depth = 99999 };
+		struct rig_io_opener o;
+		struct rig_device *again;
+
+		assert_int_equal(rig_disk_opener_init(&o, "DEEP", &deep), 0);
+		assert_refused(rig_open_io(&o, &blind), RIG_EINVAL,
+			       "rig_open_io: DEEP: make: depth 99999 is over 4096");
+		/* An open name gives the open device; make is not called. */
+		assert_int_equal(rig_disk_opener_init(&o, "DISK", &deep), 0);
+		TRY(rig_open_io(&o, &again));
+		assert_ptr_equal(again, e->disk);
+		rig_device_release(again);
+	}
 
 	/* Nothing changed: the disk, its files, the memory. */
 	assert_null(rig_lost(e->disk));

@@ -108,8 +108,37 @@ int rig_set_budget(struct rig_device *d, uint64_t bytes);
 /* The bytes of own memory d holds: live buffers' and released memory
  * whose work is not yet done. */
 uint64_t rig_allocated(const struct rig_device *d);
-/* Why the device was lost, or NULL while it is live. */
+/*
+ * rig_lost() - why the device was lost ("closed", "forked", "no progress
+ * for 50 ms", "commit failed: ...", "lost with A"), or NULL while it is
+ * live. Valid while the program holds d. Never blocks.
+ */
 const char *rig_lost(const struct rig_device *d);
+
+/*
+ * What rig knows of a loss: the device, the reason, and where the driver
+ * could tell, the culprit (the value whose work faulted, the submission it
+ * ran, the part's index in it and its queue). A device lost because its
+ * queues waited for a device that was lost names that loss as its cause,
+ * and so on back to the first: the chain of devices.
+ */
+struct rig_loss {
+	const char *device;		/* the lost device's name */
+	const char *reason;		/* as rig_lost() says */
+	uint64_t value;			/* the value at fault; 0: unknown */
+	/* The submission that value ran, for comparison only (it may have
+	 * been released since); NULL: unknown, or the work of a copy. */
+	const void *submission;
+	int part;			/* the part's index in it; -1: unknown */
+	int queue;			/* the part's queue; -1: unknown */
+	const struct rig_loss *cause;	/* the loss this one followed, or NULL */
+};
+
+/*
+ * rig_loss() - d's loss record, or NULL while d is live. Valid while the
+ * program holds d. Never blocks.
+ */
+const struct rig_loss *rig_loss(const struct rig_device *d);
 
 /* ---- Timelines and points --------------------------------------------- */
 

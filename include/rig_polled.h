@@ -41,6 +41,7 @@ struct rig_polled_config {
 	uint64_t start;			/* make raises the word to this value */
 	bool no_host_addresses;		/* regions without host addresses */
 	bool grows;			/* room answers RIG_GROW until grow is called */
+	bool may_block;			/* the facts say room/submit/commit may block */
 	/* Called by the worker as it starts (0) and ends (1) each value's
 	 * work, for tests that log what ran when; NULL for none. */
 	void (*ran)(void *arg, uint64_t value, int end);
@@ -70,8 +71,36 @@ int rig_polled_fail(struct rig_polled *p, const char *call);
 /* While stalled, the worker runs nothing: the word stops. */
 void rig_polled_stall(struct rig_polled *p, bool stalled);
 
+/*
+ * rig_polled_fault() - the work of value faults at its part of index part
+ * (in its submission; a copy or a submission without that part faults
+ * after its last). The worker runs the parts before it, then nothing more:
+ * the word stays below value. The device reports the fault through its
+ * interrupt source (facts.events_fd, an eventfd): ops.events answers
+ * RIG_FAULT, "injected fault at part <part> of value <value>", with the
+ * site (value, part, the part's queue). A value already run never faults.
+ */
+void rig_polled_fault(struct rig_polled *p, uint64_t value, int part);
+
+/*
+ * rig_polled_block() - while blocked, the named call ("room", "submit" or
+ * "commit") blocks inside the driver when it is next called, until
+ * unblocked (a call that may block, facts.may_block). -EINVAL for another
+ * name.
+ */
+int rig_polled_block(struct rig_polled *p, const char *call, bool blocked);
+/* Calls now blocked by rig_polled_block(). */
+int rig_polled_blocked(struct rig_polled *p);
+/* How often stop ran, and how often it ran while another call of the
+ * driver was in flight (rig must keep that 0). */
+uint64_t rig_polled_stops(struct rig_polled *p);
+uint64_t rig_polled_overlaps(struct rig_polled *p);
+
 /* Counters for tests: values run, commit calls, submit calls, live regions
  * and images (a leak check: both 0 once the device closed). */
+/* The eventfd of the open device's interrupt source, or -1 (a test's check
+ * that fds do not leak). */
+int rig_polled_events_fd(struct rig_polled *p);
 uint64_t rig_polled_ran(struct rig_polled *p);
 uint64_t rig_polled_commits(struct rig_polled *p);
 uint64_t rig_polled_submits(struct rig_polled *p);

@@ -54,12 +54,16 @@ alloc_free(struct alloc *a)
 	device_put(d);
 }
 
-/* Under mem_lock: the driver gets a's memory back. */
+/* Under mem_lock: the driver gets a's memory back (a counted call: never
+ * while the driver stops). */
 static void
 return_memory_locked(struct rig_device *d, struct alloc *a)
 {
-	if (a->region)
+	if (a->region) {
+		submit_call_hold(&d->sub);
 		d->ops->free(d->handle, a->region);
+		submit_call_leave(&d->sub);
+	}
 	a->region = NULL;
 	io_unmap(a);		/* after d's mapping of it went */
 	d->allocated -= a->bytes;
@@ -102,6 +106,7 @@ alloc_reclaim(struct rig_device *d)
 		if (!alloc_idle(a))
 			continue;
 		list_del(&d->limbo, a);
+		reap_pending(d, -1);
 		return_memory_locked(d, a);
 		a->next = done;
 		done = a;
@@ -122,7 +127,12 @@ ask_driver(struct rig_device *d, struct alloc *a, enum rig_memory kind)
 	const char *fault = "no reason given";
 	int r;
 
+	if (!submit_call_enter(&d->sub))
+		return device_check_live(NULL, d);
 	r = d->ops->alloc(d->handle, a->bytes, kind, &a->region, &fault);
+	if (r == RIG_OK)
+		d->ops->locate(d->handle, a->region, &a->loc);
+	submit_call_leave(&d->sub);
 	if (r == RIG_NO_ROOM)
 		return rig_cause(RIG_ENOMEM, "%s has no room for %llu bytes",
 				 d->name, (unsigned long long)a->bytes);
@@ -130,11 +140,12 @@ ask_driver(struct rig_device *d, struct alloc *a, enum rig_memory kind)
 		submit_lose(&d->sub, "alloc faulted: %s", fault);
 		return device_check_live(NULL, d);
 	}
-	d->ops->locate(d->handle, a->region, &a->loc);
 	if ((a->loc.has_address && a->loc.address % d->facts.alignment) ||
 	    (a->loc.host && (uintptr_t)a->loc.host % d->facts.alignment) ||
 	    (d->facts.host_addresses && !a->loc.host)) {
+		submit_call_hold(&d->sub);
 		d->ops->free(d->handle, a->region);
+		submit_call_leave(&d->sub);
 		a->region = NULL;
 		submit_lose(&d->sub, "alloc made a region that breaks its facts (alignment %llu, host_addresses %d)",
 			    (unsigned long long)d->facts.alignment,
@@ -214,8 +225,9 @@ limbo_waits_locked(struct rig_device *d, struct waitset *ws)
 }
 
 /*
- * Return released memory, waiting for its work: true if some came back,
- * false when nothing could. No lock held.
+ * Return released memory, waiting for its work: true if some could come
+ * back (here, or by the poller meanwhile), false when none was released.
+ * No lock held.
  */
 static bool
 reclaim_waiting(struct rig_device *d)
@@ -230,7 +242,8 @@ reclaim_waiting(struct rig_device *d)
 	if (some)
 		claim_wait_host(&ws, &dropped);	/* a loss signals too */
 	waitset_fini(&ws);
-	return alloc_reclaim(d) > 0;
+	alloc_reclaim(d);
+	return some;
 }
 
 /* The submitter's hook: a grow came up short. */
@@ -357,9 +370,10 @@ alloc_put(struct alloc *a)
 	}
 	list_del(&d->live, a);
 	later = a->region && !alloc_idle(a);
-	if (later)
+	if (later) {
 		list_add(&d->limbo, a);
-	else
+		reap_pending(d, 1);
+	} else
 		return_memory_locked(d, a);
 	pthread_mutex_unlock(&d->mem_lock);
 	if (!later)
@@ -374,8 +388,10 @@ alloc_end_all(struct rig_device *d, const char *why)
 	pthread_mutex_lock(&d->mem_lock);
 	image_end_all_locked(d);
 	limbo = d->limbo;
-	for (a = limbo; a; a = a->next)
+	for (a = limbo; a; a = a->next) {
 		return_memory_locked(d, a);
+		reap_pending(d, -1);
+	}
 	d->limbo = NULL;
 	for (a = d->live; a; a = next) {
 		next = a->next;

@@ -61,7 +61,18 @@ borrow(struct rig_buffer *b, struct rig_device *d2, struct alloc **out)
 	for (int tries = 0; tries < 2 && m == RIG_MAP_NO_ROOM; tries++) {
 		if (tries)
 			alloc_reclaim(d2);
-		m = root->bytes ? map(d2, root, &a->region, &delta, host) : RIG_MAPS;
+		if (!root->bytes) {
+			m = RIG_MAPS;
+		} else if (submit_call_enter(&d2->sub)) {
+			m = map(d2, root, &a->region, &delta, host);
+			if (m == RIG_MAPS)
+				d2->ops->locate(d2->handle, a->region, &a->loc);
+			submit_call_leave(&d2->sub);
+		} else {
+			io_unmap(a);
+			alloc_discard(a);
+			return device_check_live(NULL, d2);
+		}
 	}
 	if (m != RIG_MAPS) {
 		io_unmap(a);
@@ -72,7 +83,6 @@ borrow(struct rig_buffer *b, struct rig_device *d2, struct alloc **out)
 				 d2->name, (unsigned long long)root->bytes, root->d->name);
 	}
 	if (a->region) {
-		d2->ops->locate(d2->handle, a->region, &a->loc);
 		a->loc.address += delta;
 		a->loc.host = host;
 	}

@@ -4,6 +4,7 @@
  * it is ordered against every submit's claim of the same memory: a read
  * waits for the last write, a write for every use.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,15 +139,19 @@ wait_claimed(const char *func, const struct waitset *ws)
 {
 	struct stamp dropped;
 	struct timeline *tl;
+	char chain[512];
 	int ret = claim_wait_host(ws, &dropped);
 
 	if (ret == 0)
 		return 0;
 	tl = timeline_get(dropped.slot);
+	if (tl && atomic_load(&tl->lost))
+		loss_chain_text(tl->loss, chain, sizeof(chain));
+	else
+		snprintf(chain, sizeof(chain), "lost");
 	ret = rig_fail_at(func, ret, "the work of value %llu on %s was dropped: %s",
 			  (unsigned long long)dropped.value,
-			  tl ? tl->name : "an ended device",
-			  tl && atomic_load(&tl->lost) ? atomic_load(&tl->lost) : "lost");
+			  tl ? tl->name : "an ended device", chain);
 	if (tl)
 		timeline_put(tl);
 	return ret;

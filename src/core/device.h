@@ -80,6 +80,20 @@ void device_put(struct rig_device *d);
 /* RIG_ELOST with "<device> is lost: <why>" when d is lost, else 0. */
 int device_check_live(const char *func, struct rig_device *d);
 
+/* devices.c, for process.c. */
+void devices_fork_prepare(void);
+void devices_fork_parent(void);
+/* In the child: every device lost with "forked". */
+void devices_fork_child(void);
+/* At exit: every open device ends (its driver stopped). */
+void devices_end_all(const char *reason);
+
+/* process.c: fork and exit (SPEC §12). */
+/* Install the fork and exit handlers, once per process. */
+void process_watch(void);
+/* True in a child forked while rig was in use: it stops nothing. */
+bool process_forked(void);
+
 /* facts.c: the checks of seed 000 on facts read at open. */
 int facts_check(const struct rig_facts *f);
 
@@ -164,8 +178,12 @@ int claim_wait_host(const struct waitset *ws, struct stamp *dropped);
  */
 struct rig_submission;
 void defer_put(struct rig_device *d, struct rig_submission *s, uint64_t value);
+/* The submission deferred for value, or NULL (for a loss's record). */
+const void *deferred_submission(struct rig_device *d, uint64_t value);
 /* Let go of what is due; no lock held. */
 void device_reap(struct rig_device *d);
+/* Count delta things that wait for d's word to move (the poller's cue). */
+void reap_pending(struct rig_device *d, int delta);
 
 /*
  * copy.c: post a copy of bytes from src to dst (bytes 0 with src == dst a

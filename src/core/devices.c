@@ -17,6 +17,12 @@
 static pthread_mutex_t devices_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rig_device *devices;
 
+static struct rig_device *
+of_timeline(struct timeline *tl)
+{
+	return (struct rig_device *)((char *)tl - offsetof(struct rig_device, tl));
+}
+
 void
 device_get(struct rig_device *d)
 {
@@ -38,7 +44,8 @@ device_free(struct rig_device *d)
 void
 device_put(struct rig_device *d)
 {
-	if (atomic_fetch_sub(&d->refs, 1) == 1)
+	/* A forked child keeps what it inherited: it stops nothing. */
+	if (atomic_fetch_sub(&d->refs, 1) == 1 && !process_forked())
 		device_free(d);
 }
 
@@ -46,8 +53,7 @@ device_put(struct rig_device *d)
 static void
 hold(struct timeline *tl, bool take)
 {
-	struct rig_device *d = (struct rig_device *)((char *)tl -
-						      offsetof(struct rig_device, tl));
+	struct rig_device *d = of_timeline(tl);
 
 	if (take)
 		device_get(d);
@@ -58,34 +64,69 @@ hold(struct timeline *tl, bool take)
 int
 device_check_live(const char *func, struct rig_device *d)
 {
-	const char *why = atomic_load_explicit(&d->tl.lost, memory_order_acquire);
+	char chain[512];
 
-	if (!why)
+	if (!atomic_load_explicit(&d->tl.lost, memory_order_acquire))
 		return 0;
-	return rig_fail_at(func, RIG_ELOST, "%s is lost: %s", d->name, why);
+	loss_chain_text(d->tl.loss, chain, sizeof(chain));
+	return rig_fail_at(func, RIG_ELOST, "%s is lost: %s", d->name, chain);
+}
+
+/* The poller's call when the driver's events_fd is readable. */
+static void
+on_events(struct timeline *tl)
+{
+	struct rig_device *d = of_timeline(tl);
+	struct rig_fault_site site = { 0, -1, -1 };
+	const char *fault = "no reason given";
+	char why[320];
+	int r;
+
+	if (!submit_call_enter(&d->sub))
+		return;
+	r = d->ops->events(d->handle, &site, &fault);
+	submit_call_leave(&d->sub);
+	if (r == RIG_OK) {
+		timeline_wake(tl);
+		return;
+	}
+	snprintf(why, sizeof(why), "fault: %s", fault);
+	timeline_lose_at(tl, why, &site, NULL, NULL);
+}
+
+/* The submission whose work value is, for a loss's record. */
+static const void *
+owner_of(struct timeline *tl, uint64_t value)
+{
+	return deferred_submission(of_timeline(tl), value);
+}
+
+/* The poller's call when the word moved and returns are pending. */
+static void
+on_reap(struct timeline *tl)
+{
+	alloc_reclaim(of_timeline(tl));
 }
 
 /* Under devices_lock: stop the driver and return everything (seed 000,
- * the life of a device, step 4). */
+ * the life of a device, step 4). In a forked child nothing is stopped:
+ * the threads and the hardware are the parent's. */
 static void
 device_end(struct rig_device *d, const char *reason)
 {
 	struct rig_device **pp;
 
-	if (d->ended)
+	if (d->ended || process_forked())
 		return;
 	timeline_lose(&d->tl, reason);
+	/* The device's thread stops the driver and shows every issued value
+	 * in the word; then no driver call of the poller's is left. */
 	submit_stop(&d->sub);
-	d->ops->stop(d->handle, atomic_load(&d->tl.lost));
-	/* The driver writes the word no more: show every value issued, so a
-	 * stamp naming this slot is signaled whoever holds the slot next. */
-	timeline_raise(d->tl.word, atomic_load(&d->tl.issued));
-	timeline_wake(&d->tl);
+	poller_unregister(&d->tl);
 	device_reap(d);
 	alloc_end_all(d, atomic_load(&d->tl.lost));
 	if (d->ops->release)
 		d->ops->release(d->handle);
-	poller_unregister(&d->tl);
 	timeline_slot_give(&d->tl);
 	for (pp = &devices; *pp; pp = &(*pp)->next)
 		if (*pp == d) {
@@ -121,6 +162,9 @@ read_facts(struct rig_device *d)
 	ret = facts_check(&d->facts);
 	if (ret < 0)
 		return rig_fail_keep(d->name, ret);
+	if (d->facts.events_fd.some && !d->ops->events)
+		return rig_cause(RIG_EINVAL, "%s: facts give events_fd %lld but ops has no events",
+				 d->name, (long long)d->facts.events_fd.value);
 	d->arch = strdup(d->facts.arch);
 	if (!d->arch)
 		return rig_cause(RIG_ENOMEM, "%s: no memory for the arch", d->name);
@@ -135,6 +179,7 @@ make_device(const struct rig_opener *o, bool inline_run, struct rig_device **out
 	struct rig_device *d;
 	int ret;
 
+	process_watch();
 	d = calloc(1, sizeof(*d));
 	if (!d || !(d->name = strdup(o->name))) {
 		free(d);
@@ -171,13 +216,23 @@ make_device(const struct rig_opener *o, bool inline_run, struct rig_device **out
 	d->tl.completion = d->facts.completion;
 	d->tl.name = d->name;
 	d->tl.hold = hold;
+	d->tl.owner = owner_of;
+	d->tl.reap = on_reap;
+	d->tl.events = on_events;
+	d->tl.events_fd = d->facts.events_fd.some ? (int)d->facts.events_fd.value : -1;
+	d->tl.hang_ns = d->facts.hang_ms.some ? (uint64_t)d->facts.hang_ms.value * 1000000u : 0;
+	atomic_init(&d->refs, 1);
+	atomic_init(&d->opens, 1);
+	if (poller_register(&d->tl) < 0) {
+		ret = rig_cause(RIG_EAGAIN, "%s: the polling thread cannot watch its events_fd",
+				o->name);
+		goto err_stop;
+	}
 	if (submit_start(&d->sub, &d->tl) < 0) {
+		poller_unregister(&d->tl);
 		ret = rig_cause(RIG_EAGAIN, "%s: no thread for its submissions", o->name);
 		goto err_stop;
 	}
-	atomic_init(&d->refs, 1);
-	atomic_init(&d->opens, 1);
-	poller_register(&d->tl);
 	d->next = devices;
 	devices = d;
 	*out = d;
@@ -306,5 +361,43 @@ rig_cache_bytes(const struct rig_device *d)
 const char *
 rig_lost(const struct rig_device *d)
 {
-	return atomic_load_explicit(&d->tl.lost, memory_order_acquire);
+	return d ? atomic_load_explicit(&d->tl.lost, memory_order_acquire) : NULL;
+}
+
+const struct rig_loss *
+rig_loss(const struct rig_device *d)
+{
+	return d && atomic_load_explicit(&d->tl.lost, memory_order_acquire) ?
+	       d->tl.loss : NULL;
+}
+
+/* ---- The process's fork and exit (process.c) ---- */
+
+void
+devices_fork_prepare(void)
+{
+	pthread_mutex_lock(&devices_lock);
+}
+
+void
+devices_fork_parent(void)
+{
+	pthread_mutex_unlock(&devices_lock);
+}
+
+void
+devices_fork_child(void)
+{
+	pthread_mutex_unlock(&devices_lock);
+	for (struct rig_device *d = devices; d; d = d->next)
+		timeline_lose(&d->tl, "forked");
+}
+
+void
+devices_end_all(const char *reason)
+{
+	pthread_mutex_lock(&devices_lock);
+	while (devices)
+		device_end(devices, reason);
+	pthread_mutex_unlock(&devices_lock);
 }

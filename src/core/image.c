@@ -25,8 +25,11 @@ unload_locked(struct rig_image *img)
 
 	if (img->unloaded)
 		return;
-	if (d->ops->unload)
+	if (d->ops->unload) {
+		submit_call_hold(&d->sub);
 		d->ops->unload(d->handle, img->image);
+		submit_call_leave(&d->sub);
+	}
 	img->unloaded = true;
 	if (img->prev)
 		img->prev->next = img->next;
@@ -107,9 +110,11 @@ load(struct rig_device *d, const void *bytes, size_t len, struct rig_image *img)
 
 	if (!d->ops->load)
 		return rig_cause(RIG_EINVAL, "%s loads no code", d->name);
-	if ((ret = device_check_live(NULL, d)) < 0)
-		return ret;
-	if (d->ops->load(d->handle, bytes, len, &code, &fault) != RIG_OK)
+	if (!submit_call_enter(&d->sub))
+		return device_check_live(NULL, d);
+	ret = d->ops->load(d->handle, bytes, len, &code, &fault);
+	submit_call_leave(&d->sub);
+	if (ret != RIG_OK)
 		return rig_cause(RIG_EINVAL, "%s refused the code: %s", d->name, fault);
 	if (code.loaded) {
 		img->image = code.image;
@@ -163,7 +168,13 @@ ask_entry(struct rig_image *img, const char *name, struct rig_entry *e)
 	if (!d->ops->entry)
 		return rig_fail_at("rig_image_function", RIG_EINVAL, "%s names no functions", d->name);
 	for (int tries = 0; tries < 2; tries++) {
-		switch (d->ops->entry(d->handle, img->image, name, e, &bytes)) {
+		int r;
+
+		if (!submit_call_enter(&d->sub))
+			return device_check_live("rig_image_function", d);
+		r = d->ops->entry(d->handle, img->image, name, e, &bytes);
+		submit_call_leave(&d->sub);
+		switch (r) {
 		case RIG_ENTRY:
 			return 0;
 		case RIG_ABSENT:

@@ -29,10 +29,13 @@ rig_wait(struct rig_point p, uint64_t timeout_ns)
 		return ret;
 	ret = timeline_wait(&d->tl, p.value, timeout_ns);
 	device_reap(d);
-	if (ret == RIG_ELOST)
+	if (ret == RIG_ELOST) {
+		char chain[512];
+
+		loss_chain_text(d->tl.loss, chain, sizeof(chain));
 		return rig_fail(ret, "value %llu of %s was dropped: %s is lost: %s",
-				(unsigned long long)p.value, d->name, d->name,
-				rig_lost(d));
+				(unsigned long long)p.value, d->name, d->name, chain);
+	}
 	if (ret == RIG_ETIMEDOUT)
 		return rig_fail(ret, "value %llu of %s not signaled after %llu ns (its word shows %llu)",
 				(unsigned long long)p.value, d->name,

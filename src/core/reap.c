@@ -2,7 +2,9 @@
  * core/reap.c: deferred references to submissions (device.h). The list is
  * short-lived and guarded by the device's mem_lock; the references go after
  * the lock is dropped, since letting a submission go releases buffers and
- * images, which take that lock themselves.
+ * images, which take that lock themselves. A reference goes once its value
+ * is settled: after a loss, only once the driver stopped, since the lost
+ * device's work may still use what the submission keeps.
  */
 #include <stdlib.h>
 
@@ -19,7 +21,7 @@ defer_put(struct rig_device *d, struct rig_submission *s, uint64_t value)
 {
 	struct deferred *e;
 
-	if (timeline_signaled(&d->tl, value) || !(e = malloc(sizeof(*e)))) {
+	if (timeline_settled(&d->tl, value) || !(e = malloc(sizeof(*e)))) {
 		submission_put(s);	/* done already, or no memory to wait */
 		return;
 	}
@@ -30,6 +32,29 @@ defer_put(struct rig_device *d, struct rig_submission *s, uint64_t value)
 	d->deferred = e;
 	atomic_fetch_add(&d->ndeferred, 1);
 	pthread_mutex_unlock(&d->mem_lock);
+	reap_pending(d, 1);
+}
+
+void
+reap_pending(struct rig_device *d, int delta)
+{
+	/* The poller returns what waits once the word moves; it sleeps with
+	 * nothing pending, so the first pending return wakes it. */
+	if (atomic_fetch_add(&d->tl.reap_pending, (uint32_t)delta) == 0 && delta > 0)
+		poller_kick();
+}
+
+const void *
+deferred_submission(struct rig_device *d, uint64_t value)
+{
+	const void *s = NULL;
+
+	pthread_mutex_lock(&d->mem_lock);
+	for (struct deferred *e = d->deferred; e && !s; e = e->next)
+		if (e->value == value)
+			s = e->s;
+	pthread_mutex_unlock(&d->mem_lock);
+	return s;
 }
 
 void
@@ -37,11 +62,11 @@ device_reap(struct rig_device *d)
 {
 	struct deferred **pp, *e, *due = NULL;
 
-	if (!atomic_load(&d->ndeferred))
+	if (!atomic_load(&d->ndeferred) || process_forked())
 		return;
 	pthread_mutex_lock(&d->mem_lock);
 	for (pp = &d->deferred; (e = *pp);) {
-		if (!timeline_signaled(&d->tl, e->value)) {
+		if (!timeline_settled(&d->tl, e->value)) {
 			pp = &e->next;
 			continue;
 		}
@@ -49,6 +74,7 @@ device_reap(struct rig_device *d)
 		e->next = due;
 		due = e;
 		atomic_fetch_sub(&d->ndeferred, 1);
+		reap_pending(d, -1);
 	}
 	pthread_mutex_unlock(&d->mem_lock);
 	while ((e = due)) {

@@ -26,11 +26,14 @@ route_waits(struct rig_device *d, const struct waitset *ws, struct job *job)
 		tl = timeline_get(st.slot);
 		if (!tl)
 			continue;	/* ended: its word shows every value */
-		if (timeline_signaled(tl, st.value)) {
+		if (timeline_settled(tl, st.value)) {
 			timeline_put(tl);
 			continue;
 		}
-		if (queues_wait_for(d, tl->completion) &&
+		/* A value a loss dropped: the host waits until the lost
+		 * device stopped (its work may still write), and this device
+		 * is not lost with it. */
+		if (!atomic_load(&tl->lost) && queues_wait_for(d, tl->completion) &&
 		    tl->commit(tl, st.value) == 0) {
 			job->waits[job->nwaits++] = (struct rig_wait){
 				tl->word, st.value, tl->completion };

@@ -72,6 +72,7 @@ job_alloc(struct rig_submission *s, size_t nwaits)
 	sj->job.host_waits = (struct stamp *)(m + at_host);
 	sj->job.prepare = sub_prepare;
 	sj->job.done = sub_done;
+	sj->job.owner = s;
 	return sj;
 }
 

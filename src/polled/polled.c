@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "rig_polled.h"
 
@@ -26,11 +28,19 @@ static const char *const call_names[] = {
 	[CALL_GROW] = "grow",
 };
 
+/* A part the worker runs (a copy), or only passes (its index may fault). */
+struct pstep {
+	int index;		/* in the submission */
+	uint32_t queue;
+	bool is_copy;
+	struct rig_copy copy;
+};
+
 struct pjob {
 	uint64_t value;
 	struct pjob *next;
-	size_t ncopies, nwaits;
-	struct rig_copy *copies;
+	size_t nsteps, nwaits;
+	struct pstep *steps;
 	struct rig_wait *waits;
 };
 
@@ -45,6 +55,10 @@ struct pdev {
 	bool stopping;
 	pthread_t worker;
 	char failure[64];
+	int efd;			/* the interrupt source: an eventfd */
+	_Atomic bool faulted;		/* the worker met the injected fault */
+	struct rig_fault_site site;	/* where (written before faulted) */
+	char fault_text[96];
 };
 
 struct rig_polled {
@@ -57,6 +71,12 @@ struct rig_polled {
 	_Atomic uint64_t ran, commits, submits, grows;
 	bool grown;			/* room and grow run one at a time */
 	_Atomic int64_t live, images;
+	_Atomic uint64_t fault_value;	/* rig_polled_fault(); 0: none */
+	_Atomic int fault_part;
+	_Atomic unsigned block_mask;	/* rig_polled_block(): 1 << call */
+	_Atomic int blocked;
+	_Atomic int in_call;		/* calls of rig's in the driver now */
+	_Atomic uint64_t stops, overlaps;
 };
 
 struct pregion {
@@ -72,6 +92,33 @@ failing(struct rig_polled *p, enum call call)
 	int want = call;
 
 	return atomic_compare_exchange_strong(&p->fail, &want, CALL_NONE);
+}
+
+/* Every call of rig's into the driver, for the overlap check of stop. */
+static void
+enter(struct rig_polled *p)
+{
+	atomic_fetch_add(&p->in_call, 1);
+}
+
+static void
+leave(struct rig_polled *p)
+{
+	atomic_fetch_sub(&p->in_call, 1);
+}
+
+static void nap(void);
+
+/* A call rig_polled_block() holds: block until released. */
+static void
+maybe_block(struct rig_polled *p, enum call call)
+{
+	if (!(atomic_load(&p->block_mask) & (1u << call)))
+		return;
+	atomic_fetch_add(&p->blocked, 1);
+	while (atomic_load(&p->block_mask) & (1u << call))
+		nap();
+	atomic_fetch_sub(&p->blocked, 1);
 }
 
 static const char *
@@ -124,9 +171,39 @@ run_copy(const struct rig_copy *c)
 static void
 job_free(struct pjob *j)
 {
-	free(j->copies);
+	free(j->steps);
 	free(j->waits);
 	free(j);
+}
+
+/* Run j's steps; false if it met the injected fault (then nothing more
+ * runs on this device, and its interrupt source says why). */
+static bool
+run_steps(struct pdev *d, struct pjob *j)
+{
+	int part = atomic_load(&d->p->fault_part);
+	bool faults = atomic_load(&d->p->fault_value) == j->value;
+	uint32_t queue = j->nsteps ? j->steps[j->nsteps - 1].queue : 0;
+	uint64_t one = 1;
+
+	for (size_t i = 0; i < j->nsteps; i++) {
+		if (faults && j->steps[i].index >= part) {
+			queue = j->steps[i].queue;
+			break;
+		}
+		if (j->steps[i].is_copy)
+			run_copy(&j->steps[i].copy);
+	}
+	if (!faults)
+		return true;
+	d->site = (struct rig_fault_site){ j->value, part, (int)queue };
+	snprintf(d->fault_text, sizeof(d->fault_text),
+		 "injected fault at part %d of value %llu", part,
+		 (unsigned long long)j->value);
+	atomic_store(&d->faulted, true);
+	if (write(d->efd, &one, sizeof(one)) < 0)
+		perror("polled: eventfd");
+	return false;
 }
 
 /* Under d->lock: the next job if it may run now, else NULL. */
@@ -135,7 +212,8 @@ next_runnable(struct pdev *d)
 {
 	struct pjob *j = d->head;
 
-	if (!j || j->value > d->committed || atomic_load(&d->p->stalled))
+	if (!j || j->value > d->committed || atomic_load(&d->p->stalled) ||
+	    atomic_load(&d->faulted))
 		return NULL;
 	d->head = j->next;
 	if (!d->head)
@@ -159,13 +237,14 @@ worker(void *arg)
 		if (await_producers(d, j)) {
 			if (d->p->c.ran)
 				d->p->c.ran(d->p->c.ran_arg, j->value, 0);
-			for (size_t i = 0; i < j->ncopies; i++)
-				run_copy(&j->copies[i]);
-			if (d->p->c.ran)
-				d->p->c.ran(d->p->c.ran_arg, j->value, 1);
-			/* Pairs with rig's acquire load of the word. */
-			atomic_store_explicit(d->word, j->value, memory_order_release);
-			atomic_fetch_add(&d->p->ran, 1);
+			if (run_steps(d, j)) {
+				if (d->p->c.ran)
+					d->p->c.ran(d->p->c.ran_arg, j->value, 1);
+				/* Pairs with rig's acquire load of the word. */
+				atomic_store_explicit(d->word, j->value,
+						      memory_order_release);
+				atomic_fetch_add(&d->p->ran, 1);
+			}
 		}
 		job_free(j);
 		pthread_mutex_lock(&d->lock);
@@ -181,18 +260,22 @@ polled_room(void *edge, struct rig_part *parts, size_t n, size_t nwaits)
 {
 	struct pdev *d = edge;
 	const struct rig_polled_config *c = &d->p->c;
+	int r = RIG_FITS;
 
+	enter(d->p);
+	maybe_block(d->p, CALL_ROOM);
 	if (failing(d->p, CALL_ROOM))
-		return RIG_NEVER;
-	if (c->grows && !d->p->grown)
-		return RIG_GROW;
-	for (size_t i = 0; i < n; i++) {
+		r = RIG_NEVER;
+	else if (c->grows && !d->p->grown)
+		r = RIG_GROW;
+	for (size_t i = 0; i < n && r == RIG_FITS; i++) {
 		if (parts[i].kind < RIG_WORDS_PART || parts[i].kind > RIG_LAUNCH_PART ||
 		    parts[i].queue >= c->nqueues ||
 		    !(c->queues[parts[i].queue].runs & RIG_RUNS(parts[i].kind)))
-			return RIG_NEVER;
+			r = RIG_NEVER;
 	}
-	return RIG_FITS;
+	leave(d->p);
+	return r;
 }
 
 static struct pjob *
@@ -204,15 +287,21 @@ job_make(uint64_t value, struct rig_part *parts, size_t n,
 	if (!j)
 		return NULL;
 	j->value = value;
-	j->copies = calloc(n ? n : 1, sizeof(*j->copies));
+	j->steps = calloc(n ? n : 1, sizeof(*j->steps));
 	j->waits = calloc(nwaits ? nwaits : 1, sizeof(*j->waits));
-	if (!j->copies || !j->waits) {
+	if (!j->steps || !j->waits) {
 		job_free(j);
 		return NULL;
 	}
-	for (size_t i = 0; i < n; i++)
-		if (parts[i].kind == RIG_COPY_PART)
-			j->copies[j->ncopies++] = parts[i].u.copy;
+	for (size_t i = 0; i < n; i++) {
+		struct pstep *st = &j->steps[j->nsteps++];
+
+		st->index = (int)i;
+		st->queue = parts[i].queue;
+		st->is_copy = parts[i].kind == RIG_COPY_PART;
+		if (st->is_copy)
+			st->copy = parts[i].u.copy;
+	}
 	if (nwaits)
 		memcpy(j->waits, waits, nwaits * sizeof(*waits));
 	j->nwaits = nwaits;
@@ -241,7 +330,7 @@ run_fills(struct pdev *d, uint64_t value, struct rig_part *parts, size_t n,
 }
 
 static int
-polled_submit(void *edge, uint64_t value, struct rig_part *parts, size_t n,
+submit_work(void *edge, uint64_t value, struct rig_part *parts, size_t n,
 	      const struct rig_wait *waits, size_t nwaits,
 	      struct rig_times *times, const char **failure)
 {
@@ -249,6 +338,7 @@ polled_submit(void *edge, uint64_t value, struct rig_part *parts, size_t n,
 	struct pjob *j;
 
 	atomic_fetch_add(&d->p->submits, 1);
+	maybe_block(d->p, CALL_SUBMIT);
 	if (failing(d->p, CALL_SUBMIT)) {
 		*failure = injected(d, CALL_SUBMIT);
 		return RIG_FAILED;
@@ -276,11 +366,12 @@ polled_submit(void *edge, uint64_t value, struct rig_part *parts, size_t n,
 }
 
 static int
-polled_commit(void *edge, uint64_t value, const char **failure)
+commit_work(void *edge, uint64_t value, const char **failure)
 {
 	struct pdev *d = edge;
 
 	atomic_fetch_add(&d->p->commits, 1);
+	maybe_block(d->p, CALL_COMMIT);
 	if (failing(d->p, CALL_COMMIT)) {
 		*failure = injected(d, CALL_COMMIT);
 		return RIG_FAILED;
@@ -292,6 +383,33 @@ polled_commit(void *edge, uint64_t value, const char **failure)
 	}
 	pthread_mutex_unlock(&d->lock);
 	return RIG_OK;
+}
+
+/* submit and commit, counted for the overlap check of stop. */
+static int
+polled_submit(void *edge, uint64_t value, struct rig_part *parts, size_t n,
+	      const struct rig_wait *waits, size_t nwaits,
+	      struct rig_times *times, const char **failure)
+{
+	struct pdev *d = edge;
+	int r;
+
+	enter(d->p);
+	r = submit_work(edge, value, parts, n, waits, nwaits, times, failure);
+	leave(d->p);
+	return r;
+}
+
+static int
+polled_commit(void *edge, uint64_t value, const char **failure)
+{
+	struct pdev *d = edge;
+	int r;
+
+	enter(d->p);
+	r = commit_work(edge, value, failure);
+	leave(d->p);
+	return r;
 }
 
 static const struct rig_driver polled_driver = {
@@ -320,7 +438,9 @@ polled_facts(void *t, struct rig_facts *f, const char **fault)
 		.copy_engine = c->copy_engine,
 		.completion = c->completion,
 		.waits = c->waits,
+		.may_block = c->may_block,
 		.hang_ms = c->hang_ms,
+		.events_fd = RIG_SOME(d->efd),
 		.maps_host = true,
 		.host_addresses = !c->no_host_addresses,
 		.alignment = c->alignment,
@@ -363,10 +483,12 @@ polled_free(void *t, void *region)
 	struct pdev *d = t;
 	struct pregion *r = region;
 
+	enter(d->p);
 	if (!r->mapped)
 		free(r->host);
 	free(r);
 	atomic_fetch_sub(&d->p->live, 1);
+	leave(d->p);
 }
 
 static enum rig_mapping
@@ -397,11 +519,33 @@ polled_locate(void *t, void *region, struct rig_location *out)
 	};
 }
 
+/* The interrupt source fired: the injected fault, or nothing. */
+static int
+polled_events(void *t, struct rig_fault_site *site, const char **fault)
+{
+	struct pdev *d = t;
+	uint64_t n;
+
+	enter(d->p);
+	if (read(d->efd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		perror("polled: eventfd");
+	leave(d->p);
+	if (!atomic_load(&d->faulted))
+		return RIG_OK;
+	*site = d->site;
+	*fault = d->fault_text;
+	return RIG_FAULT;
+}
+
 static void
 polled_stop(void *t, const char *reason)
 {
 	struct pdev *d = t;
 	struct pjob *j, *next;
+
+	atomic_fetch_add(&d->p->stops, 1);
+	if (atomic_load(&d->p->in_call))
+		atomic_fetch_add(&d->p->overlaps, 1);
 
 	pthread_mutex_lock(&d->lock);
 	__atomic_store_n(&d->stopping, true, __ATOMIC_RELEASE);
@@ -422,6 +566,7 @@ polled_release(void *t)
 
 	pthread_cond_destroy(&d->cond);
 	pthread_mutex_destroy(&d->lock);
+	close(d->efd);
 	atomic_store(&d->p->dev, NULL);
 	free(d);
 }
@@ -463,8 +608,10 @@ polled_unload(void *t, void *image)
 {
 	struct pdev *d = t;
 
+	enter(d->p);
 	free(image);
 	atomic_fetch_sub(&d->p->images, 1);
+	leave(d->p);
 }
 
 static int
@@ -499,6 +646,7 @@ static const struct rig_ops polled_ops = {
 	.unload = polled_unload,
 	.entry = polled_entry,
 	.grow = polled_grow,
+	.events = polled_events,
 	.stop = polled_stop,
 	.release = polled_release,
 };
@@ -532,14 +680,18 @@ polled_make(const struct rig_opener *o, _Atomic uint64_t *word, void **handle,
 	if (p->c.start > w)
 		atomic_store(word, p->c.start);
 	d->committed = atomic_load(word);
+	d->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	pthread_mutex_init(&d->lock, NULL);
 	pthread_cond_init(&d->cond, NULL);
-	if (pthread_create(&d->worker, NULL, worker, d) != 0) {
+	if (d->efd < 0 || pthread_create(&d->worker, NULL, worker, d) != 0) {
+		if (d->efd >= 0)
+			close(d->efd);
 		pthread_cond_destroy(&d->cond);
 		pthread_mutex_destroy(&d->lock);
 		atomic_store(&p->dev, NULL);
+		snprintf(why, why_len, "no %s for the worker",
+			 d->efd < 0 ? "eventfd" : "thread");
 		free(d);
-		snprintf(why, why_len, "no thread for the worker");
 		return -EAGAIN;
 	}
 	*handle = d;
@@ -638,4 +790,37 @@ rig_polled_committed(struct rig_polled *p)
 		pthread_mutex_unlock(&d->lock);
 	}
 	return c;
+}
+
+void
+rig_polled_fault(struct rig_polled *p, uint64_t value, int part)
+{
+	atomic_store(&p->fault_part, part);
+	atomic_store(&p->fault_value, value);
+}
+
+int
+rig_polled_block(struct rig_polled *p, const char *call, bool blocked)
+{
+	for (int i = CALL_ROOM; i <= CALL_COMMIT; i++)
+		if (call && !strcmp(call, call_names[i])) {
+			if (blocked)
+				atomic_fetch_or(&p->block_mask, 1u << i);
+			else
+				atomic_fetch_and(&p->block_mask, ~(1u << i));
+			return 0;
+		}
+	return -EINVAL;
+}
+
+int rig_polled_blocked(struct rig_polled *p) { return atomic_load(&p->blocked); }
+uint64_t rig_polled_stops(struct rig_polled *p) { return atomic_load(&p->stops); }
+uint64_t rig_polled_overlaps(struct rig_polled *p) { return atomic_load(&p->overlaps); }
+
+int
+rig_polled_events_fd(struct rig_polled *p)
+{
+	struct pdev *d = atomic_load(&p->dev);
+
+	return d ? d->efd : -1;
 }

@@ -8,10 +8,14 @@
  * arrives) or when a waiter asked for the value. Waiters that find their
  * value already submitted commit it themselves, under the driver lock.
  *
- * Closing: the device is lost first, so no reserve succeeds; submit_stop()
- * waits until every reserved value is published (inflight == 0), then
- * stops the thread once it passed the last issued value. Jobs of a lost
- * device are dropped: they never reach the driver.
+ * A loss (SPEC §7): no reserve succeeds any more, and the thread, woken,
+ * drops the jobs still published (they never reach the driver). Once no
+ * reserve is still publishing (inflight == 0) and no counted call is in
+ * flight, it stops the driver under the driver lock, so no room, submit or
+ * commit runs meanwhile, even one that blocks (may_block), then raises the
+ * word to the last issued value: the dropped values are settled and their
+ * memory may go back. Closing (submit_stop) loses first, then joins the
+ * thread once it passed the last issued value.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,9 +23,12 @@
 #include <sched.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <time.h>
 
 #include "rig.h"
 #include "submit/submit.h"
+
+#define HOST_WAIT_SLICE_NS 1000000u	/* a host wait looks at our own loss this often */
 
 static bool
 is_lost(struct submitter *s)
@@ -39,6 +46,43 @@ submit_lose(struct submitter *s, const char *fmt, ...)
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
 	timeline_lose(s->tl, why);
+}
+
+void
+submit_lose_at(struct submitter *s, uint64_t value, const struct job *job,
+	       const char *fmt, ...)
+{
+	struct rig_fault_site site = { value, -1, -1 };
+	char why[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	timeline_lose_at(s->tl, why, &site, job ? job->owner : NULL, NULL);
+}
+
+bool
+submit_call_enter(struct submitter *s)
+{
+	pthread_rwlock_rdlock(&s->ops_lock);
+	if (is_lost(s)) {
+		pthread_rwlock_unlock(&s->ops_lock);
+		return false;
+	}
+	return true;
+}
+
+void
+submit_call_hold(struct submitter *s)
+{
+	pthread_rwlock_rdlock(&s->ops_lock);
+}
+
+void
+submit_call_leave(struct submitter *s)
+{
+	pthread_rwlock_unlock(&s->ops_lock);
 }
 
 /* Under the driver lock: commit up to v (no further than submitted). */
@@ -154,6 +198,25 @@ make_room(struct submitter *s, uint64_t v, struct job *job)
 	}
 }
 
+/*
+ * Before the queues are told to wait for other devices' values: note each
+ * (loss.c), so a producer's loss spreads to this device. False if one is
+ * already dropped: this device is then lost with its producer.
+ */
+static bool
+note_waits(struct submitter *s, const struct job *job)
+{
+	for (size_t i = 0; i < job->nwaits; i++) {
+		const struct rig_wait *w = &job->waits[i];
+		uintptr_t slot = (uintptr_t)(w->word - rig_words);
+
+		if (w->word >= rig_words && slot < RIG_WORD_SLOTS &&
+		    !timeline_note_wait(s->tl, (uint32_t)slot, w->value))
+			return false;
+	}
+	return true;
+}
+
 /* Under the driver lock: v's job reaches the driver (or is dropped). */
 static void
 run_locked(struct submitter *s, uint64_t v, struct job *job, bool more)
@@ -168,10 +231,12 @@ run_locked(struct submitter *s, uint64_t v, struct job *job, bool more)
 		job->prepare(job);
 	if (is_lost(s) || !make_room(s, v, job))
 		goto out;
+	if (!note_waits(s, job))
+		goto out;
 	r = s->drv->submit(s->edge, v, job->parts, job->nparts, job->waits,
 			   job->nwaits, NULL, &failure);
 	if (r == RIG_FAILED) {
-		submit_lose(s, "submit failed: %s", failure);
+		submit_lose_at(s, v, job, "submit failed: %s", failure);
 		goto out;
 	}
 	atomic_store(&s->tl->submitted, v);
@@ -192,13 +257,82 @@ out:
  * that waited on the host is not lost with it (SPEC §7).
  */
 static void
-host_waits(struct job *job)
+host_waits(struct submitter *s, struct job *job)
 {
 	if (!job)
 		return;
 	for (size_t i = 0; i < job->nhost_waits; i++)
-		timeline_wait_slot(job->host_waits[i].slot,
-				   job->host_waits[i].value, UINT64_MAX);
+		/* In slices: a loss of our own ends the wait (the job is
+		 * then dropped), so the driver's stop is never held up by
+		 * another device's stalled work. */
+		while (timeline_wait_slot(job->host_waits[i].slot,
+					  job->host_waits[i].value,
+					  HOST_WAIT_SLICE_NS) == RIG_ETIMEDOUT &&
+		       !is_lost(s))
+			;
+}
+
+static void
+nap(void)
+{
+	struct timespec ts = { 0, 50000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Drop the published jobs from *v on (the device is lost). */
+static void
+drop_ready(struct submitter *s, uint64_t *v)
+{
+	struct job *job;
+
+	while (sring_ready_sc(&s->ring, *v)) {
+		job = sring_take_sc(&s->ring, *v);
+		if (job && job->done)
+			job->done(job);
+		(*v)++;
+	}
+}
+
+/*
+ * After a loss: stop the driver once nothing of ours is in flight, then
+ * show every issued value in the word. v: the next value the thread takes
+ * (NULL for an inline device, whose reserves hold the driver lock).
+ */
+static void
+stop_driver(struct submitter *s, uint64_t *v)
+{
+	if (atomic_load(&s->stopped))
+		return;
+	for (;;) {
+		if (v)
+			drop_ready(s, v);
+		if (!atomic_load(&s->inflight))
+			break;
+		nap();
+	}
+	if (v)
+		drop_ready(s, v);
+	pthread_rwlock_wrlock(&s->ops_lock);
+	pthread_mutex_lock(&s->driver_lock);
+	s->ops->stop(s->handle, atomic_load(&s->tl->lost));
+	atomic_store(&s->stopped, true);
+	pthread_mutex_unlock(&s->driver_lock);
+	pthread_rwlock_unlock(&s->ops_lock);
+	/* The driver writes the word no more: show every value issued, so
+	 * the dropped values are settled, and a stamp naming this slot is
+	 * signaled whoever holds the slot next. */
+	timeline_raise(s->tl->word, atomic_load(&s->tl->issued));
+	timeline_wake(s->tl);
+}
+
+/* The timeline's loss hook: wake the thread, which stops the driver. */
+static void
+on_lose(struct timeline *tl)
+{
+	struct submitter *s = tl->commit_arg;
+
+	sring_ring(&s->ring);
 }
 
 static void *
@@ -211,6 +345,8 @@ thread_loop(void *arg)
 	for (;;) {
 		struct job *job;
 
+		if (is_lost(s))
+			stop_driver(s, &v);
 		if (!sring_ready_sc(&s->ring, v)) {
 			if (atomic_load(&s->stopping) &&
 			    v > atomic_load(&s->tl->issued))
@@ -219,7 +355,7 @@ thread_loop(void *arg)
 			continue;
 		}
 		job = sring_take_sc(&s->ring, v);
-		host_waits(job);
+		host_waits(s, job);
 		pthread_mutex_lock(&s->driver_lock);
 		run_locked(s, v, job, sring_ready_sc(&s->ring, v + 1));
 		pthread_mutex_unlock(&s->driver_lock);
@@ -228,14 +364,30 @@ thread_loop(void *arg)
 	return NULL;
 }
 
+/* A stop waiting for the lock goes before new calls: they would only
+ * find the device lost. */
+static void
+rwlock_init_writers_first(pthread_rwlock_t *l)
+{
+	pthread_rwlockattr_t a;
+
+	pthread_rwlockattr_init(&a);
+	pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(l, &a);
+	pthread_rwlockattr_destroy(&a);
+}
+
 int
 submit_start(struct submitter *s, struct timeline *tl)
 {
 	s->tl = tl;
 	tl->commit = commit_for_waiter;
 	tl->commit_arg = s;
+	tl->on_lose = on_lose;
 	pthread_mutex_init(&s->driver_lock, NULL);
+	rwlock_init_writers_first(&s->ops_lock);
 	atomic_init(&s->inflight, 0);
+	atomic_init(&s->stopped, false);
 	atomic_init(&s->stopping, false);
 	sring_init(&s->ring, tl->base);
 	s->has_thread = false;
@@ -258,6 +410,7 @@ submit_stop(struct submitter *s)
 		pthread_join(s->thread, NULL);
 		s->has_thread = false;
 	}
+	stop_driver(s, NULL);	/* inline, or a thread that never started */
 	/* The driver lock stays: a waiter holding the timeline may still
 	 * take it, and finds the device lost (submit_free destroys it). */
 }
@@ -265,6 +418,7 @@ submit_stop(struct submitter *s)
 void
 submit_free(struct submitter *s)
 {
+	pthread_rwlock_destroy(&s->ops_lock);
 	pthread_mutex_destroy(&s->driver_lock);
 }
 
@@ -298,7 +452,7 @@ submit_publish(struct submitter *s, uint64_t v, struct job *job)
 	if (s->inline_run) {
 		/* The driver lock is held since submit_reserve(). Host waits
 		 * under it keep values in order on a synchronous device. */
-		host_waits(job);
+		host_waits(s, job);
 		run_locked(s, v, job, false);
 		pthread_mutex_unlock(&s->driver_lock);
 	} else {

@@ -40,6 +40,7 @@ struct job {
 	size_t nhost_waits;
 	void (*prepare)(struct job *);
 	void (*done)(struct job *);
+	const void *owner;		/* the submission it runs, or NULL (a loss names it) */
 };
 
 struct submitter {
@@ -51,6 +52,10 @@ struct submitter {
 	bool inline_run;		/* the submitting thread calls the driver */
 	pthread_mutex_t driver_lock;	/* one driver call at a time */
 	_Atomic uint32_t inflight;	/* reserves not yet published */
+	/* Read-held around every driver call made outside the driver lock
+	 * (alloc, free, load, an events call...), write-held around stop. */
+	pthread_rwlock_t ops_lock;
+	_Atomic bool stopped;		/* the driver's stop returned */
 	_Atomic bool stopping;
 	bool has_thread;
 	pthread_t thread;
@@ -64,9 +69,26 @@ struct submitter {
 /* Set up s for the timeline tl (started) and start its thread unless
  * inline. 0 or a negative errno. */
 int submit_start(struct submitter *s, struct timeline *tl);
-/* Stop s: every published job is run or dropped and the thread joined.
- * Call once the timeline is lost (no new reserve succeeds). */
+/*
+ * Stop s: every published job is run or dropped, the driver stopped (if
+ * the thread did not already, as it does soon after a loss) and the thread
+ * joined. Call once the timeline is lost (no new reserve succeeds).
+ */
 void submit_stop(struct submitter *s);
+
+/*
+ * Counted calls: every driver call made outside the driver lock is
+ * bracketed by these, so the driver's stop never runs while one is in
+ * flight, even one that blocks (room, submit and commit run under the
+ * driver lock, which stop takes too). enter: for calls that make
+ * something new (alloc, load, map, events); false, holding nothing, once
+ * the device is lost. hold: for calls that return things (free, unload),
+ * which run before stop or after it, never during. Hold nothing else
+ * that a counted call could wait for: take no lock of rig's in between.
+ */
+bool submit_call_enter(struct submitter *s);
+void submit_call_hold(struct submitter *s);
+void submit_call_leave(struct submitter *s);
 
 /* Free what submit_start() made, once nothing can reach s. */
 void submit_free(struct submitter *s);
@@ -87,5 +109,8 @@ extern void (*submit_trace)(int slot, uint64_t value, const struct job *job);
 /* Lose the device: the reason, kept; no new work reaches the driver. */
 void submit_lose(struct submitter *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The same, naming value and the job's submission as the culprit. */
+void submit_lose_at(struct submitter *s, uint64_t value, const struct job *job,
+		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 #endif

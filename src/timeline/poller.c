@@ -1,19 +1,37 @@
 /*
- * timeline/poller.c: the polling thread, one per process. It watches the
- * words of the timelines that have waiters and bumps a timeline's futex
- * whenever its word moves. With nobody waiting it sleeps on its own futex:
- * no polling while nothing waits.
+ * timeline/poller.c: the polling thread, one per process (DESIGN "Threads").
+ * It watches
+ *  - the words of the timelines someone waits on, and bumps a timeline's
+ *    futex whenever its word moves (wait.c sleeps on it);
+ *  - the hang clocks: a device whose facts give hang_ms is lost with "no
+ *    progress for n ms" once its word stays below a committed value for n
+ *    ms while someone waits (SPEC §8). The clock starts when the poller
+ *    first sees a waiter and again whenever the word moves;
+ *  - the drivers' interrupt sources (facts.events_fd), through epoll: a
+ *    readable one makes the poller call the device's events hook;
+ *  - the timelines with memory or submissions waiting for their word to
+ *    move (reap_pending): it runs their return.
+ *
+ * It sleeps in epoll_wait, woken by an eventfd that a new waiter kicks, by a
+ * driver's fd, or by a timerfd armed for the next scan or hang deadline.
+ * With nobody waiting and nothing to return, the timer is off: no polling
+ * while nothing waits. While someone waits it scans every 1 us, doubling to
+ * 200 us while nothing moves; while only returns are pending, up to 5 ms.
  *
  * The poller reads timelines inside an RCU read-side section; a device's
  * end unregisters its timeline and waits for a grace period before the
- * timeline's memory may go, so the poller never reads freed memory.
- *
- * Between scans it sleeps 1 us, doubling to 200 us while nothing moves, so
- * a wake costs little when work completes quickly and the poller costs
- * little when it does not.
+ * timeline's memory may go, so the poller never reads freed memory. What
+ * it calls from there (events, reap, a loss) never waits for a grace
+ * period.
  */
+#include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
 
 #include "util/futex.h"
 #include "util/rcu.h"
@@ -24,25 +42,26 @@ char rcu_tsan_gp_token;
 #endif
 
 #define NAP_MIN_NS 1000u
-#define NAP_MAX_NS 200000u
+#define NAP_WAIT_MAX_NS 200000u		/* someone waits */
+#define NAP_REAP_MAX_NS 5000000u	/* only returns are pending */
+#define KICK_TOKEN ((uint64_t)1 << 32)
+#define TIMER_TOKEN (((uint64_t)1 << 32) + 1)
 
 static struct timeline *watched[RIG_WORD_SLOTS];
-static uint64_t seen[RIG_WORD_SLOTS];	/* the poller's own: last word it saw */
-static _Atomic uint32_t kicks;		/* the poller sleeps on this */
-static pthread_once_t started = PTHREAD_ONCE_INIT;
-static bool running;			/* written once, under pthread_once */
+static _Atomic uint32_t high;		/* slots at or above it were never watched */
+/* The poller's own: the last word it saw, and when each hang clock started
+ * (0: stopped). */
+static uint64_t seen[RIG_WORD_SLOTS];
+static uint64_t clock_from[RIG_WORD_SLOTS];
 
-void
-poller_register(struct timeline *tl)
-{
-	p_rcu_assign_pointer(watched[tl->slot], tl);
-}
+static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic bool running;
+static int epfd = -1, kick_fd = -1, timer_fd = -1;
 
-void
-poller_unregister(struct timeline *tl)
+struct timeline *
+poller_watched(uint32_t slot)
 {
-	p_rcu_assign_pointer(watched[tl->slot], NULL);
-	p_synchronize_rcu();
+	return slot < RIG_WORD_SLOTS ? p_rcu_dereference(watched[slot]) : NULL;
 }
 
 struct timeline *
@@ -74,34 +93,109 @@ timeline_wait_slot(uint32_t slot, uint64_t value, uint64_t timeout_ns)
 
 	if (!tl)
 		return 0;
-	ret = timeline_wait(tl, value, timeout_ns);
+	ret = timeline_wait_settled(tl, value, timeout_ns);
 	timeline_put(tl);
 	return ret;
 }
 
-/* One pass over the watched words; true if any has waiters. */
-static bool
-scan(bool *moved)
+/* ---- Scanning ---- */
+
+/* The hang clock of tl at slot i, at now: loses tl once it ran out. Returns
+ * when the clock runs out, or UINT64_MAX while it is stopped. */
+static uint64_t
+hang_clock(struct timeline *tl, uint32_t i, uint64_t w, bool waiting,
+	   uint64_t now)
 {
-	bool waiting = false;
+	char why[64];
+
+	if (!tl->hang_ns || !waiting || atomic_load(&tl->lost) ||
+	    w >= atomic_load(&tl->committed)) {
+		clock_from[i] = 0;
+		return UINT64_MAX;
+	}
+	if (!clock_from[i])
+		clock_from[i] = now;
+	if (now - clock_from[i] < tl->hang_ns)
+		return clock_from[i] + tl->hang_ns;
+	snprintf(why, sizeof(why), "no progress for %llu ms",
+		 (unsigned long long)(tl->hang_ns / 1000000u));
+	timeline_lose_at(tl, why, &(struct rig_fault_site){ w + 1, -1, -1 }, NULL,
+			 NULL);
+	clock_from[i] = 0;
+	return UINT64_MAX;
+}
+
+/*
+ * One pass over the watched timelines at now. Sets *waiting if someone
+ * waits, *reaping if returns are pending, *moved if a word moved; returns
+ * the earliest hang deadline (UINT64_MAX: none).
+ */
+static uint64_t
+scan(uint64_t now, bool *waiting, bool *reaping, bool *moved)
+{
+	uint32_t n = atomic_load(&high);
+	uint64_t next = UINT64_MAX;
 
 	p_rcu_read_lock();
-	for (int i = 0; i < RIG_WORD_SLOTS; i++) {
+	for (uint32_t i = 0; i < n; i++) {
 		struct timeline *tl = p_rcu_dereference(watched[i]);
-		uint64_t w;
+		bool waits, reaps;
+		uint64_t w, until;
 
-		if (!tl || !atomic_load(&tl->waiters))
+		if (!tl)
 			continue;
-		waiting = true;
+		waits = atomic_load(&tl->waiters) != 0;
+		reaps = atomic_load(&tl->reap_pending) != 0 && tl->reap;
+		if (!waits && !reaps) {
+			clock_from[i] = 0;
+			continue;
+		}
 		w = timeline_word(tl);
 		if (w != seen[i]) {
 			seen[i] = w;
 			*moved = true;
+			if (clock_from[i])
+				clock_from[i] = now;	/* progress */
 			timeline_wake(tl);
+			if (reaps)
+				tl->reap(tl);
 		}
+		*waiting |= waits;
+		*reaping |= reaps;
+		until = hang_clock(tl, i, w, waits, now);
+		if (until < next)
+			next = until;
 	}
 	p_rcu_read_unlock();
-	return waiting;
+	return next;
+}
+
+/* Run the events hook of the timeline at slot (it may have ended). */
+static void
+events(uint32_t slot)
+{
+	struct timeline *tl;
+
+	p_rcu_read_lock();
+	tl = poller_watched(slot);
+	if (tl && tl->events)
+		tl->events(tl);
+	p_rcu_read_unlock();
+}
+
+/* Arm the timer to fire after ns (UINT64_MAX: disarm). */
+static void
+arm(uint64_t ns)
+{
+	struct itimerspec it = { 0 };
+
+	if (ns != UINT64_MAX) {
+		if (!ns)
+			ns = 1;
+		it.it_value.tv_sec = (time_t)(ns / 1000000000u);
+		it.it_value.tv_nsec = (long)(ns % 1000000000u);
+	}
+	timerfd_settime(timer_fd, 0, &it, NULL);
 }
 
 static void *
@@ -114,44 +208,155 @@ poll_loop(void *arg)
 	prctl(PR_SET_TIMERSLACK, 1UL);
 	rcu_register_thread();
 	for (;;) {
-		uint32_t k = atomic_load(&kicks);
-		bool moved = false;
+		bool waiting = false, reaping = false, moved = false;
+		uint64_t now = rig_now_ns(), hang, wake = UINT64_MAX, cap;
+		struct epoll_event ev[16];
+		int n;
 
-		if (!scan(&moved)) {
-			/* Nothing waits: sleep until a waiter kicks. */
-			rcu_thread_offline();
-			futex_wait(&kicks, k, UINT64_MAX);
-			rcu_thread_online();
+		hang = scan(now, &waiting, &reaping, &moved);
+		if (waiting || reaping) {
+			cap = waiting ? NAP_WAIT_MAX_NS : NAP_REAP_MAX_NS;
+			nap = moved ? NAP_MIN_NS : (nap * 2 > cap ? cap : nap * 2);
+			wake = nap;
+		} else {
 			nap = NAP_MIN_NS;
-			continue;
 		}
-		nap = moved ? NAP_MIN_NS : (nap * 2 > NAP_MAX_NS ? NAP_MAX_NS : nap * 2);
+		if (hang != UINT64_MAX && hang - now < wake)
+			wake = hang > now ? hang - now : 1;
+		arm(wake);
 		rcu_thread_offline();
-		futex_wait(&kicks, k, nap);
+		n = epoll_wait(epfd, ev, 16, -1);
 		rcu_thread_online();
+		for (int k = 0; k < n; k++) {
+			uint64_t token = ev[k].data.u64, drain;
+
+			if (token == KICK_TOKEN || token == TIMER_TOKEN) {
+				if (read(token == KICK_TOKEN ? kick_fd : timer_fd,
+					 &drain, sizeof(drain)) < 0 && errno != EAGAIN)
+					continue;
+				if (token == KICK_TOKEN)
+					nap = NAP_MIN_NS;	/* a new waiter */
+			} else {
+				events((uint32_t)token);
+			}
+		}
 	}
 	return NULL;
 }
 
+/* ---- Starting, watching, kicking ---- */
+
+static int
+watch_fd(int fd, uint64_t token)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLET, .data.u64 = token };
+
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
 static void
+close_fds(void)
+{
+	int *fds[] = { &epfd, &kick_fd, &timer_fd };
+
+	for (size_t i = 0; i < 3; i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+}
+
+/* Under start_lock: make the fds and the thread. */
+static bool
+start_locked(void)
+{
+	pthread_attr_t a;
+	pthread_t t;
+	bool ok;
+
+	if (atomic_load(&running))
+		return true;
+	epfd = epoll_create1(EPOLL_CLOEXEC);
+	kick_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	ok = epfd >= 0 && kick_fd >= 0 && timer_fd >= 0 &&
+	     !watch_fd(kick_fd, KICK_TOKEN) && !watch_fd(timer_fd, TIMER_TOKEN);
+	if (ok) {
+		pthread_attr_init(&a);
+		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+		ok = pthread_create(&t, &a, poll_loop, NULL) == 0;
+		pthread_attr_destroy(&a);
+	}
+	if (!ok) {
+		close_fds();
+		return false;
+	}
+	atomic_store(&running, true);
+	return true;
+}
+
+static bool
 start(void)
 {
-	pthread_t t;
-	pthread_attr_t a;
+	bool ok;
 
-	pthread_attr_init(&a);
-	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-	running = pthread_create(&t, &a, poll_loop, NULL) == 0;
-	pthread_attr_destroy(&a);
+	if (atomic_load(&running))
+		return true;
+	pthread_mutex_lock(&start_lock);
+	ok = start_locked();
+	pthread_mutex_unlock(&start_lock);
+	return ok;
+}
+
+int
+poller_register(struct timeline *tl)
+{
+	uint32_t n = atomic_load(&high);
+
+	if (tl->events_fd >= 0) {
+		pthread_mutex_lock(&start_lock);
+		if (!start_locked() || watch_fd(tl->events_fd, (uint32_t)tl->slot)) {
+			pthread_mutex_unlock(&start_lock);
+			return -EAGAIN;
+		}
+		pthread_mutex_unlock(&start_lock);
+	}
+	while (n <= (uint32_t)tl->slot &&
+	       !atomic_compare_exchange_weak(&high, &n, (uint32_t)tl->slot + 1))
+		;
+	p_rcu_assign_pointer(watched[tl->slot], tl);
+	return 0;
+}
+
+void
+poller_unregister(struct timeline *tl)
+{
+	if (tl->events_fd >= 0) {
+		pthread_mutex_lock(&start_lock);
+		if (epfd >= 0)
+			epoll_ctl(epfd, EPOLL_CTL_DEL, tl->events_fd, NULL);
+		pthread_mutex_unlock(&start_lock);
+	}
+	p_rcu_assign_pointer(watched[tl->slot], NULL);
+	p_synchronize_rcu();
 }
 
 bool
 poller_kick(void)
 {
-	pthread_once(&started, start);
-	if (!running)
+	uint64_t one = 1;
+
+	if (!start())
 		return false;
-	atomic_fetch_add(&kicks, 1);
-	futex_wake_all(&kicks);
-	return true;
+	return write(kick_fd, &one, sizeof(one)) == sizeof(one) || errno == EAGAIN;
+}
+
+void
+poller_forget_after_fork(void)
+{
+	/* The thread is not in the child, and the epoll set is the parent's
+	 * too: close the child's copies, never change the set. */
+	pthread_mutex_init(&start_lock, NULL);
+	close_fds();
+	atomic_store(&running, false);
 }

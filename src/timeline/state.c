@@ -1,6 +1,6 @@
 /*
- * timeline/state.c: what a value's state is (reached, signaled, dropped) and
- * the loss that ends a timeline. Never blocks.
+ * timeline/state.c: what a value's state is: reached, signaled, dropped or
+ * settled. Never blocks. (The loss that ends a timeline: loss.c.)
  *
  * A value is reached when the word shows it and it was not dropped; it is
  * signaled when it was reached or dropped. A loss records the word's value
@@ -8,10 +8,6 @@
  * driver's word later passes it, since the device's work is no longer
  * trusted.
  */
-#include <pthread.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "util/futex.h"
 #include "timeline/timeline.h"
 
@@ -61,43 +57,16 @@ timeline_signaled(struct timeline *tl, uint64_t v)
 	       timeline_word(tl) >= v;
 }
 
+bool
+timeline_settled(struct timeline *tl, uint64_t v)
+{
+	return timeline_word(tl) >= v;
+}
+
 void
 timeline_wake(struct timeline *tl)
 {
 	atomic_fetch_add_explicit(tl->futex, 1, memory_order_release);
 	if (atomic_load(&tl->waiters))
 		futex_wake_all(tl->futex);
-}
-
-bool
-timeline_lose(struct timeline *tl, const char *reason)
-{
-	static pthread_mutex_t lose_lock = PTHREAD_MUTEX_INITIALIZER;
-	static char no_memory[] = "lost (no memory to keep the reason)";
-	char *why;
-
-	pthread_mutex_lock(&lose_lock);
-	if (atomic_load(&tl->lost)) {
-		pthread_mutex_unlock(&lose_lock);
-		return false;
-	}
-	why = strdup(reason);
-	atomic_store(&tl->lost_at, timeline_word(tl));
-	/* Pairs with the acquire loads of lost: whoever sees the loss sees
-	 * lost_at. */
-	atomic_store_explicit(&tl->lost, why ? why : no_memory,
-			      memory_order_release);
-	pthread_mutex_unlock(&lose_lock);
-	timeline_wake(tl);
-	return true;
-}
-
-/* Free the reason a loss kept (at the device's end). */
-void
-timeline_forget(struct timeline *tl)
-{
-	char *why = atomic_exchange(&tl->lost, NULL);
-
-	if (why && strncmp(why, "lost (no memory", 15))
-		free(why);
 }

@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "rig_edge.h"
+#include "rig.h"
 
 struct timeline {
 	int slot;			/* index in rig_words, or -1 */
@@ -33,8 +33,18 @@ struct timeline {
 	_Atomic uint64_t committed;
 	_Atomic uint64_t commit_want;	/* highest value a waiter needs committed */
 	_Atomic uint32_t waiters;	/* threads sleeping on futex */
-	_Atomic(char *) lost;		/* why the device was lost; NULL while live */
+	_Atomic(const char *) lost;	/* why the device was lost (loss->reason); NULL while live */
+	struct rig_loss *loss;		/* the loss's record, set before lost */
 	_Atomic uint64_t lost_at;	/* values above it were dropped by the loss */
+	/*
+	 * For each producer slot, the highest value of it this device's
+	 * queues were given to wait for (loss.c: a producer's loss loses the
+	 * devices whose queues wait for its dropped values). NULL until the
+	 * first such wait.
+	 */
+	_Atomic(_Atomic uint64_t *) waits_on;
+	uint64_t hang_ns;		/* facts.hang_ms in ns; 0: never hangs */
+	int events_fd;			/* the driver's interrupt source, or -1 */
 	/*
 	 * Commits up to v (no further than submitted); set by submit/. Returns
 	 * 0 or the loss. Called by waiters before they sleep.
@@ -47,6 +57,19 @@ struct timeline {
 	/* A word of the driver's own, read through Driver.signaled (or NULL). */
 	uint64_t (*signaled)(void *t);
 	void *signaled_arg;
+	/*
+	 * Hooks of the layers above, each optional. on_lose: the device was
+	 * just lost (submit/: wake the thread that stops the driver).
+	 * owner: the submission whose work value is, or NULL (core/).
+	 * events: events_fd is readable: ask the driver (core/; called by
+	 * the poller). reap: the word moved: return what waited for it
+	 * (core/; the poller calls it while reap_pending is set).
+	 */
+	void (*on_lose)(struct timeline *tl);
+	const void *(*owner)(struct timeline *tl, uint64_t value);
+	void (*events)(struct timeline *tl);
+	void (*reap)(struct timeline *tl);
+	_Atomic uint32_t reap_pending;	/* things wait in core for the word to move */
 };
 
 /* ---- words.c: the process-wide array and its slots ---- */
@@ -64,9 +87,29 @@ void timeline_start(struct timeline *tl);
 uint64_t timeline_word(struct timeline *tl);
 bool timeline_reached(struct timeline *tl, uint64_t v);
 bool timeline_signaled(struct timeline *tl, uint64_t v);
-/* Mark the device lost; true for the first loss only. Wakes every waiter. */
+/* The word itself shows v: v's work is over, or the device is stopped
+ * (after a loss rig raises the word once the driver stopped). What memory
+ * and code wait for before they go back, and other devices before they
+ * use memory v's work wrote. */
+bool timeline_settled(struct timeline *tl, uint64_t v);
+
+/* ---- loss.c: losses, their records, and their spread ---- */
+
+/* Mark the device lost; true for the first loss only. Wakes every waiter,
+ * then loses the devices whose queues wait for its dropped values. */
 bool timeline_lose(struct timeline *tl, const char *reason);
-/* Free the loss's reason, at the device's end. */
+/* The same, with the fault's site (or NULL), the submission it ran (or
+ * NULL: ask the owner hook) and the loss it followed (or NULL). */
+bool timeline_lose_at(struct timeline *tl, const char *reason,
+		      const struct rig_fault_site *site, const void *owner,
+		      const struct rig_loss *cause);
+/* Before its queues wait for value of producer slot: note it, then check
+ * that value is not dropped. False (and tl lost, naming the producer) if
+ * it is. */
+bool timeline_note_wait(struct timeline *tl, uint32_t slot, uint64_t value);
+/* "<reason>; <cause's device> is lost: <its reason>; ..." into buf. */
+void loss_chain_text(const struct rig_loss *l, char *buf, size_t len);
+/* Free the loss's record, at the device's end. */
 void timeline_forget(struct timeline *tl);
 /* Wake the waiters of tl (after rig itself saw the word move). */
 void timeline_wake(struct timeline *tl);
@@ -77,11 +120,15 @@ void timeline_raise(_Atomic uint64_t *a, uint64_t v);
 
 /* Block until v is signaled or timeout_ns passes: 0, RIG_ELOST, RIG_ETIMEDOUT. */
 int timeline_wait(struct timeline *tl, uint64_t v, uint64_t timeout_ns);
+/* Block until v is settled (the same answers): the waits of rig's own
+ * that order memory, which must not pass work still running. */
+int timeline_wait_settled(struct timeline *tl, uint64_t v, uint64_t timeout_ns);
 
 /* ---- poller.c: the polling thread ---- */
 
-/* Watch tl's word while it has waiters (registered at slot take). */
-void poller_register(struct timeline *tl);
+/* Watch tl: its word while it has waiters or returns pending, its hang
+ * clock, its events_fd. 0, or -EAGAIN where no poller could start. */
+int poller_register(struct timeline *tl);
 /* Stop watching tl; on return the poller no longer reads it. */
 void poller_unregister(struct timeline *tl);
 /*
@@ -91,8 +138,22 @@ void poller_unregister(struct timeline *tl);
  */
 struct timeline *timeline_get(uint32_t slot);
 void timeline_put(struct timeline *tl);
-/* Wait on the host for value of slot (0 when no device holds it). */
+/* Wait on the host until value of slot is settled (0 when no device
+ * holds the slot). */
 int timeline_wait_slot(uint32_t slot, uint64_t value, uint64_t timeout_ns);
+/* The timeline watched at slot, or NULL; only inside p_rcu_read_lock(). */
+struct timeline *poller_watched(uint32_t slot);
+/* The slots taken now (a test's leak check). */
+int timeline_slots_taken(void);
+/* Around fork(): hold the timelines' locks (loss.c, words.c), so no copy
+ * of one is taken; after: release them, in the parent and in the child. */
+void timeline_fork_prepare(void);
+void timeline_fork_after(void);
+void words_fork_prepare(void);
+void words_fork_after(void);
+/* In a forked child: the poller thread is gone; forget it (and its fds)
+ * without touching what the parent shares, so a later wait starts anew. */
+void poller_forget_after_fork(void);
 
 /* A waiter is about to sleep: make sure the poller is watching. False when
  * no poller thread could start: the waiter then naps and looks itself. */

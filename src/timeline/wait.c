@@ -1,5 +1,11 @@
 /*
- * timeline/wait.c: blocking until a value is signaled.
+ * timeline/wait.c: blocking until a value is signaled, or settled.
+ *
+ * Two waits: a program's (rig_wait) ends once its value is signaled, so a
+ * loss answers at once; rig's own waits that order memory (a device that
+ * waits on the host for another's value, a host read) end once the value
+ * is settled, since after a loss the lost device's work may still run until
+ * its driver stops, and rig raises the word only then.
  *
  * A waiter first spins briefly (work that is about to complete costs no
  * system call), then makes sure its value is committed (no call ever sleeps
@@ -39,24 +45,31 @@ deadline_after(uint64_t timeout_ns)
 	return timeout_ns > UINT64_MAX - now ? UINT64_MAX : now + timeout_ns;
 }
 
-int
-timeline_wait(struct timeline *tl, uint64_t v, uint64_t timeout_ns)
+/* Whether the wait for v is over: v signaled, or settled for rig's own. */
+static bool
+over(struct timeline *tl, uint64_t v, bool settled)
+{
+	return settled ? timeline_settled(tl, v) : timeline_signaled(tl, v);
+}
+
+static int
+wait_for(struct timeline *tl, uint64_t v, uint64_t timeout_ns, bool settled)
 {
 	uint64_t deadline, now, nap;
 	int ret;
 
 	for (int i = 0; i < SPINS; i++) {
-		if (timeline_signaled(tl, v))
+		if (over(tl, v, settled))
 			return outcome(tl, v);
 		cpu_relax();
 	}
 	deadline = deadline_after(timeout_ns);
 	ret = tl->commit(tl, v);
-	if (ret < 0)
-		return outcome(tl, v);
+	if (ret < 0 && !settled)
+		return outcome(tl, v);	/* lost: v is signaled */
 	for (uint64_t until = rig_now_ns() + SPIN_NS; rig_now_ns() < until &&
 	     rig_now_ns() < deadline;) {
-		if (timeline_signaled(tl, v))
+		if (over(tl, v, settled))
 			return outcome(tl, v);
 		sched_yield();
 	}
@@ -66,7 +79,7 @@ timeline_wait(struct timeline *tl, uint64_t v, uint64_t timeout_ns)
 	for (;;) {
 		uint32_t f = atomic_load_explicit(tl->futex, memory_order_acquire);
 
-		if (timeline_signaled(tl, v)) {
+		if (over(tl, v, settled)) {
 			ret = outcome(tl, v);
 			break;
 		}
@@ -80,4 +93,16 @@ timeline_wait(struct timeline *tl, uint64_t v, uint64_t timeout_ns)
 	}
 	atomic_fetch_sub(&tl->waiters, 1);
 	return ret;
+}
+
+int
+timeline_wait(struct timeline *tl, uint64_t v, uint64_t timeout_ns)
+{
+	return wait_for(tl, v, timeout_ns, false);
+}
+
+int
+timeline_wait_settled(struct timeline *tl, uint64_t v, uint64_t timeout_ns)
+{
+	return wait_for(tl, v, timeout_ns, true);
 }

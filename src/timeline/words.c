@@ -68,3 +68,27 @@ timeline_slot_give(struct timeline *tl)
 	pthread_mutex_unlock(&slot_lock);
 	tl->slot = -1;
 }
+
+int
+timeline_slots_taken(void)
+{
+	int n = 0;
+
+	pthread_mutex_lock(&slot_lock);
+	for (int i = 0; i < RIG_WORD_SLOTS; i++)
+		n += slot_taken[i];
+	pthread_mutex_unlock(&slot_lock);
+	return n;
+}
+
+void
+words_fork_prepare(void)
+{
+	pthread_mutex_lock(&slot_lock);
+}
+
+void
+words_fork_after(void)
+{
+	pthread_mutex_unlock(&slot_lock);
+}

@@ -1,0 +1,222 @@
+/*
+ * timeline/loss.c: the loss that ends a timeline, the record that says why,
+ * and its spread to the devices whose queues wait for it (SPEC §7).
+ *
+ * A loss happens once: the first reason wins, and its record (struct
+ * rig_loss) lives until the device's end. The record is published before
+ * the reason (lost), so whoever sees the loss sees its record and lost_at.
+ *
+ * Spread. A device whose queues were told to wait for a value of another
+ * device that the other's loss dropped would wait forever, or run on
+ * memory that work never wrote: it is lost too, "lost with <other>", and
+ * its record names the other's as its cause. Each device notes, per
+ * producer slot, the highest value its queues wait for (waits_on) before
+ * the wait reaches its driver, then checks the producer; the producer's
+ * loss publishes lost, then reads every device's note. Both sides are
+ * seq_cst, so one of them sees the other: no wait slips through.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/rcu.h"
+#include "timeline/timeline.h"
+
+static pthread_mutex_t lose_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* When no memory is left for a record, a device still loses with this. */
+static struct rig_loss no_memory = {
+	.device = "", .reason = "lost (no memory to keep the reason)",
+	.part = -1, .queue = -1,
+};
+
+static void
+loss_free(struct rig_loss *l)
+{
+	while (l && l != &no_memory) {
+		struct rig_loss *cause = (struct rig_loss *)l->cause;
+
+		free((char *)l->device);
+		free((char *)l->reason);
+		free(l);
+		l = cause;
+	}
+}
+
+/* A copy of the record l and of its chain, or NULL. */
+static struct rig_loss *
+loss_copy(const struct rig_loss *l, const char *device, const char *reason)
+{
+	struct rig_loss *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	*c = *l;
+	c->cause = NULL;
+	c->device = strdup(device);
+	c->reason = strdup(reason);
+	if (!c->device || !c->reason)
+		goto fail;
+	if (l->cause && l->cause != &no_memory &&
+	    !(c->cause = loss_copy(l->cause, l->cause->device, l->cause->reason)))
+		goto fail;
+	return c;
+fail:
+	loss_free(c);
+	return NULL;
+}
+
+static struct rig_loss *
+loss_make(struct timeline *tl, const char *reason,
+	  const struct rig_fault_site *site, const void *owner,
+	  const struct rig_loss *cause)
+{
+	struct rig_loss l = { .part = -1, .queue = -1, .cause = cause,
+			      .submission = owner };
+
+	if (site) {
+		l.value = site->value;
+		l.part = site->part;
+		l.queue = site->queue;
+	}
+	if (l.value && !owner && tl->owner)
+		l.submission = tl->owner(tl, l.value);
+	return loss_copy(&l, tl->name ? tl->name : "", reason);
+}
+
+/* Lose every watched device whose queues wait for a value tl dropped. */
+static void
+spread(struct timeline *tl)
+{
+	uint64_t dropped_after = atomic_load(&tl->lost_at);
+	char why[160];
+
+	snprintf(why, sizeof(why), "lost with %s", tl->name ? tl->name : "?");
+	p_rcu_read_lock();
+	for (uint32_t i = 0; i < RIG_WORD_SLOTS; i++) {
+		struct timeline *other = poller_watched(i);
+		_Atomic uint64_t *w;
+
+		if (!other || other == tl || atomic_load(&other->lost))
+			continue;
+		w = atomic_load(&other->waits_on);
+		if (w && atomic_load(&w[tl->slot]) > dropped_after)
+			timeline_lose_at(other, why, NULL, NULL, tl->loss);
+	}
+	p_rcu_read_unlock();
+}
+
+bool
+timeline_lose_at(struct timeline *tl, const char *reason,
+		 const struct rig_fault_site *site, const void *owner,
+		 const struct rig_loss *cause)
+{
+	struct rig_loss *l;
+
+	if (atomic_load(&tl->lost))
+		return false;
+	/* Made outside the lock: owner() takes the device's locks. */
+	l = loss_make(tl, reason, site, owner, cause);
+	pthread_mutex_lock(&lose_lock);
+	if (atomic_load(&tl->lost)) {
+		pthread_mutex_unlock(&lose_lock);
+		loss_free(l);
+		return false;
+	}
+	tl->loss = l ? l : &no_memory;
+	atomic_store(&tl->lost_at, timeline_word(tl));
+	/* seq_cst: pairs with timeline_note_wait(); release: whoever sees
+	 * lost sees the record and lost_at. */
+	atomic_store(&tl->lost, tl->loss->reason);
+	pthread_mutex_unlock(&lose_lock);
+	atomic_thread_fence(memory_order_seq_cst);	/* lost, then the notes */
+	timeline_wake(tl);
+	if (tl->on_lose)
+		tl->on_lose(tl);
+	spread(tl);
+	return true;
+}
+
+bool
+timeline_lose(struct timeline *tl, const char *reason)
+{
+	return timeline_lose_at(tl, reason, NULL, NULL, NULL);
+}
+
+bool
+timeline_note_wait(struct timeline *tl, uint32_t slot, uint64_t value)
+{
+	_Atomic uint64_t *w = atomic_load(&tl->waits_on);
+	struct timeline *producer;
+	bool dropped = false;
+	char why[160];
+
+	if (slot >= RIG_WORD_SLOTS)
+		return true;
+	if (!w) {
+		_Atomic uint64_t *none = NULL;
+
+		w = calloc(RIG_WORD_SLOTS, sizeof(*w));
+		if (!w)
+			return true;	/* then no spread can name us: the
+					 * producer's stop still ends the wait */
+		if (!atomic_compare_exchange_strong(&tl->waits_on, &none, w)) {
+			free(w);
+			w = none;
+		}
+	}
+	timeline_raise(&w[slot], value);
+	atomic_thread_fence(memory_order_seq_cst);	/* the note, then the check */
+	producer = timeline_get(slot);
+	if (!producer)
+		return true;
+	if (atomic_load(&producer->lost) && value > atomic_load(&producer->lost_at)) {
+		snprintf(why, sizeof(why), "lost with %s", producer->name);
+		timeline_lose_at(tl, why, NULL, NULL, producer->loss);
+		dropped = true;
+	}
+	timeline_put(producer);
+	return !dropped;
+}
+
+void
+loss_chain_text(const struct rig_loss *l, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (; l && n < len; l = l->cause) {
+		int k = n ? snprintf(buf + n, len - n, "; %s is lost: %s",
+				     l->device, l->reason) :
+			    snprintf(buf, len, "%s", l->reason);
+
+		if (k < 0)
+			break;
+		n += (size_t)k;
+	}
+}
+
+void
+timeline_forget(struct timeline *tl)
+{
+	atomic_store(&tl->lost, NULL);
+	loss_free(tl->loss);
+	tl->loss = NULL;
+	free((void *)atomic_load(&tl->waits_on));
+	atomic_store(&tl->waits_on, NULL);
+}
+
+void
+timeline_fork_prepare(void)
+{
+	pthread_mutex_lock(&lose_lock);
+	words_fork_prepare();
+}
+
+void
+timeline_fork_after(void)
+{
+	words_fork_after();
+	pthread_mutex_unlock(&lose_lock);
+}

@@ -6,6 +6,9 @@
  *    return RIG_ELOST, a host read of the memory the read was to fill
  *    returns RIG_ELOST instead of stale bytes, and M and HOST go on.
  *  - The same for a write.
+ *  - rig learns of the failure from the disk's eventfd (the polling thread
+ *    calls ops.events): a wait on the failed value returns RIG_ELOST with
+ *    no further work submitted.
  *  - A file that shrank behind the disk's back fails the read that finds
  *    its end (no zeroes stand in), and the disk is lost.
  *  - A missing file is refused at rig_disk_of_file; a copy past a file's
@@ -176,6 +179,31 @@ test_eio_on_write_loses_the_disk(void **state)
 	rig_buffer_release(h);
 }
 
+/* No submit after the failure: the eventfd alone makes rig lose the disk
+ * (without it the wait would run into its deadline: RIG_ETIMEDOUT). */
+static void
+test_failure_is_seen_without_more_work(void **state)
+{
+	struct env *e = *state;
+	const char *path = tmp_path("quiet.bin");
+	struct rig_buffer *f, *h;
+	struct rig_point p;
+	char want[600];
+
+	TRY(rig_disk_create_file(e->disk, path, 8192, &f));
+	TRY(rig_buffer_create(e->host, 8192, RIG_MEMORY_DEVICE, &h));
+	disk_fault_inject(e->engine, 1, EIO);
+	TRY(rig_buffer_copy(f, h, &p));
+	assert_int_equal(rig_wait(p, 60 * SECOND_NS), RIG_ELOST);
+	snprintf(want, sizeof(want), "fault: read of %s at 0: Input/output error", path);
+	assert_contains(rig_lost(e->disk), want);
+	assert_refused(rig_buffer_read(h, 0, (char[8]){ 0 }, 8), RIG_ELOST, "rig_buffer_read: ",
+		       "Input/output error");
+	assert_others_go_on(e);
+	rig_buffer_release(f);
+	rig_buffer_release(h);
+}
+
 /* The file shrinks behind the disk's back: the read that finds its end
  * fails the disk; no zeroes stand in for what was not read. */
 static void
@@ -232,6 +260,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_eio_on_read_loses_the_disk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eio_on_write_loses_the_disk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failure_is_seen_without_more_work, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shrunk_file_loses_the_disk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_file_and_extent_refused, setup, teardown),
 	};

@@ -144,8 +144,9 @@ const char *disk_mode(void *disk);
 
 /*
  * disk_event_fd() - the disk's eventfd: it becomes readable (a count of 1)
- * when the disk fails or stops, once disk_failure() has its text, so a
- * poller learns of a failure without a submit. The disk owns the fd and
+ * when the disk fails, once disk_failure() has its text, so a poller learns
+ * of a failure without a submit. A stop (or a failure after another) does
+ * not write it. The disk owns the fd and
  * closes it with the handle's memory; a caller that outlives the handle
  * dup()s it. Reading it consumes the count. Any thread.
  */

@@ -177,7 +177,7 @@ disk_stop(void *t, const char *reason)
 {
 	struct disk *d = t;
 
-	disk_fail(d, "stopped: %s", reason ? reason : "no reason given");
+	disk_fail_quiet(d, "stopped: %s", reason ? reason : "no reason given");
 	/* Pairs with the acquire in the loop's halted() (and in file.c's
 	 * stopped()): whoever sees stopping sees the failure text too. */
 	atomic_store_explicit(&d->stopping, true, memory_order_release);

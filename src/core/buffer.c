@@ -149,9 +149,10 @@ wait_claimed(const char *func, const struct waitset *ws)
 		loss_chain_text(tl->loss, chain, sizeof(chain));
 	else
 		snprintf(chain, sizeof(chain), "lost");
-	ret = rig_fail_at(func, ret, "the work of value %llu on %s was dropped: %s",
+	ret = rig_fail_at(func, ret, "the work of value %llu on %s was dropped: %s is lost: %s",
 			  (unsigned long long)dropped.value,
-			  tl ? tl->name : "an ended device", chain);
+			  tl ? tl->name : "an ended device",
+			  tl ? tl->name : "it", chain);
 	if (tl)
 		timeline_put(tl);
 	return ret;

@@ -98,7 +98,12 @@ on_events(struct timeline *tl)
 static const void *
 owner_of(struct timeline *tl, uint64_t value)
 {
-	return deferred_submission(of_timeline(tl), value);
+	struct rig_device *d = of_timeline(tl);
+	const void *s = submit_running_owner(&d->sub, value);
+
+	/* The job's own first: it goes to the deferred list before it
+	 * stops being the running one. */
+	return s ? s : deferred_submission(d, value);
 }
 
 /* The poller's call when the word moved and returns are pending. */
@@ -223,15 +228,16 @@ make_device(const struct rig_opener *o, bool inline_run, struct rig_device **out
 	d->tl.hang_ns = d->facts.hang_ms.some ? (uint64_t)d->facts.hang_ms.value * 1000000u : 0;
 	atomic_init(&d->refs, 1);
 	atomic_init(&d->opens, 1);
+	if (submit_start(&d->sub, &d->tl) < 0) {
+		ret = rig_cause(RIG_EAGAIN, "%s: no thread for its submissions", o->name);
+		goto err_stop;
+	}
 	if (poller_register(&d->tl) < 0) {
 		ret = rig_cause(RIG_EAGAIN, "%s: the polling thread cannot watch its events_fd",
 				o->name);
-		goto err_stop;
-	}
-	if (submit_start(&d->sub, &d->tl) < 0) {
-		poller_unregister(&d->tl);
-		ret = rig_cause(RIG_EAGAIN, "%s: no thread for its submissions", o->name);
-		goto err_stop;
+		timeline_lose(&d->tl, "refused at open");
+		submit_stop(&d->sub);	/* stops the driver */
+		goto err_release;
 	}
 	d->next = devices;
 	devices = d;
@@ -239,6 +245,7 @@ make_device(const struct rig_opener *o, bool inline_run, struct rig_device **out
 	return 0;
 err_stop:
 	d->ops->stop(d->handle, "refused at open");
+err_release:
 	if (d->ops->release)
 		d->ops->release(d->handle);
 err_slot:

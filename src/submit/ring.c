@@ -71,17 +71,20 @@ sring_ring(struct sring *r)
 	futex_wake_all(&r->bell);
 }
 
-void
-sring_sleep_sc(struct sring *r, uint64_t v)
+uint32_t
+sring_bell(struct sring *r)
 {
-	uint32_t bell;
+	return atomic_load_explicit(&r->bell, memory_order_seq_cst);
+}
 
+void
+sring_sleep_sc(struct sring *r, uint64_t v, uint32_t bell)
+{
 	for (int i = 0; i < SPINS; i++) {
-		if (sring_ready_sc(r, v))
+		if (sring_ready_sc(r, v) || sring_bell(r) != bell)
 			return;
 		cpu_relax();
 	}
-	bell = atomic_load_explicit(&r->bell, memory_order_seq_cst);
 	atomic_store_explicit(&r->asleep, 1, memory_order_seq_cst);
 	if (!sring_ready_sc(r, v))
 		futex_wait(&r->bell, bell, UINT64_MAX);

@@ -49,8 +49,12 @@ void sring_publish_mp(struct sring *r, uint64_t v, void *job);
 void *sring_take_sc(struct sring *r, uint64_t v);
 /* True when v's job is published (the consumer's peek). */
 bool sring_ready_sc(struct sring *r, uint64_t v);
-/* Sleep until v is published or the bell rings (sring_ring). */
-void sring_sleep_sc(struct sring *r, uint64_t v);
+/* The bell's count: read it before looking at what a ring announces. */
+uint32_t sring_bell(struct sring *r);
+/* Sleep until v is published or the bell rang since it showed bell
+ * (sring_bell() read before the caller's last looks, so no ring between
+ * those looks and the sleep is missed). */
+void sring_sleep_sc(struct sring *r, uint64_t v, uint32_t bell);
 /* Wake the consumer whatever it waits for (a stop, a commit request). */
 void sring_ring(struct sring *r);
 

@@ -231,6 +231,8 @@ run_locked(struct submitter *s, uint64_t v, struct job *job, bool more)
 		job->prepare(job);
 	if (is_lost(s) || !make_room(s, v, job))
 		goto out;
+	atomic_store(&s->running_owner, job->owner);
+	atomic_store(&s->running_value, v);
 	if (!note_waits(s, job))
 		goto out;
 	r = s->drv->submit(s->edge, v, job->parts, job->nparts, job->waits,
@@ -249,6 +251,21 @@ run_locked(struct submitter *s, uint64_t v, struct job *job, bool more)
 out:
 	if (job != &empty && job->done)
 		job->done(job);
+	atomic_store(&s->running_value, 0);
+}
+
+const void *
+submit_running_owner(struct submitter *s, uint64_t value)
+{
+	const void *owner;
+
+	/* value, owner, value again: the owner read between two reads of
+	 * value is value's (values only grow; the next owner is stored only
+	 * after running_value went back to 0). */
+	if (atomic_load(&s->running_value) != value)
+		return NULL;
+	owner = atomic_load(&s->running_owner);
+	return atomic_load(&s->running_value) == value ? owner : NULL;
 }
 
 /*
@@ -313,12 +330,14 @@ stop_driver(struct submitter *s, uint64_t *v)
 	}
 	if (v)
 		drop_ready(s, v);
-	pthread_rwlock_wrlock(&s->ops_lock);
+	/* The driver lock first: it comes before the locks counted calls
+	 * run under (mem_lock, then the ops lock). */
 	pthread_mutex_lock(&s->driver_lock);
+	pthread_rwlock_wrlock(&s->ops_lock);
 	s->ops->stop(s->handle, atomic_load(&s->tl->lost));
 	atomic_store(&s->stopped, true);
-	pthread_mutex_unlock(&s->driver_lock);
 	pthread_rwlock_unlock(&s->ops_lock);
+	pthread_mutex_unlock(&s->driver_lock);
 	/* The driver writes the word no more: show every value issued, so
 	 * the dropped values are settled, and a stamp naming this slot is
 	 * signaled whoever holds the slot next. */
@@ -343,6 +362,7 @@ thread_loop(void *arg)
 
 	prctl(PR_SET_NAME, "rig-submit");
 	for (;;) {
+		uint32_t bell = sring_bell(&s->ring);	/* before the looks */
 		struct job *job;
 
 		if (is_lost(s))
@@ -351,7 +371,7 @@ thread_loop(void *arg)
 			if (atomic_load(&s->stopping) &&
 			    v > atomic_load(&s->tl->issued))
 				break;
-			sring_sleep_sc(&s->ring, v);
+			sring_sleep_sc(&s->ring, v, bell);
 			continue;
 		}
 		job = sring_take_sc(&s->ring, v);

@@ -56,6 +56,10 @@ struct submitter {
 	 * (alloc, free, load, an events call...), write-held around stop. */
 	pthread_rwlock_t ops_lock;
 	_Atomic bool stopped;		/* the driver's stop returned */
+	/* The value whose job the thread is handing over now, and its owner
+	 * (a loss's record may need it before the job is let go). */
+	_Atomic uint64_t running_value;
+	const void *_Atomic running_owner;
 	_Atomic bool stopping;
 	bool has_thread;
 	pthread_t thread;
@@ -105,6 +109,9 @@ void submit_publish(struct submitter *s, uint64_t v, struct job *job);
  * the job is handed over. NULL in programs.
  */
 extern void (*submit_trace)(int slot, uint64_t value, const struct job *job);
+
+/* The owner of the job of value while it is being handed over, or NULL. */
+const void *submit_running_owner(struct submitter *s, uint64_t value);
 
 /* Lose the device: the reason, kept; no new work reaches the driver. */
 void submit_lose(struct submitter *s, const char *fmt, ...)

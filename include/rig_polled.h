@@ -101,6 +101,9 @@ uint64_t rig_polled_overlaps(struct rig_polled *p);
 /* The eventfd of the open device's interrupt source, or -1 (a test's check
  * that fds do not leak). */
 int rig_polled_events_fd(struct rig_polled *p);
+/* Devices made (successful makes): with rig_polled_stops(), each made
+ * device stopped once. */
+uint64_t rig_polled_makes(struct rig_polled *p);
 uint64_t rig_polled_ran(struct rig_polled *p);
 uint64_t rig_polled_commits(struct rig_polled *p);
 uint64_t rig_polled_submits(struct rig_polled *p);

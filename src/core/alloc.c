@@ -212,15 +212,8 @@ alloc_discard(struct alloc *a)
 static bool
 limbo_waits_locked(struct rig_device *d, struct waitset *ws)
 {
-	for (struct alloc *a = d->limbo; a; a = a->next) {
-		const struct stamps *st = &a->root->stamps;
-
-		for (size_t i = 0; i < st->n; i++) {
-			waitset_add(ws, st->seg[i].write);
-			for (uint32_t k = 0; k < st->seg[i].nreads; k++)
-				waitset_add(ws, st->seg[i].reads[k]);
-		}
-	}
+	for (struct alloc *a = d->limbo; a; a = a->next)
+		stamps_waits(&a->root->stamps, ws);
 	return d->limbo != NULL;
 }
 
@@ -380,11 +373,35 @@ alloc_put(struct alloc *a)
 		alloc_free(a);
 }
 
+/*
+ * Wait until every use other devices made of d's memory (through borrowed
+ * buffers) is settled: their work may still run. No claim adds a use
+ * meanwhile, since d is lost (claim_lock).
+ */
+static void
+await_borrowers(struct rig_device *d)
+{
+	struct waitset ws = { 0 };
+	struct stamp dropped;
+
+	pthread_mutex_lock(&d->mem_lock);
+	for (struct alloc *a = d->live; a; a = a->next)
+		if (a->root == a) {
+			pthread_mutex_lock(&a->lock);
+			stamps_waits(&a->stamps, &ws);
+			pthread_mutex_unlock(&a->lock);
+		}
+	pthread_mutex_unlock(&d->mem_lock);
+	claim_wait_host(&ws, &dropped);
+	waitset_fini(&ws);
+}
+
 void
 alloc_end_all(struct rig_device *d, const char *why)
 {
 	struct alloc *a, *next, *limbo;
 
+	await_borrowers(d);
 	pthread_mutex_lock(&d->mem_lock);
 	image_end_all_locked(d);
 	limbo = d->limbo;

@@ -50,6 +50,12 @@ claim_lock(struct use *u, size_t n, struct waitset *ws)
 			claim_unlock(u, n);
 			return rig_cause(RIG_EINVAL, "a buffer is dead: %s", why);
 		}
+		/* Memory of a lost device is used no more: its end waits
+		 * only for the uses already stamped. */
+		if (atomic_load(&u[i].a->d->tl.lost)) {
+			claim_unlock(u, n);
+			return device_check_live(NULL, u[i].a->d);
+		}
 		if (stamps_prepare(&u[i].a->stamps, u[i].lo, u[i].hi, u[i].kind, ws) < 0) {
 			claim_unlock(u, n);
 			return rig_cause(RIG_ENOMEM, "no memory for the stamps of a claim");

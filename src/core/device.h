@@ -36,7 +36,7 @@ struct alloc {
 	struct stamps stamps;		/* the root's: who wrote and read each word last */
 	_Atomic uint32_t refs;		/* buffers over it */
 	_Atomic uint32_t holds;		/* the root's: claims and taken runs holding it */
-	const char *dead;		/* why its memory ended; NULL while live */
+	const char *_Atomic dead;	/* why its memory ended; NULL while live */
 	void *io_file, *io_host;	/* borrowed from a file: its host map (io.c) */
 	uint64_t io_bytes;
 	struct alloc *prev, *next;	/* d's live list, or its limbo list */

@@ -76,7 +76,10 @@ struct rig_polled {
 	_Atomic unsigned block_mask;	/* rig_polled_block(): 1 << call */
 	_Atomic int blocked;
 	_Atomic int in_call;		/* calls of rig's in the driver now */
-	_Atomic uint64_t stops, overlaps;
+	_Atomic uint64_t stops, overlaps, makes;
+	/* The control calls (stall, committed...) look at dev under it, so
+	 * the device's release never frees what one still uses. */
+	pthread_mutex_t ctl_lock;
 };
 
 struct pregion {
@@ -564,10 +567,13 @@ polled_release(void *t)
 {
 	struct pdev *d = t;
 
+	/* Out of the control calls' sight first. */
+	pthread_mutex_lock(&d->p->ctl_lock);
+	atomic_store(&d->p->dev, NULL);
+	pthread_mutex_unlock(&d->p->ctl_lock);
 	pthread_cond_destroy(&d->cond);
 	pthread_mutex_destroy(&d->lock);
 	close(d->efd);
-	atomic_store(&d->p->dev, NULL);
 	free(d);
 }
 
@@ -656,7 +662,7 @@ polled_make(const struct rig_opener *o, _Atomic uint64_t *word, void **handle,
 	    char *why, size_t why_len)
 {
 	struct rig_polled *p = o->arg;
-	struct pdev *d, *none = NULL;
+	struct pdev *d;
 	uint64_t w;
 
 	if (failing(p, CALL_MAKE)) {
@@ -667,7 +673,10 @@ polled_make(const struct rig_opener *o, _Atomic uint64_t *word, void **handle,
 		snprintf(why, why_len, "no memory for the device's state");
 		return -ENOMEM;
 	}
-	if (!atomic_compare_exchange_strong(&p->dev, &none, d)) {
+	/* Under ctl_lock: the control calls see no device, or a whole one. */
+	pthread_mutex_lock(&p->ctl_lock);
+	if (atomic_load(&p->dev)) {
+		pthread_mutex_unlock(&p->ctl_lock);
 		free(d);
 		snprintf(why, why_len, "a name opens once, and %s is open", o->name);
 		return -EBUSY;
@@ -684,16 +693,19 @@ polled_make(const struct rig_opener *o, _Atomic uint64_t *word, void **handle,
 	pthread_mutex_init(&d->lock, NULL);
 	pthread_cond_init(&d->cond, NULL);
 	if (d->efd < 0 || pthread_create(&d->worker, NULL, worker, d) != 0) {
+		pthread_mutex_unlock(&p->ctl_lock);
 		if (d->efd >= 0)
 			close(d->efd);
 		pthread_cond_destroy(&d->cond);
 		pthread_mutex_destroy(&d->lock);
-		atomic_store(&p->dev, NULL);
 		snprintf(why, why_len, "no %s for the worker",
 			 d->efd < 0 ? "eventfd" : "thread");
 		free(d);
 		return -EAGAIN;
 	}
+	atomic_store(&p->dev, d);
+	pthread_mutex_unlock(&p->ctl_lock);
+	atomic_fetch_add(&p->makes, 1);
 	*handle = d;
 	return 0;
 }
@@ -710,6 +722,7 @@ rig_polled_create(const struct rig_polled_config *c, struct rig_polled **out)
 	if (!(p = calloc(1, sizeof(*p))))
 		return -ENOMEM;
 	p->c = *c;
+	pthread_mutex_init(&p->ctl_lock, NULL);
 	if (!p->c.name)
 		p->c.name = "POLLED";
 	if (!p->c.lag)
@@ -736,6 +749,8 @@ rig_polled_create(const struct rig_polled_config *c, struct rig_polled **out)
 void
 rig_polled_destroy(struct rig_polled *p)
 {
+	if (p)
+		pthread_mutex_destroy(&p->ctl_lock);
 	free(p);
 }
 
@@ -762,12 +777,14 @@ rig_polled_stall(struct rig_polled *p, bool stalled)
 	struct pdev *d;
 
 	atomic_store(&p->stalled, stalled);
+	pthread_mutex_lock(&p->ctl_lock);
 	d = atomic_load(&p->dev);
 	if (d && !stalled) {
 		pthread_mutex_lock(&d->lock);
 		pthread_cond_broadcast(&d->cond);
 		pthread_mutex_unlock(&d->lock);
 	}
+	pthread_mutex_unlock(&p->ctl_lock);
 }
 
 uint64_t rig_polled_ran(struct rig_polled *p) { return atomic_load(&p->ran); }
@@ -781,14 +798,17 @@ bool rig_polled_open(struct rig_polled *p) { return atomic_load(&p->dev) != NULL
 uint64_t
 rig_polled_committed(struct rig_polled *p)
 {
-	struct pdev *d = atomic_load(&p->dev);
+	struct pdev *d;
 	uint64_t c = 0;
 
+	pthread_mutex_lock(&p->ctl_lock);
+	d = atomic_load(&p->dev);
 	if (d) {
 		pthread_mutex_lock(&d->lock);
 		c = d->committed;
 		pthread_mutex_unlock(&d->lock);
 	}
+	pthread_mutex_unlock(&p->ctl_lock);
 	return c;
 }
 
@@ -815,12 +835,18 @@ rig_polled_block(struct rig_polled *p, const char *call, bool blocked)
 
 int rig_polled_blocked(struct rig_polled *p) { return atomic_load(&p->blocked); }
 uint64_t rig_polled_stops(struct rig_polled *p) { return atomic_load(&p->stops); }
+uint64_t rig_polled_makes(struct rig_polled *p) { return atomic_load(&p->makes); }
 uint64_t rig_polled_overlaps(struct rig_polled *p) { return atomic_load(&p->overlaps); }
 
 int
 rig_polled_events_fd(struct rig_polled *p)
 {
-	struct pdev *d = atomic_load(&p->dev);
+	struct pdev *d;
+	int fd;
 
-	return d ? d->efd : -1;
+	pthread_mutex_lock(&p->ctl_lock);
+	d = atomic_load(&p->dev);
+	fd = d ? d->efd : -1;
+	pthread_mutex_unlock(&p->ctl_lock);
+	return fd;
 }

@@ -205,6 +205,16 @@ stamps_record(struct stamps *s, uint64_t lo, uint64_t hi, enum use_kind u,
 	}
 }
 
+void
+stamps_waits(const struct stamps *s, struct waitset *ws)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		waitset_add(ws, s->seg[i].write);
+		for (uint32_t k = 0; k < s->seg[i].nreads; k++)
+			waitset_add(ws, s->seg[i].reads[k]);
+	}
+}
+
 static bool
 mergeable(const struct seg *a, const struct seg *b)
 {

@@ -12,9 +12,12 @@
  *  - a barrier follows the writes before it, also a borrowed map's;
  *  - a borrowed file is the file's bytes, both ways, and its map goes with
  *    it;
+ *  - threads that copy through one file at once, each its own range,
+ *    with barriers between, each get their own bytes back;
  *  - every refusal names the call and the cause and changes nothing.
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <linux/capability.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -141,6 +144,75 @@ test_word_in_order(void **state)
 	rig_buffer_release(fs);
 	rig_buffer_release(hb);
 	rig_buffer_release(hs);
+}
+
+/* Threads at once on one file: each writes its own range from its own
+ * buffers, reads it back into another device's buffer, and now and then
+ * makes the file durable; what each reads is what it wrote. */
+enum { THREADS = 4, SPAN = 64 << 10, ROUNDS = 60 };
+
+struct racer {
+	struct env *e;
+	struct rig_buffer *file;	/* the whole file */
+	int id;
+	const char *failed;		/* NULL, or what went wrong */
+	char why[256];			/* the thread's rig_why() then */
+};
+
+static void *
+race(void *arg)
+{
+	struct racer *r = arg;
+	unsigned char *want = malloc(SPAN), *got = malloc(SPAN);
+	struct rig_buffer *range, *h, *m;
+	uint64_t s = 1000 + (uint64_t)r->id;
+
+	if (rig_buffer_view(r->file, (size_t)r->id * SPAN, SPAN, RIG_READ_WRITE, &range) < 0 ||
+	    rig_buffer_create(r->e->host, SPAN, RIG_MEMORY_DEVICE, &h) < 0 ||
+	    rig_buffer_create(r->e->mem, SPAN, RIG_MEMORY_DEVICE, &m) < 0) {
+		r->failed = "setting up";
+		snprintf(r->why, sizeof(r->why), "%s", rig_why());
+		return NULL;
+	}
+	for (int i = 0; i < ROUNDS && !r->failed; i++) {
+		fill_random(want, SPAN, &s);
+		if (rig_buffer_write(h, 0, want, SPAN) < 0 ||
+		    rig_buffer_copy(h, range, NULL) < 0 ||
+		    (i % 10 == 0 && rig_disk_barrier(range, NULL) < 0) ||
+		    rig_buffer_copy(range, m, NULL) < 0 ||
+		    rig_buffer_read(m, 0, got, SPAN) < 0)
+			r->failed = "a call failed";
+		else if (memcmp(got, want, SPAN))
+			r->failed = "bytes came back wrong";
+	}
+	snprintf(r->why, sizeof(r->why), "%s", rig_why());
+	rig_buffer_release(range);
+	rig_buffer_release(h);
+	rig_buffer_release(m);
+	free(want);
+	free(got);
+	return NULL;
+}
+
+static void
+test_threads_share_a_file(void **state)
+{
+	struct env *e = *state;
+	struct racer r[THREADS];
+	pthread_t t[THREADS];
+	struct rig_buffer *f;
+
+	TRY(rig_disk_create_file(e->disk, tmp_path("race.bin"), THREADS * SPAN, &f));
+	for (int i = 0; i < THREADS; i++) {
+		r[i] = (struct racer){ .e = e, .file = f, .id = i };
+		assert_int_equal(pthread_create(&t[i], NULL, race, &r[i]), 0);
+	}
+	for (int i = 0; i < THREADS; i++) {
+		pthread_join(t[i], NULL);
+		if (r[i].failed)
+			fail_msg("thread %d: %s (%s)", i, r[i].failed, r[i].why);
+	}
+	rig_buffer_release(f);
 }
 
 /* pread the file at path: what the file system holds. */
@@ -514,6 +586,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_round_trips, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chain_needs_no_wait, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_word_in_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_threads_share_a_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_barrier_follows_writes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_borrow_is_the_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals_change_nothing, setup, teardown),

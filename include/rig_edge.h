@@ -357,9 +357,12 @@ struct rig_fault_site {
  *   wakes its waiters), or RIG_FAULT with *fault and *site set (site's
  *   fields start unknown), which loses the device. NULL without events_fd.
  *   Called from one thread at a time, concurrently with the C functions.
- * stop: stops the device's work, with the reason it was lost. Afterwards
- *   rig returns the remaining regions (free) and images (unload), which
- *   must still work, then calls release.
+ * stop: stops the device's work, with the reason it was lost. rig calls it
+ *   soon after the loss, from the device's submission thread, once no call
+ *   of the driver is in flight (room, submit and commit, even those that
+ *   block, and every operation here), and raises the word to the last value
+ *   it gave submit. Afterwards rig returns the remaining regions (free) and
+ *   images (unload), which must still work, then calls release.
  * release: frees the handle; nothing of the device is used after it. May
  *   be NULL where stop leaves nothing to free.
  */

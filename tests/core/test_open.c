@@ -207,6 +207,13 @@ test_counters_without_measures(void **state)
 }
 
 static void
+test_events_fd_without_events(void **state)
+{
+	fake_facts.events_fd = RIG_SOME(0);
+	refused("facts give events_fd 0 but ops has no events");
+}
+
+static void
 test_facts_fault(void **state)
 {
 	struct rig_device *d = NULL;
@@ -301,6 +308,7 @@ main(void)
 		cmocka_unit_test_setup(test_edge_null, setup),
 		cmocka_unit_test_setup(test_edge_first_member_null, setup),
 		cmocka_unit_test_setup(test_counters_without_measures, setup),
+		cmocka_unit_test_setup(test_events_fd_without_events, setup),
 		cmocka_unit_test_setup(test_facts_fault, setup),
 		cmocka_unit_test_setup(test_failed_make_leaves_nothing, setup),
 		cmocka_unit_test_setup(test_bad_openers, setup),

@@ -233,21 +233,82 @@ int rig_buffer_write(struct rig_buffer *b, size_t offset, const void *src,
 /*
  * rig_buffer_copy() - submit a copy of src's bytes into dst as device work
  * on their device, ordered after the last write of src and every use of
- * dst; *out (may be NULL) is its point. Returns 0; RIG_EINVAL for buffers
- * of other lengths or devices, overlapping buffers, a read-only or dead dst;
- * RIG_ELOST.
+ * dst; *out (may be NULL) is its point. One side may be a file of a disk
+ * and the other memory the host addresses on any device: the disk runs
+ * the copy. Returns 0; RIG_EINVAL for buffers of other lengths or devices,
+ * overlapping buffers, a read-only or dead dst, two files, a file and
+ * memory with no host address; RIG_ELOST.
  */
 int rig_buffer_copy(struct rig_buffer *src, struct rig_buffer *dst,
 		    struct rig_point *out);
 
 /*
  * rig_buffer_borrow() - b's memory made usable on device d2: a buffer on d2
- * over the same bytes (host memory d2 maps, or a peer mapping), ordered by
- * the same stamps as b. Returns 0; RIG_EINVAL for a dead b or memory d2
+ * over the same bytes (host memory d2 maps, or a peer mapping; for a file
+ * of a disk, a shared map of the file that d2 maps as host memory, undone
+ * when the borrowed memory returns), ordered by the same stamps as b. Returns 0; RIG_EINVAL for a dead b or memory d2
  * does not map; RIG_ELOST; RIG_ENOMEM when d2 has no room for the mapping.
  */
 int rig_buffer_borrow(struct rig_buffer *b, struct rig_device *d2,
 		      struct rig_buffer **out);
+
+/* ---- Io devices: disks -------------------------------------------------- */
+
+/*
+ * An Io device's memory is reached through calls, not addresses: a disk's
+ * memory is files (rig_disk.h). Its buffers are file buffers; the host
+ * reads and writes them only through copies to and from memory it
+ * addresses (rig_buffer_copy), which are the disk's work, ordered by the
+ * same stamps as all work, and advance the disk's timeline in value order.
+ * The disk runs its I/O in an io_uring loop, or in a pool of pread/pwrite
+ * threads where io_uring is denied (rig_disk.h, modes). A disk that fails
+ * an I/O (an I/O error, a file that shrank behind its back) is lost with
+ * the error's text, such as "read of /d/f.bin at 4096: Input/output error";
+ * no copy ever shows bytes that were not read.
+ */
+
+/*
+ * rig_open_io() - open the Io device an Io opener names (such as
+ * rig_disk_opener), or return the one open under that name, as rig_open()
+ * does. rig runs it as a driver of one queue "IO" that runs copies.
+ * rig_buffer_create() and rig_submission_make() refuse it: its buffers
+ * come from rig_disk_create_file() and rig_disk_of_file(). Any thread, not
+ * from a callback. Returns 0; RIG_EINVAL for a bad opener, or make's
+ * status with its message; RIG_ENOMEM.
+ */
+int rig_open_io(const struct rig_io_opener *opener, struct rig_device **out);
+
+/*
+ * rig_disk_create_file() - create the file at path (truncating one that
+ * exists) with bytes zero bytes, and return a read-write buffer over it on
+ * the disk. Blocks on the file system. Returns 0; RIG_EINVAL for a device
+ * that is no disk, a NULL or empty path, a negative size, a call from a
+ * callback, or a file the system refuses (rig_why() gives errno's text);
+ * RIG_ELOST; RIG_ENOMEM. A refusal creates nothing.
+ */
+int rig_disk_create_file(struct rig_device *disk, const char *path, size_t bytes,
+			 struct rig_buffer **out);
+
+/*
+ * rig_disk_of_file() - a buffer over the existing regular file at path, of
+ * its size now, with access RIG_READ_WRITE or RIG_READ_ONLY. Returns 0;
+ * RIG_EINVAL as rig_disk_create_file(), and for a missing or unreadable
+ * file, a directory or another non-regular file (rig_why() names the path
+ * and the cause), or RIG_READ_WRITE of a file that only opens read-only;
+ * RIG_ELOST; RIG_ENOMEM.
+ */
+int rig_disk_of_file(struct rig_device *disk, const char *path,
+		     enum rig_access access, struct rig_buffer **out);
+
+/*
+ * rig_disk_barrier() - make the written data of file's whole file durable
+ * (fsync), as the disk's work, after every earlier write of the file: the
+ * disk's copies into it, and other devices' work through borrowed maps of
+ * it. *out (may be NULL) is its point: once reached, the data is on the
+ * disk. Returns 0; RIG_EINVAL for a dead buffer or one that is no file of
+ * a disk; RIG_ELOST.
+ */
+int rig_disk_barrier(struct rig_buffer *file, struct rig_point *out);
 
 /* ---- Claims ----------------------------------------------------------- */
 

@@ -3,9 +3,10 @@
  * memory is files, run by one io_uring loop per disk.
  *
  * This header is the disk library's public face: its opener and the options
- * a program may give it. The calls that make buffers over files
- * (rig_disk_create_file, rig_disk_of_file) and rig_open_io belong to rig's
- * core and come with it. Nothing here blocks; none is a system call.
+ * a program may give it. rig's core runs it as a device: rig_open_io(),
+ * the buffers over files (rig_disk_create_file, rig_disk_of_file) and
+ * rig_disk_barrier() are in rig.h ("Io devices: disks"). Nothing here
+ * blocks; none is a system call.
  *
  * A disk runs in one of three modes, chosen when it opens and reported by
  * name ("io_uring", "io_uring (no registered buffers)", "threads"):

@@ -15,6 +15,7 @@
 #include "core/device.h"
 #include "core/error.h"
 #include "core/image.h"
+#include "core/io.h"
 
 static void
 list_add(struct alloc **head, struct alloc *a)
@@ -64,6 +65,7 @@ return_memory_locked(struct rig_device *d, struct alloc *a)
 		submit_call_leave(&d->sub);
 	}
 	a->region = NULL;
+	io_unmap(a);		/* after d's mapping of it went */
 	d->allocated -= a->bytes;
 }
 
@@ -176,11 +178,31 @@ alloc_new(struct rig_device *d, uint64_t bytes, struct alloc *root)
 }
 
 void
+alloc_live_locked(struct rig_device *d, struct alloc *a)
+{
+	list_add(&d->live, a);
+	d->allocated += a->bytes;
+}
+
+int
 alloc_live(struct rig_device *d, struct alloc *a)
 {
+	int ret;
+
+	/* Under mem_lock: the device's end (alloc_end_all) either finds a
+	 * on the live list or we find the device lost. */
 	pthread_mutex_lock(&d->mem_lock);
-	list_add(&d->live, a);
+	if ((ret = device_check_live(NULL, d)) == 0)
+		alloc_live_locked(d, a);
 	pthread_mutex_unlock(&d->mem_lock);
+	return ret;
+}
+
+void
+alloc_discard(struct alloc *a)
+{
+	a->bytes = 0;
+	alloc_free(a);
 }
 
 /*
@@ -243,6 +265,9 @@ alloc_make(struct rig_device *d, uint64_t bytes, enum rig_memory kind,
 	struct alloc *a;
 	int ret;
 
+	if (io_device(d))
+		return rig_cause(RIG_EINVAL, "%s is an Io device: its memory is files "
+				 "(rig_disk_create_file, rig_disk_of_file)", d->name);
 	/* A device that declares host_addresses is asked for no Pinned
 	 * memory (seed 000): its own memory already serves the host. */
 	if (kind == RIG_MEMORY_PINNED && d->facts.host_addresses)

@@ -26,6 +26,10 @@ by_alloc(const void *x, const void *y)
 void
 claim_unlock(struct use *u, size_t n)
 {
+	/* First every range (an allocation's uses are neighbours in u, all
+	 * under its lock), then the locks. */
+	for (size_t i = 0; i < n; i++)
+		stamps_tidy_near(&u[i].a->stamps, u[i].lo, u[i].hi);
 	for (size_t i = 0; i < n; i++)
 		if (i == 0 || u[i].a != u[i - 1].a)
 			pthread_mutex_unlock(&u[i].a->lock);
@@ -37,10 +41,8 @@ claim_lock(struct use *u, size_t n, struct waitset *ws)
 	if (n > 1)
 		qsort(u, n, sizeof(*u), by_alloc);
 	for (size_t i = 0; i < n; i++)
-		if (i == 0 || u[i].a != u[i - 1].a) {
+		if (i == 0 || u[i].a != u[i - 1].a)
 			pthread_mutex_lock(&u[i].a->lock);
-			stamps_tidy(&u[i].a->stamps);
-		}
 	for (size_t i = 0; i < n; i++) {
 		if (u[i].a->dead) {
 			const char *why = u[i].a->dead;

@@ -2,11 +2,18 @@
  * core/copy.c: rig_buffer_copy(), a one-part submission of a copy on the
  * buffers' device, on its copy engine: claimed like every submit (claim.c),
  * so it follows the last write of src and every use of dst, on any device.
+ *
+ * The one copy between devices: a file of an Io device and memory the host
+ * addresses, on any device. The Io device runs it (its value), reading or
+ * writing the other side's memory through its host address; the claim
+ * stamps both allocations, so the other device's work orders against it
+ * as against its own.
  */
 #include <stdlib.h>
 
 #include "core/buffer.h"
 #include "core/error.h"
+#include "core/io.h"
 
 struct copy_job {
 	struct job job;
@@ -18,6 +25,28 @@ static void
 copy_done(struct job *job)
 {
 	free(job);
+}
+
+/* A copy with a side on an Io device: the other side is memory the host
+ * addresses, on a live device (the Io device's work uses it). */
+static int
+check_io(const char *func, struct rig_buffer *src, struct rig_buffer *dst)
+{
+	bool file_src = io_device(src->a->d);
+	struct rig_buffer *file = file_src ? src : dst, *other = file_src ? dst : src;
+	int ret;
+
+	if (io_device(other->a->d))
+		return rig_fail_at(func, RIG_EINVAL,
+				   "src and dst are both files (on %s and %s): copy through host memory",
+				   src->a->d->name, dst->a->d->name);
+	if (other->length && !other->a->loc.host)
+		return rig_fail_at(func, RIG_EINVAL,
+				   "%s on %s has no host address, which a copy with a file needs",
+				   file_src ? "dst" : "src", other->a->d->name);
+	if ((ret = device_check_live(func, other->a->d)) < 0)
+		return ret;
+	return device_check_live(func, file->a->d);
 }
 
 static int
@@ -35,36 +64,39 @@ check_copy(struct rig_buffer *src, struct rig_buffer *dst)
 		return rig_fail_at(func, RIG_EINVAL, "src has %llu bytes and dst %llu",
 				   (unsigned long long)src->length,
 				   (unsigned long long)dst->length);
+	if (rig_buffer_overlaps(src, dst))
+		return rig_fail_at(func, RIG_EINVAL, "src and dst share memory");
+	if (io_device(src->a->d) || io_device(dst->a->d))
+		return check_io(func, src, dst);
 	if (src->a->d != dst->a->d)
 		return rig_fail_at(func, RIG_EINVAL, "src lies on %s and dst on %s",
 				   src->a->d->name, dst->a->d->name);
-	if (rig_buffer_overlaps(src, dst))
-		return rig_fail_at(func, RIG_EINVAL, "src and dst share memory");
 	if (src->a->d->facts.copy_engine < 0)
 		return rig_fail_at(func, RIG_EINVAL, "%s has no copy engine",
 				   src->a->d->name);
 	return device_check_live(func, src->a->d);
 }
 
-/* The job, with room for nwaits waits of either kind. */
+/* The job of a copy of bytes from src to dst on d, with room for nwaits
+ * waits of either kind. Under the claim: the locations are those the
+ * memory has while the claim holds it live. */
 static struct copy_job *
-make_job(struct rig_buffer *src, struct rig_buffer *dst, size_t nwaits)
+make_job(struct rig_device *d, const struct rig_buffer *src,
+	 const struct rig_buffer *dst, uint64_t bytes, size_t nwaits)
 {
 	struct copy_job *cj = calloc(1, sizeof(*cj) + nwaits *
 				     (sizeof(struct rig_wait) + sizeof(struct stamp)));
-	struct rig_copy *c;
 
 	if (!cj)
 		return NULL;
 	cj->part.kind = RIG_COPY_PART;
-	cj->part.queue = (uint32_t)src->a->d->facts.copy_engine;
-	c = &cj->part.u.copy;
-	c->src = (struct rig_span){ src->a->loc, src->offset };
-	c->dst = (struct rig_span){ dst->a->loc, dst->offset };
-	c->bytes = src->length;
-	c->rows = 1;
-	c->src_pitch = c->dst_pitch = src->length;
-	c->fill = -1;
+	cj->part.queue = (uint32_t)d->facts.copy_engine;
+	cj->part.u.copy = (struct rig_copy){
+		.src = { src->a->loc, src->offset },
+		.dst = { dst->a->loc, dst->offset },
+		.bytes = bytes, .rows = 1, .src_pitch = bytes, .dst_pitch = bytes,
+		.fill = -1,
+	};
 	cj->job.parts = &cj->part;
 	cj->job.nparts = 1;
 	cj->job.waits = cj->waits;
@@ -74,31 +106,31 @@ make_job(struct rig_buffer *src, struct rig_buffer *dst, size_t nwaits)
 }
 
 int
-rig_buffer_copy(struct rig_buffer *src, struct rig_buffer *dst,
-		struct rig_point *out)
+copy_post(const char *func, struct rig_device *d, const struct rig_buffer *src,
+	  const struct rig_buffer *dst, uint64_t bytes, struct use *u, size_t n,
+	  struct rig_point *out)
 {
 	struct waitset ws = { 0 };
-	struct rig_device *d;
-	struct copy_job *cj;
-	struct use u[2];
+	struct copy_job *cj = NULL;
+	const char *dead;
 	uint64_t v;
 	int ret;
 
-	if ((ret = check_copy(src, dst)) < 0)
-		return ret;
-	d = src->a->d;
-	u[0] = (struct use){ .a = src->a->root, .kind = USE_READ };
-	u[1] = (struct use){ .a = dst->a->root, .kind = USE_WRITE };
-	words_of(src->offset, src->length, &u[0].lo, &u[0].hi);
-	words_of(dst->offset, dst->length, &u[1].lo, &u[1].hi);
-	if ((ret = claim_lock(u, 2, &ws)) < 0)
-		return rig_fail_keep(__func__, ret);
-	if (!(cj = make_job(src, dst, ws.n))) {
-		claim_unlock(u, 2);
+	if ((ret = claim_lock(u, n, &ws)) < 0)
+		return rig_fail_keep(func, ret);
+	/* A device's end marks its memory dead under these locks: checked
+	 * here, the memory stays until the claim's stamps are signaled. */
+	dead = buffer_dead(src) ? buffer_dead(src) : buffer_dead(dst);
+	if (dead)
+		ret = rig_fail_at(func, RIG_EINVAL, "the buffer is dead: %s", dead);
+	else if (!(cj = make_job(d, src, dst, bytes, ws.n)))
+		ret = rig_fail_at(func, RIG_ENOMEM, "no memory for the copy's job");
+	if (ret < 0) {
+		claim_unlock(u, n);
 		waitset_fini(&ws);
-		return rig_fail(RIG_ENOMEM, "no memory for the copy's job");
+		return ret;
 	}
-	ret = claim_draw(__func__, d, u, 2, &ws, &cj->job, &v);
+	ret = claim_draw(func, d, u, n, &ws, &cj->job, &v);
 	waitset_fini(&ws);
 	if (ret < 0) {
 		free(cj);
@@ -108,4 +140,22 @@ rig_buffer_copy(struct rig_buffer *src, struct rig_buffer *dst,
 	if (out)
 		*out = (struct rig_point){ d, v };
 	return 0;
+}
+
+int
+rig_buffer_copy(struct rig_buffer *src, struct rig_buffer *dst,
+		struct rig_point *out)
+{
+	struct use u[2];
+	int ret;
+
+	if ((ret = check_copy(src, dst)) < 0)
+		return ret;
+	u[0] = (struct use){ .a = src->a->root, .kind = USE_READ };
+	u[1] = (struct use){ .a = dst->a->root, .kind = USE_WRITE };
+	words_of(src->offset, src->length, &u[0].lo, &u[0].hi);
+	words_of(dst->offset, dst->length, &u[1].lo, &u[1].hi);
+	/* The Io device runs a copy with a file; else the buffers' device. */
+	return copy_post(__func__, io_device(dst->a->d) ? dst->a->d : src->a->d,
+			 src, dst, src->length, u, 2, out);
 }

@@ -37,6 +37,8 @@ struct alloc {
 	_Atomic uint32_t refs;		/* buffers over it */
 	_Atomic uint32_t holds;		/* the root's: claims and taken runs holding it */
 	const char *_Atomic dead;	/* why its memory ended; NULL while live */
+	void *io_file, *io_host;	/* borrowed from a file: its host map (io.c) */
+	uint64_t io_bytes;
 	struct alloc *prev, *next;	/* d's live list, or its limbo list */
 };
 
@@ -101,8 +103,13 @@ int alloc_make(struct rig_device *d, uint64_t bytes, enum rig_memory kind,
 /* A handle on d (mapping root's memory, if root), not yet live; NULL
  * without memory. */
 struct alloc *alloc_new(struct rig_device *d, uint64_t bytes, struct alloc *root);
-/* Put a made allocation on d's live list. */
-void alloc_live(struct rig_device *d, struct alloc *a);
+/* Put a made allocation on d's live list, counting its bytes; RIG_ELOST
+ * (a left as it was) once d is lost. */
+int alloc_live(struct rig_device *d, struct alloc *a);
+/* The same under d's mem_lock, d seen live. */
+void alloc_live_locked(struct rig_device *d, struct alloc *a);
+/* Free a handle from alloc_new() that never went live (no memory). */
+void alloc_discard(struct alloc *a);
 void alloc_put(struct alloc *a);
 /* The submitter's reclaim hook (a grow came up short). */
 bool alloc_reclaim_for_grow(struct submitter *sub);
@@ -177,6 +184,16 @@ const void *deferred_submission(struct rig_device *d, uint64_t value);
 void device_reap(struct rig_device *d);
 /* Count delta things that wait for d's word to move (the poller's cue). */
 void reap_pending(struct rig_device *d, int delta);
+
+/*
+ * copy.c: post a copy of bytes from src to dst (bytes 0 with src == dst a
+ * file: a barrier, io.c) on d's copy engine as the work of d's next value,
+ * claiming u[0..n) (rule 3); *out (may be NULL) gets its point. Refusals
+ * name func.
+ */
+int copy_post(const char *func, struct rig_device *d, const struct rig_buffer *src,
+	      const struct rig_buffer *dst, uint64_t bytes, struct use *u, size_t n,
+	      struct rig_point *out);
 
 /* route.c: a submit's waits into job->waits and job->host_waits (each
  * with room for ws->n). */

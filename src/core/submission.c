@@ -9,6 +9,7 @@
 
 #include "core/buffer.h"
 #include "core/error.h"
+#include "core/io.h"
 #include "core/submission.h"
 #include "submit/place.h"
 
@@ -529,6 +530,9 @@ rig_submission_make(struct rig_device *d, const struct rig_part_spec *parts,
 
 	if (!d || !out)
 		return rig_fail(RIG_EINVAL, "the %s is NULL", !d ? "device" : "out");
+	if (io_device(d))	/* its buffers are files: no part runs on them alone */
+		return rig_fail(RIG_EINVAL, "%s is an Io device: its work is rig_buffer_copy and rig_disk_barrier",
+				d->name);
 	if (!(s = calloc(1, sizeof(*s))))
 		return rig_fail(RIG_ENOMEM, "no memory for the submission");
 	s->d = d;

@@ -73,6 +73,7 @@
 #ifndef IO_DISK_H
 #define IO_DISK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
 
@@ -114,6 +115,10 @@ int disk_file_map(void *file, uint64_t offset, uint64_t bytes, void **host);
 /* Undo disk_file_map(file, offset, bytes, &host). Returns 0 or -EINVAL. */
 int disk_file_unmap(void *file, void *host, uint64_t bytes);
 
+/* The file was opened read-only (disk_file_open found writing refused):
+ * writes to it fail the disk, and its maps are read-only. Any thread. */
+bool disk_file_read_only(void *file);
+
 /*
  * disk_host_register() - pin bytes of host memory from host for the disk's
  * reads and writes (io_uring's registered buffers): pieces that lie inside
@@ -136,6 +141,16 @@ int disk_host_unregister(void *disk, void *host);
 
 /* "io_uring", "io_uring (no registered buffers)" or "threads". Any thread. */
 const char *disk_mode(void *disk);
+
+/*
+ * disk_event_fd() - the disk's eventfd: it becomes readable (a count of 1)
+ * when the disk fails, once disk_failure() has its text, so a poller learns
+ * of a failure without a submit. A stop (or a failure after another) does
+ * not write it. The disk owns the fd and
+ * closes it with the handle's memory; a caller that outlives the handle
+ * dup()s it. Reading it consumes the count. Any thread.
+ */
+int disk_event_fd(void *disk);
 
 /* The text of the disk's failure (or of its stop), NULL while it runs well.
  * Any thread; the text lives as long as the handle. */

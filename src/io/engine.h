@@ -138,6 +138,8 @@ struct disk {
 	/* failure: 0 none, 1 being written, 2 written (text in failure) */
 	_Atomic int failed;
 	char failure[320];
+	int event_fd;			/* an eventfd, written once by disk_fail()
+					 * (not by a stop's disk_fail_quiet()) */
 
 	pthread_mutex_t files_lock;	/* slot masks, ring teardown */
 	uint64_t file_slots[DISK_FILE_SLOTS / 64];
@@ -159,6 +161,8 @@ struct disk {
 
 /* fail.c */
 bool disk_fail(struct disk *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+bool disk_fail_quiet(struct disk *d, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 bool disk_has_failed(struct disk *d);
 const char *disk_failure_text(struct disk *d);

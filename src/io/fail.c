@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "io/engine.h"
 
@@ -31,24 +32,53 @@ disk_refuse(const char *call, int code, const char *fmt, ...)
 	return code;
 }
 
-/* Returns true if this call set the failure (false: one was set before). */
-bool
-disk_fail(struct disk *d, const char *fmt, ...)
+/* Keep the failure's text, the first one only; tell the eventfd if notify.
+ * Returns true if this call set it. */
+static bool
+fail_v(struct disk *d, bool notify, const char *fmt, va_list ap)
 {
 	int none = 0;
-	va_list ap;
 
 	if (!atomic_compare_exchange_strong_explicit(&d->failed, &none, 1,
 						     memory_order_acq_rel,
 						     memory_order_acquire))
 		return false;
-	va_start(ap, fmt);
 	vsnprintf(d->failure, sizeof(d->failure), fmt, ap);
-	va_end(ap);
 	/* Pairs with the acquire in disk_failure_text(): the text is
 	 * written before anyone reads it. */
 	atomic_store_explicit(&d->failed, 2, memory_order_release);
+	/* After the text: whoever the eventfd wakes finds it written (the
+	 * write is a system call, a full barrier). An eventfd's write of 1
+	 * fails only at a count near 2^64, which one write per disk never
+	 * reaches. */
+	if (notify)
+		(void)!write(d->event_fd, &(uint64_t){ 1 }, sizeof(uint64_t));
 	return true;
+}
+
+bool
+disk_fail(struct disk *d, const char *fmt, ...)
+{
+	va_list ap;
+	bool set;
+
+	va_start(ap, fmt);
+	set = fail_v(d, true, fmt, ap);
+	va_end(ap);
+	return set;
+}
+
+/* A stop's text: its caller knows of it, so the eventfd stays quiet. */
+bool
+disk_fail_quiet(struct disk *d, const char *fmt, ...)
+{
+	va_list ap;
+	bool set;
+
+	va_start(ap, fmt);
+	set = fail_v(d, false, fmt, ap);
+	va_end(ap);
+	return set;
 }
 
 bool

@@ -178,6 +178,12 @@ disk_file_release(void *t, void *file)
 		file_put(file);
 }
 
+bool
+disk_file_read_only(void *file)
+{
+	return ((struct disk_file *)file)->read_only;
+}
+
 int
 disk_file_map(void *file, uint64_t offset, uint64_t bytes, void **host)
 {

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "io/engine.h"
 
@@ -88,6 +90,7 @@ static void
 disk_free(struct disk *d)
 {
 	pthread_mutex_destroy(&d->files_lock);
+	close(d->event_fd);
 	free(d->pieces);
 	free(d);
 }
@@ -108,6 +111,12 @@ disk_new(const struct rig_disk_options *opt, _Atomic uint64_t *word)
 	uint64_t base = atomic_load_explicit(word, memory_order_acquire);
 
 	if (!d || !(d->pieces = calloc(opt->depth, sizeof(*d->pieces)))) {
+		free(d);
+		return NULL;
+	}
+	d->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (d->event_fd < 0) {
+		free(d->pieces);
 		free(d);
 		return NULL;
 	}
@@ -168,7 +177,7 @@ disk_stop(void *t, const char *reason)
 {
 	struct disk *d = t;
 
-	disk_fail(d, "stopped: %s", reason ? reason : "no reason given");
+	disk_fail_quiet(d, "stopped: %s", reason ? reason : "no reason given");
 	/* Pairs with the acquire in the loop's halted() (and in file.c's
 	 * stopped()): whoever sees stopping sees the failure text too. */
 	atomic_store_explicit(&d->stopping, true, memory_order_release);
@@ -189,6 +198,12 @@ const char *
 disk_mode(void *disk)
 {
 	return atomic_load_explicit(&((struct disk *)disk)->mode, memory_order_relaxed);
+}
+
+int
+disk_event_fd(void *disk)
+{
+	return ((struct disk *)disk)->event_fd;
 }
 
 const char *

@@ -192,7 +192,7 @@ stamps_record(struct stamps *s, uint64_t lo, uint64_t hi, enum use_kind u,
 	      struct stamp st)
 {
 	/* The edges lo and hi were made by stamps_prepare(), and nothing
-	 * joins segments until the claim ends (stamps_tidy). */
+	 * joins segments until the claim ends (stamps_tidy_near). */
 	for (size_t i = find(s, lo); i < s->n && s->seg[i].lo < hi; i++) {
 		struct seg *g = &s->seg[i];
 
@@ -215,22 +215,40 @@ stamps_waits(const struct stamps *s, struct waitset *ws)
 	}
 }
 
-void
-stamps_tidy(struct stamps *s)
+static bool
+mergeable(const struct seg *a, const struct seg *b)
 {
-	size_t k = 0;
+	return !a->nreads && !b->nreads && a->write.slot == b->write.slot &&
+	       a->write.value == b->write.value;
+}
 
-	for (size_t i = 1; i < s->n; i++) {
+void
+stamps_tidy_near(struct stamps *s, uint64_t lo, uint64_t hi)
+{
+	uint64_t end;
+	size_t first, last, k;
+
+	if (!s->n)
+		return;
+	/* From the segment left of lo to the one holding hi: every pair
+	 * the claim's edges or stamps may have made joinable. */
+	end = s->seg[s->n - 1].hi;
+	first = lo < end ? find(s, lo) : s->n - 1;
+	first -= first > 0;
+	last = hi < end ? find(s, hi) : s->n - 1;
+	k = first;
+	for (size_t i = first + 1; i <= last; i++) {
 		struct seg *a = &s->seg[k], *b = &s->seg[i];
 
-		if (!a->nreads && !b->nreads && a->write.slot == b->write.slot &&
-		    a->write.value == b->write.value) {
+		if (mergeable(a, b)) {
 			a->hi = b->hi;
 			free(b->reads);
 			continue;
 		}
 		s->seg[++k] = *b;
 	}
-	if (s->n)
-		s->n = k + 1;
+	if (k == last)
+		return;
+	memmove(&s->seg[k + 1], &s->seg[last + 1], (s->n - last - 1) * sizeof(*s->seg));
+	s->n -= last - k;
 }

@@ -61,11 +61,17 @@ int stamps_prepare(struct stamps *s, uint64_t lo, uint64_t hi, enum use_kind u,
 void stamps_record(struct stamps *s, uint64_t lo, uint64_t hi, enum use_kind u,
 		   struct stamp st);
 
+/*
+ * Join neighbours that keep the same stamps around words [lo, hi), once a
+ * claim of them ends (recorded or not). Only a claim's edges and stamps
+ * make neighbours joinable, so tidying each claim's ranges keeps the whole
+ * map joined, at the cost of a search and the segments in the range, not
+ * of the whole map (which many views of one allocation make long).
+ */
+void stamps_tidy_near(struct stamps *s, uint64_t lo, uint64_t hi);
+
 /* Add every stamp of s, writes and reads, to ws. */
 void stamps_waits(const struct stamps *s, struct waitset *ws);
-
-/* Join neighbours that keep the same stamps; before a claim's prepares. */
-void stamps_tidy(struct stamps *s);
 
 /* Add (slot, value) to ws, keeping the highest value per slot. */
 int waitset_add(struct waitset *ws, struct stamp st);

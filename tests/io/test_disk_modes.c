@@ -1,5 +1,7 @@
 /*
  * test_disk_modes: the disk degrades instead of dying, and says how it runs.
+ * In each mode the round trips pass twice: on the engine, and through rig
+ * (rig_open_io, file buffers, copies with a memory device's buffers).
  *  - Under a low locked-memory limit (RLIMIT_MEMLOCK of 64 KiB, without
  *    CAP_IPC_LOCK, in a forked child) it runs as "io_uring (no registered
  *    buffers)" and passes the round trips.
@@ -11,6 +13,9 @@
  *  - With a completion queue of 8 and 100,000 reads queued at once, with
  *    up to 256 pieces in flight, nothing is dropped: every value reaches the
  *    word and every byte is right.
+ *  - The same through rig: 100,000 copies from a file into a memory
+ *    device's buffer queued at once on a disk with a completion queue of 8
+ *    all reach the word, in order, with every byte right.
  * Exit-code protocol: 77 where io_uring itself is missing (the modes other
  * than threads cannot be shown there).
  */
@@ -26,7 +31,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include "common.h"
+#include "rig_common.h"
 
 #if defined(__x86_64__)
 #define THIS_ARCH AUDIT_ARCH_X86_64
@@ -36,6 +41,25 @@
 
 /* What the child's checks expect. */
 static const char *child_mode;
+
+/* The round trips through rig, on a disk of the child's mode. */
+static void
+child_rig_round_trips(void)
+{
+	struct rig_device *d, *m;
+
+	d = rdisk_open("CHILD-DISK", &(struct rig_disk_options){
+		.size = sizeof(struct rig_disk_options), .chunk_bytes = 128 << 10 });
+	TRY(rig_memory_device("CHILD-M", &m));
+	print_message("# child: through rig, the disk runs as \"%s\"\n", rdisk_mode(d));
+	if (child_mode)
+		assert_string_equal(rdisk_mode(d), child_mode);
+	rig_round_trips(d, &m, 1, "rig-child.bin", 4u << 20, 1u << 20, 0xc41d, 120);
+	assert_null(rig_lost(d));
+	TRY(rig_close(d));
+	rig_device_release(d);
+	rig_device_release(m);
+}
 
 static void
 child_round_trips(void **state)
@@ -59,6 +83,7 @@ child_round_trips(void **state)
 	}
 	assert_null(disk_failure(t.d));
 	tdisk_stop(&t);
+	child_rig_round_trips();
 }
 
 /* Run the round trips in a forked child after setup(); assert it passed. */
@@ -232,6 +257,68 @@ test_small_cq_drops_nothing(void **state)
 	free(host);
 }
 
+/* The same through rig: 100,000 copies queued at once on a CQ of 8. */
+static void
+test_rig_small_cq_drops_nothing(void **state)
+{
+	enum { N = 100000, BLOCKS = 1024, SLOTS = 1024, B = 4096 };
+	unsigned char *file = malloc(BLOCKS * B), *host = malloc(SLOTS * B);
+	struct rig_buffer *f, *src, *hb, *fv[BLOCKS], *hv[SLOTS];
+	struct rig_device *d, *m;
+	struct rig_point p = { 0 }, first = { 0 };
+	uint64_t s = 4321, t0;
+	struct disk_stats st;
+
+	d = rdisk_open("CQ8", &(struct rig_disk_options){ .size = sizeof(struct rig_disk_options),
+		.depth = 256, .cq_entries = 8, .chunk_bytes = B });
+	TRY(rig_memory_device("CQ8-M", &m));
+	TRY(rig_disk_create_file(d, tmp_path("rig-cq8.bin"), BLOCKS * B, &f));
+	TRY(rig_buffer_create(m, BLOCKS * B, RIG_MEMORY_DEVICE, &src));
+	TRY(rig_buffer_create(m, SLOTS * B, RIG_MEMORY_DEVICE, &hb));
+	fill_random(file, BLOCKS * B, &s);
+	TRY(rig_buffer_write(src, 0, file, BLOCKS * B));
+	TRY(rig_buffer_copy(src, f, NULL));
+	for (int i = 0; i < BLOCKS; i++)
+		TRY(rig_buffer_view(f, (size_t)i * B, B, RIG_READ_ONLY, &fv[i]));
+	for (int i = 0; i < SLOTS; i++)
+		TRY(rig_buffer_view(hb, (size_t)i * B, B, RIG_READ_WRITE, &hv[i]));
+	t0 = now_ns();
+	for (uint64_t i = 0; i < N; i++) {
+		TRY(rig_buffer_copy(fv[i * 7919 % BLOCKS], hv[i % SLOTS], &p));
+		if (!i)
+			first = p;
+	}
+	assert_int_equal(p.value, first.value + N - 1);	/* one value each */
+	TRY(rig_wait(p, 120 * SECOND_NS));
+	for (uint64_t v = first.value; v <= p.value; v++)
+		assert_true(rig_reached((struct rig_point){ d, v }));
+	disk_stats(io_disk(d), &st);
+	print_message("# through rig, %s: %d copies in %.0f ms; most in flight %llu, busy %llu\n",
+		      rdisk_mode(d), N, (double)(now_ns() - t0) / 1e6,
+		      (unsigned long long)st.max_in_flight, (unsigned long long)st.busy);
+	TRY(rig_buffer_read(hb, 0, host, SLOTS * B));
+	for (uint64_t i = N - SLOTS; i < N; i++)
+		if (memcmp(host + (i % SLOTS) * B, file + (i * 7919 % BLOCKS) * B, B))
+			fail_msg("slot %llu does not hold block %llu",
+				 (unsigned long long)(i % SLOTS),
+				 (unsigned long long)(i * 7919 % BLOCKS));
+	assert_int_equal(st.pieces, N + BLOCKS);
+	assert_true(st.max_in_flight > 8);
+	assert_null(rig_lost(d));
+	for (int i = 0; i < BLOCKS; i++)
+		rig_buffer_release(fv[i]);
+	for (int i = 0; i < SLOTS; i++)
+		rig_buffer_release(hv[i]);
+	rig_buffer_release(f);
+	rig_buffer_release(src);
+	rig_buffer_release(hb);
+	TRY(rig_close(d));
+	rig_device_release(d);
+	rig_device_release(m);
+	free(file);
+	free(host);
+}
+
 int
 main(void)
 {
@@ -243,6 +330,7 @@ main(void)
 		cmocka_unit_test(test_env_forces_threads),
 		cmocka_unit_test(test_option_forces_threads),
 		cmocka_unit_test(test_small_cq_drops_nothing),
+		cmocka_unit_test(test_rig_small_cq_drops_nothing),
 	};
 	struct io_uring ring;
 	int ret = io_uring_queue_init(4, &ring, 0);

@@ -80,15 +80,19 @@ claim_record_unlock(struct use *u, size_t n, struct stamp st)
 int
 claim_wait_host(const struct waitset *ws, struct stamp *dropped)
 {
+	int first = 0;
+
+	/* Every point, also after a loss: whoever waits here goes on to use
+	 * or free the memory, which no work may still touch. */
 	for (size_t i = 0; i < ws->n; i++) {
 		int ret = timeline_wait_slot(ws->w[i].slot, ws->w[i].value, UINT64_MAX);
 
-		if (ret < 0) {
+		if (ret < 0 && !first) {
 			*dropped = ws->w[i];
-			return ret;
+			first = ret;
 		}
 	}
-	return 0;
+	return first;
 }
 
 int

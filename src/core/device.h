@@ -167,7 +167,8 @@ void claim_unlock(struct use *u, size_t n);
  */
 int claim_draw(const char *func, struct rig_device *d, struct use *u, size_t n,
 	       const struct waitset *ws, struct job *job, uint64_t *v);
-/* Wait on the host for every point of ws: 0, or the first loss. */
+/* Wait on the host until every point of ws is settled: 0, or the first
+ * loss (then *dropped is its point). */
 int claim_wait_host(const struct waitset *ws, struct stamp *dropped);
 
 /*

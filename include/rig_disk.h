@@ -12,7 +12,8 @@
  * name ("io_uring", "io_uring (no registered buffers)", "threads"):
  *  - io_uring: reads, writes and fsyncs go through an io_uring ring, with
  *    registered files, and registered buffers for host memory registered
- *    with the disk;
+ *    with the disk; reads and writes of 512 KiB or more go to io_uring's
+ *    workers (IOSQE_ASYNC), which move several at once;
  *  - io_uring (no registered buffers): the same, where the locked-memory
  *    limit (RLIMIT_MEMLOCK, without CAP_IPC_LOCK) refuses to pin buffers;
  *  - threads: a pool of pread/pwrite/fsync threads, where io_uring_setup is

@@ -29,6 +29,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 #include "io/engine.h"
 
@@ -398,7 +399,7 @@ loop_piece_done(struct disk *d, struct disk_piece *p, int64_t res)
 
 /* Spin a little for new values before sleeping: a submitter that streams
  * values then feeds a loop that is awake, and pays no wake-up per value. */
-#define SPINS 256
+#define SPINS 4096
 
 static void
 relax(void)
@@ -428,6 +429,7 @@ loop_main(void *arg)
 	bool went;
 	int ret;
 
+	prctl(PR_SET_NAME, "rig-disk");
 	for (;;) {
 		take_feed(d);
 		if (halted(d)) {

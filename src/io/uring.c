@@ -54,6 +54,8 @@ flush(struct disk *d, unsigned wait)
 	return ret < 0 ? ret : 0;
 }
 
+#define ASYNC_BYTES (512u << 10)
+
 static int
 uring_issue(struct disk *d, struct disk_piece *p)
 {
@@ -85,6 +87,11 @@ uring_issue(struct disk *d, struct disk_piece *p)
 		io_uring_prep_fsync(sqe, fd, 0);
 		break;
 	}
+	/* A big read or write of cached pages would run inline, in this
+	 * thread, one piece after another: io-wq's workers move the bytes of
+	 * several at once instead, while the loop goes on feeding the ring. */
+	if (p->kind != RIG_IO_BARRIER && len >= ASYNC_BYTES)
+		sqe->flags |= IOSQE_ASYNC;
 	if (p->file->slot >= 0) {
 		sqe->flags |= IOSQE_FIXED_FILE;
 		if (!p->done)

@@ -244,7 +244,10 @@ run_locked(struct submitter *s, uint64_t v, struct job *job, bool more)
 	atomic_store(&s->tl->submitted, v);
 	if (r == RIG_COMMITTED) {
 		timeline_raise(&s->tl->committed, v);
-		timeline_wake(s->tl);
+		/* Work that ran inside submit moved the word, and nobody else
+		 * looks; otherwise the poller sees the word move. */
+		if (s->inline_run)
+			timeline_wake(s->tl);
 	} else if (!more || atomic_load(&s->tl->commit_want) >= v) {
 		commit_locked(s, v);
 	}

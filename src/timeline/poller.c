@@ -234,7 +234,8 @@ poll_loop(void *arg)
 		hang = scan(now, &waiting, &reaping, &moved);
 		if (waiting || reaping) {
 			cap = waiting ? NAP_WAIT_MAX_NS : NAP_REAP_MAX_NS;
-			nap = moved ? NAP_MIN_NS : (nap * 2 > cap ? cap : nap * 2);
+			nap = moved ? (nap / 2 > NAP_MIN_NS ? nap / 2 : NAP_MIN_NS) :
+			       (nap * 2 > cap ? cap : nap * 2);
 			wake = nap;
 		} else {
 			nap = NAP_MIN_NS;

@@ -99,8 +99,13 @@ int
 claim_draw(const char *func, struct rig_device *d, struct use *u, size_t n,
 	   const struct waitset *ws, struct job *job, uint64_t *v)
 {
+	int ret;
+
 	/* Before our value: routing may commit other devices' values. */
-	route_waits(d, ws, job);
+	if ((ret = route_waits(func, d, ws, job)) < 0) {
+		claim_unlock(u, n);
+		return ret;
+	}
 	if (submit_reserve(&d->sub, v) < 0) {
 		claim_unlock(u, n);
 		return device_check_live(func, d);

@@ -197,7 +197,9 @@ int copy_post(const char *func, struct rig_device *d, const struct rig_buffer *s
 	      struct rig_point *out);
 
 /* route.c: a submit's waits into job->waits and job->host_waits (each
- * with room for ws->n). */
-void route_waits(struct rig_device *d, const struct waitset *ws, struct job *job);
+ * with room for ws->n). 0, or RIG_ELOST naming func where one waits for
+ * a value a loss dropped. */
+int route_waits(const char *func, struct rig_device *d, const struct waitset *ws,
+		struct job *job);
 
 #endif

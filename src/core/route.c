@@ -3,9 +3,11 @@
  * device's own timeline is dropped (device order, rule 1); a producer the
  * device's queues can wait for (facts.waits) becomes a driver wait, and its
  * value is committed first (no queue waits on work its driver holds); the
- * host waits for the rest before the driver's submit.
+ * host waits for the rest before the driver's submit. A wait on a value a
+ * loss already dropped refuses the submit.
  */
 #include "core/device.h"
+#include "core/error.h"
 
 /* Can d's queues wait for a producer that completes this way? */
 static bool
@@ -14,12 +16,26 @@ queues_wait_for(const struct rig_device *d, enum rig_completion c)
 	return c == RIG_BY_STORE ? d->facts.waits.stores : d->facts.waits.hosts;
 }
 
-void
-route_waits(struct rig_device *d, const struct waitset *ws, struct job *job)
+/* The use waits for a value a loss dropped: the submit is refused, since
+ * its memory holds what that work never wrote. */
+static int
+dropped(const char *func, struct timeline *tl, uint64_t value)
+{
+	char chain[512];
+
+	loss_chain_text(tl->loss, chain, sizeof(chain));
+	return rig_fail_at(func, RIG_ELOST, "the work of value %llu on %s was dropped: %s is lost: %s",
+			   (unsigned long long)value, tl->name, tl->name, chain);
+}
+
+int
+route_waits(const char *func, struct rig_device *d, const struct waitset *ws,
+	    struct job *job)
 {
 	for (size_t i = 0; i < ws->n; i++) {
 		struct stamp st = ws->w[i];
 		struct timeline *tl;
+		int ret;
 
 		if ((int)st.slot == d->tl.slot)
 			continue;
@@ -30,16 +46,28 @@ route_waits(struct rig_device *d, const struct waitset *ws, struct job *job)
 			timeline_put(tl);
 			continue;
 		}
-		/* A value a loss dropped: the host waits until the lost
-		 * device stopped (its work may still write), and this device
-		 * is not lost with it. */
-		if (!atomic_load(&tl->lost) && queues_wait_for(d, tl->completion) &&
-		    tl->commit(tl, st.value) == 0) {
+		if (atomic_load(&tl->lost) && st.value > atomic_load(&tl->lost_at)) {
+			ret = dropped(func, tl, st.value);
+			timeline_put(tl);
+			return ret;
+		}
+		/* A producer lost after this, while the wait is a driver's,
+		 * loses this device too (loss.c: the note); a host wait ends
+		 * once the producer stopped, and this device goes on. */
+		ret = queues_wait_for(d, tl->completion) ?
+		      timeline_note_wait(&d->tl, tl, st.value) : 1;
+		if (ret < 0) {
+			ret = ret == RIG_ELOST ? device_check_live(func, d) :
+			      rig_fail_at(func, ret, "no memory to note a wait on %s", tl->name);
+			timeline_put(tl);
+			return ret;
+		}
+		if (ret == 0 && tl->commit(tl, st.value) == 0)
 			job->waits[job->nwaits++] = (struct rig_wait){
 				tl->word, st.value, tl->completion };
-		} else {
+		else
 			job->host_waits[job->nhost_waits++] = st;
-		}
 		timeline_put(tl);
 	}
+	return 0;
 }

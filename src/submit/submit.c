@@ -198,25 +198,6 @@ make_room(struct submitter *s, uint64_t v, struct job *job)
 	}
 }
 
-/*
- * Before the queues are told to wait for other devices' values: note each
- * (loss.c), so a producer's loss spreads to this device. False if one is
- * already dropped: this device is then lost with its producer.
- */
-static bool
-note_waits(struct submitter *s, const struct job *job)
-{
-	for (size_t i = 0; i < job->nwaits; i++) {
-		const struct rig_wait *w = &job->waits[i];
-		uintptr_t slot = (uintptr_t)(w->word - rig_words);
-
-		if (w->word >= rig_words && slot < RIG_WORD_SLOTS &&
-		    !timeline_note_wait(s->tl, (uint32_t)slot, w->value))
-			return false;
-	}
-	return true;
-}
-
 /* Under the driver lock: v's job reaches the driver (or is dropped). */
 static void
 run_locked(struct submitter *s, uint64_t v, struct job *job, bool more)
@@ -233,8 +214,6 @@ run_locked(struct submitter *s, uint64_t v, struct job *job, bool more)
 		goto out;
 	atomic_store(&s->running_owner, job->owner);
 	atomic_store(&s->running_value, v);
-	if (!note_waits(s, job))
-		goto out;
 	r = s->drv->submit(s->edge, v, job->parts, job->nparts, job->waits,
 			   job->nwaits, NULL, &failure);
 	if (r == RIG_FAILED) {
@@ -333,6 +312,11 @@ stop_driver(struct submitter *s, uint64_t *v)
 	}
 	if (v)
 		drop_ready(s, v);
+	/* Not before the loss reached the devices whose queues wait for
+	 * this word: a stop may raise it (and rig does after it), which
+	 * would let them run on work that was dropped. */
+	while (!atomic_load(&s->tl->spread_done))
+		sched_yield();
 	/* The driver lock first: it comes before the locks counted calls
 	 * run under (mem_lock, then the ops lock). */
 	pthread_mutex_lock(&s->driver_lock);

@@ -10,11 +10,14 @@
  * device that the other's loss dropped would wait forever, or run on
  * memory that work never wrote: it is lost too, "lost with <other>", and
  * its record names the other's as its cause. Each device notes, per
- * producer slot, the highest value its queues wait for (waits_on) before
- * the wait reaches its driver, then checks the producer; the producer's
- * loss publishes lost, then reads every device's note. Both sides are
- * seq_cst, so one of them sees the other: no wait slips through.
+ * producer slot, the highest value its queues wait for (waits_on) when a
+ * submit routes the wait, holding the producer, then checks the producer;
+ * the producer's loss publishes lost, then reads every device's note. Both
+ * sides are seq_cst, so one of them sees the other: no wait slips through.
+ * The note is made while the producer still holds its slot (a device is
+ * lost, and its loss spread, before its slot passes to another).
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,9 +135,13 @@ timeline_lose_at(struct timeline *tl, const char *reason,
 	pthread_mutex_unlock(&lose_lock);
 	atomic_thread_fence(memory_order_seq_cst);	/* lost, then the notes */
 	timeline_wake(tl);
+	/* The dependents first: once the driver stops, rig raises the word,
+	 * and a dependent's queue would run on what this device never wrote.
+	 * The stop waits for spread_done too, whoever wakes it first. */
+	spread(tl);
+	atomic_store(&tl->spread_done, true);
 	if (tl->on_lose)
 		tl->on_lose(tl);
-	spread(tl);
 	return true;
 }
 
@@ -144,40 +151,30 @@ timeline_lose(struct timeline *tl, const char *reason)
 	return timeline_lose_at(tl, reason, NULL, NULL, NULL);
 }
 
-bool
-timeline_note_wait(struct timeline *tl, uint32_t slot, uint64_t value)
+int
+timeline_note_wait(struct timeline *tl, struct timeline *producer, uint64_t value)
 {
 	_Atomic uint64_t *w = atomic_load(&tl->waits_on);
-	struct timeline *producer;
-	bool dropped = false;
 	char why[160];
 
-	if (slot >= RIG_WORD_SLOTS)
-		return true;
 	if (!w) {
 		_Atomic uint64_t *none = NULL;
 
-		w = calloc(RIG_WORD_SLOTS, sizeof(*w));
-		if (!w)
-			return true;	/* then no spread can name us: the
-					 * producer's stop still ends the wait */
+		if (!(w = calloc(RIG_WORD_SLOTS, sizeof(*w))))
+			return -ENOMEM;
 		if (!atomic_compare_exchange_strong(&tl->waits_on, &none, w)) {
 			free(w);
 			w = none;
 		}
 	}
-	timeline_raise(&w[slot], value);
+	timeline_raise(&w[producer->slot], value);
 	atomic_thread_fence(memory_order_seq_cst);	/* the note, then the check */
-	producer = timeline_get(slot);
-	if (!producer)
-		return true;
 	if (atomic_load(&producer->lost) && value > atomic_load(&producer->lost_at)) {
 		snprintf(why, sizeof(why), "lost with %s", producer->name);
 		timeline_lose_at(tl, why, NULL, NULL, producer->loss);
-		dropped = true;
+		return RIG_ELOST;
 	}
-	timeline_put(producer);
-	return !dropped;
+	return 0;
 }
 
 void

@@ -315,6 +315,8 @@ start_locked(void)
 		pthread_attr_init(&a);
 		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
 		ok = pthread_create(&t, &a, poll_loop, NULL) == 0;
+		if (ok)	/* named from here too: seen before it first runs */
+			pthread_setname_np(t, "rig-poller");
 		pthread_attr_destroy(&a);
 	}
 	if (!ok) {

@@ -36,6 +36,7 @@ struct timeline {
 	_Atomic(const char *) lost;	/* why the device was lost (loss->reason); NULL while live */
 	struct rig_loss *loss;		/* the loss's record, set before lost */
 	_Atomic uint64_t lost_at;	/* values above it were dropped by the loss */
+	_Atomic bool spread_done;	/* the loss reached every device waiting on it */
 	/*
 	 * For each producer slot, the highest value of it this device's
 	 * queues were given to wait for (loss.c: a producer's loss loses the
@@ -103,10 +104,10 @@ bool timeline_lose(struct timeline *tl, const char *reason);
 bool timeline_lose_at(struct timeline *tl, const char *reason,
 		      const struct rig_fault_site *site, const void *owner,
 		      const struct rig_loss *cause);
-/* Before its queues wait for value of producer slot: note it, then check
- * that value is not dropped. False (and tl lost, naming the producer) if
- * it is. */
-bool timeline_note_wait(struct timeline *tl, uint32_t slot, uint64_t value);
+/* Before tl's queues are told to wait for value of producer (held): note
+ * it, then check that value is not dropped. 0; -ENOMEM; RIG_ELOST, tl
+ * lost naming the producer, where it is. */
+int timeline_note_wait(struct timeline *tl, struct timeline *producer, uint64_t value);
 /* "<reason>; <cause's device> is lost: <its reason>; ..." into buf. */
 void loss_chain_text(const struct rig_loss *l, char *buf, size_t len);
 /* Free the loss's record, at the device's end. */

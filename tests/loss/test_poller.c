@@ -59,7 +59,7 @@ test_idle_poller_sleeps(void **state)
 	assert_int_equal(rig_wait(p, 5 * MS_NS), RIG_ETIMEDOUT);
 	rig_polled_stall(pd.p, false);
 	assert_int_equal(rig_wait(p, 30 * SECOND_NS), 0);
-	assert_true(poller_switches() >= 0);
+	await(poller_switches() >= 0);
 	sleep_ms(50);			/* it finishes what it was at */
 	before = poller_switches();
 	sleep_ms(300);

@@ -21,6 +21,7 @@ test_queue_waiter_is_lost_host_waiter_is_not(void **state)
 	struct rig_point pa, pb, pc;
 	const struct rig_loss *l;
 	char seen[64];
+	int ret;
 
 	assert_int_equal(rig_buffer_borrow(x, b.d, &xb), 0);
 	assert_int_equal(rig_buffer_borrow(x, c.d, &xc), 0);
@@ -33,7 +34,11 @@ test_queue_waiter_is_lost_host_waiter_is_not(void **state)
 	rig_polled_fault(a.p, pa.value, 0);
 	rig_polled_stall(a.p, false);
 
-	assert_int_equal(rig_wait(pb, 30 * SECOND_NS), RIG_ELOST);
+	ret = rig_wait(pb, 30 * SECOND_NS);
+	if (ret != RIG_ELOST)
+		fail_msg("the wait on B returned %d (%s); B: %s; A: %s", ret, rig_why(),
+			 rig_lost(b.d) ? rig_lost(b.d) : "live",
+			 rig_lost(a.d) ? rig_lost(a.d) : "live");
 	assert_why("PB is lost: lost with PA; PA is lost: fault: injected fault at part 0");
 	assert_string_equal(rig_lost(b.d), "lost with PA");
 	l = rig_loss(b.d);

@@ -170,21 +170,30 @@ out:
 	rig_buffer_release(m);
 }
 
-/* Work on d that d2's queues wait for (slot 0 waits for the others). */
+/* Work on d that d2's queues wait for (slot 0 waits for the others): a
+ * copy d2 reached read what d wrote, or d2 was lost with d. */
 static void
-chain_round(int id, struct rig_device *d, struct rig_device *d2)
+chain_round(int id, struct rig_device *d, struct rig_device *d2, uint32_t *seed)
 {
 	struct rig_buffer *a = NULL, *b = NULL, *b2 = NULL, *c = NULL;
+	unsigned char in[BYTES], out[BYTES];
 	struct rig_point p;
 
+	for (size_t k = 0; k < BYTES; k++)
+		in[k] = (unsigned char)next(seed);
 	if (OK(id, "rig_buffer_create", rig_buffer_create(d, BYTES, RIG_MEMORY_DEVICE, &a)) ||
 	    OK(id, "rig_buffer_create", rig_buffer_create(d, BYTES, RIG_MEMORY_DEVICE, &b)) ||
 	    OK(id, "rig_buffer_create", rig_buffer_create(d2, BYTES, RIG_MEMORY_DEVICE, &c)) ||
 	    OK(id, "rig_buffer_borrow", rig_buffer_borrow(b, d2, &b2)) ||
+	    OK(id, "rig_buffer_write", rig_buffer_write(a, 0, in, BYTES)) ||
 	    OK(id, "rig_buffer_copy", rig_buffer_copy(a, b, NULL)) ||
-	    OK(id, "rig_buffer_copy", rig_buffer_copy(b2, c, &p)))
+	    OK(id, "rig_buffer_copy", rig_buffer_copy(b2, c, &p)) ||
+	    OK(id, "rig_wait", rig_wait(p, UINT64_MAX)) ||
+	    OK(id, "rig_buffer_read", rig_buffer_read(c, 0, out, BYTES)))
 		goto out;
-	OK(id, "rig_wait", rig_wait(p, UINT64_MAX));
+	if (memcmp(in, out, BYTES))
+		FAIL("worker %d: a copy reached on %s read what %s never wrote", id,
+		     rig_name(d2), rig_name(d));
 out:
 	rig_buffer_release(b2);
 	rig_buffer_release(a);
@@ -241,7 +250,7 @@ worker(void *arg)
 		} else if (r < 70) {
 			cross_round(id, d, &seed);
 		} else if (i != 0 && (d2 = acquire(id, 0))) {
-			chain_round(id, d, d2);
+			chain_round(id, d, d2, &seed);
 			rig_device_release(d2);
 		}
 		rig_device_release(d);

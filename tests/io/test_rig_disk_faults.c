@@ -13,6 +13,8 @@
  *    its end (no zeroes stand in), and the disk is lost.
  *  - A missing file is refused at rig_disk_of_file; a copy past a file's
  *    extent cannot be asked for (views and lengths are checked).
+ *  - A close with thousands of copies in flight returns, every point
+ *    signaled, nothing left on the disk, other devices whole.
  */
 #include <fcntl.h>
 
@@ -254,6 +256,41 @@ test_missing_file_and_extent_refused(void **state)
 	rig_buffer_release(h);
 }
 
+/* A close with thousands of copies queued and in flight returns, with
+ * every point signaled (reached, or dropped by the close), nothing left
+ * on the disk, and the other devices' memory whole. */
+static void
+test_close_with_io_in_flight(void **state)
+{
+	struct env *e = *state;
+	enum { COPIES = 4000, BYTES = 1 << 20 };
+	struct rig_buffer *f, *m;
+	struct rig_point *p = calloc(COPIES, sizeof(*p));
+	size_t reached = 0;
+
+	assert_non_null(p);
+	TRY(rig_disk_create_file(e->disk, tmp_path("inflight.bin"), BYTES, &f));
+	TRY(rig_buffer_create(e->mem, BYTES, RIG_MEMORY_DEVICE, &m));
+	for (size_t i = 0; i < COPIES; i++)
+		TRY(rig_buffer_copy(i % 2 ? f : m, i % 2 ? m : f, &p[i]));
+	TRY(rig_close(e->disk));
+	assert_string_equal(rig_lost(e->disk), "closed");
+	for (size_t i = 0; i < COPIES; i++) {
+		int ret = rig_wait(p[i], 0);
+
+		assert_true(ret == 0 || ret == RIG_ELOST);
+		assert_true(rig_signaled(p[i]));
+		reached += ret == 0;
+	}
+	print_message("# %zu of %d copies ran before the close\n", reached, COPIES);
+	assert_int_equal(rig_allocated(e->disk), 0);
+	/* The memory device goes on, its buffer whole. */
+	TRY(rig_buffer_write(m, 0, "still here", 10));
+	rig_buffer_release(f);
+	rig_buffer_release(m);
+	free(p);
+}
+
 int
 main(void)
 {
@@ -263,6 +300,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_failure_is_seen_without_more_work, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shrunk_file_loses_the_disk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_file_and_extent_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_close_with_io_in_flight, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -30,7 +30,9 @@ extern "C" {
 /* ---- Statuses --------------------------------------------------------- */
 
 #define RIG_EINVAL	(-EINVAL)	/* invalid argument: nothing changed */
-#define RIG_ELOST	(-ENODEV)	/* the device is lost; rig_lost() says why */
+/* The device is lost (rig_lost() says why), or the call needs memory of a
+ * lost device, or work a loss dropped; rig_why() names the device. */
+#define RIG_ELOST	(-ENODEV)
 #define RIG_ENOMEM	(-ENOMEM)	/* out of memory (host or device budget) */
 #define RIG_ETIMEDOUT	(-ETIMEDOUT)	/* the deadline passed first */
 #define RIG_EAGAIN	(-EAGAIN)	/* not now; a retry may succeed */

@@ -212,8 +212,10 @@ run_locked(struct submitter *s, uint64_t v, struct job *job, bool more)
 		job->prepare(job);
 	if (is_lost(s) || !make_room(s, v, job))
 		goto out;
-	atomic_store(&s->running_owner, job->owner);
-	atomic_store(&s->running_value, v);
+	/* Release stores, read by submit_running_owner() with acquire:
+	 * no fence on the path of every value. */
+	atomic_store_explicit(&s->running_owner, job->owner, memory_order_release);
+	atomic_store_explicit(&s->running_value, v, memory_order_release);
 	r = s->drv->submit(s->edge, v, job->parts, job->nparts, job->waits,
 			   job->nwaits, NULL, &failure);
 	if (r == RIG_FAILED) {
@@ -233,7 +235,7 @@ run_locked(struct submitter *s, uint64_t v, struct job *job, bool more)
 out:
 	if (job != &empty && job->done)
 		job->done(job);
-	atomic_store(&s->running_value, 0);
+	atomic_store_explicit(&s->running_value, 0, memory_order_release);
 }
 
 const void *
@@ -242,12 +244,14 @@ submit_running_owner(struct submitter *s, uint64_t value)
 	const void *owner;
 
 	/* value, owner, value again: the owner read between two reads of
-	 * value is value's (values only grow; the next owner is stored only
-	 * after running_value went back to 0). */
-	if (atomic_load(&s->running_value) != value)
+	 * value is value's. Values only grow, and the next owner's release
+	 * store comes after running_value went back to 0: an owner load that
+	 * sees it makes the second load see 0 or later. */
+	if (atomic_load_explicit(&s->running_value, memory_order_acquire) != value)
 		return NULL;
-	owner = atomic_load(&s->running_owner);
-	return atomic_load(&s->running_value) == value ? owner : NULL;
+	owner = atomic_load_explicit(&s->running_owner, memory_order_acquire);
+	return atomic_load_explicit(&s->running_value, memory_order_acquire) == value ?
+	       owner : NULL;
 }
 
 /*

@@ -183,14 +183,27 @@ host_access(const char *func, struct rig_buffer *b, size_t offset, void *host,
 	words_of(b->offset + offset, n, &u.lo, &u.hi);
 	if ((ret = claim_lock(&u, 1, &ws)) < 0)
 		return rig_fail_keep(func, ret);
-	ret = wait_claimed(func, &ws);
+	if (write) {
+		struct stamp dropped;
+
+		/* A write reads nothing: work a loss dropped only has to be
+		 * over (settled), and claim_wait_host() waited for that. */
+		claim_wait_host(&ws, &dropped);
+		ret = 0;
+	} else {
+		ret = wait_claimed(func, &ws);
+	}
 	if (ret == 0 && buffer_dead(b))
 		ret = rig_fail_at(func, RIG_EINVAL, "the buffer is dead: %s", buffer_dead(b));
 	at = ret == 0 && n ? (char *)b->a->loc.host + b->offset + offset : NULL;
-	if (at && write)
+	if (at && write) {
 		memcpy(at, host, n);
-	else if (at)
+		/* Done now: the words keep no use to wait for, not even one
+		 * a loss dropped, so reads of them serve again. */
+		stamps_record(&u.a->stamps, u.lo, u.hi, USE_WRITE, (struct stamp){ 0, 0 });
+	} else if (at) {
 		memcpy(host, at, n);
+	}
 	claim_unlock(&u, 1);
 	waitset_fini(&ws);
 	return ret;

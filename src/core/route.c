@@ -42,14 +42,16 @@ route_waits(const char *func, struct rig_device *d, const struct waitset *ws,
 		tl = timeline_get(st.slot);
 		if (!tl)
 			continue;	/* ended: its word shows every value */
-		if (timeline_settled(tl, st.value)) {
-			timeline_put(tl);
-			continue;
-		}
+		/* Dropped first: after the producer's stop its word shows
+		 * its dropped values too. */
 		if (atomic_load(&tl->lost) && st.value > atomic_load(&tl->lost_at)) {
 			ret = dropped(func, tl, st.value);
 			timeline_put(tl);
 			return ret;
+		}
+		if (timeline_settled(tl, st.value)) {
+			timeline_put(tl);
+			continue;
 		}
 		/* A producer lost after this, while the wait is a driver's,
 		 * loses this device too (loss.c: the note); a host wait ends

@@ -175,14 +175,18 @@ host_access(const char *func, struct rig_buffer *b, size_t offset, void *host,
 		return rig_fail_at(func, RIG_EINVAL, "the host memory is NULL");
 	if (write && b->access == RIG_READ_ONLY)
 		return rig_fail_at(func, RIG_EINVAL, "the buffer is read-only");
-	if (n && !b->a->loc.host)
-		return rig_fail_at(func, RIG_EINVAL,
-				   "the host does not address %s's memory", b->a->d->name);
 	u.a = b->a->root;
 	u.kind = write ? USE_WRITE : USE_READ;
 	words_of(b->offset + offset, n, &u.lo, &u.hi);
 	if ((ret = claim_lock(&u, 1, &ws)) < 0)
 		return rig_fail_keep(func, ret);
+	/* Under the claim: a device's end clears loc.host under this lock. */
+	if (n && !b->a->loc.host) {
+		claim_unlock(&u, 1);
+		waitset_fini(&ws);
+		return rig_fail_at(func, RIG_EINVAL,
+				   "the host does not address %s's memory", b->a->d->name);
+	}
 	if (write) {
 		struct stamp dropped;
 

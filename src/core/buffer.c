@@ -187,27 +187,14 @@ host_access(const char *func, struct rig_buffer *b, size_t offset, void *host,
 		return rig_fail_at(func, RIG_EINVAL,
 				   "the host does not address %s's memory", b->a->d->name);
 	}
-	if (write) {
-		struct stamp dropped;
-
-		/* A write reads nothing: work a loss dropped only has to be
-		 * over (settled), and claim_wait_host() waited for that. */
-		claim_wait_host(&ws, &dropped);
-		ret = 0;
-	} else {
-		ret = wait_claimed(func, &ws);
-	}
+	ret = wait_claimed(func, &ws);
 	if (ret == 0 && buffer_dead(b))
 		ret = rig_fail_at(func, RIG_EINVAL, "the buffer is dead: %s", buffer_dead(b));
 	at = ret == 0 && n ? (char *)b->a->loc.host + b->offset + offset : NULL;
-	if (at && write) {
+	if (at && write)
 		memcpy(at, host, n);
-		/* Done now: the words keep no use to wait for, not even one
-		 * a loss dropped, so reads of them serve again. */
-		stamps_record(&u.a->stamps, u.lo, u.hi, USE_WRITE, (struct stamp){ 0, 0 });
-	} else if (at) {
+	else if (at)
 		memcpy(host, at, n);
-	}
 	claim_unlock(&u, 1);
 	waitset_fini(&ws);
 	return ret;

@@ -47,6 +47,7 @@ alloc_free(struct alloc *a)
 	struct rig_device *d = a->d;
 
 	stamps_fini(&a->stamps);
+	waitset_fini(&a->uses);
 	pthread_mutex_destroy(&a->lock);
 	free(a);
 	if (root != a)
@@ -79,18 +80,63 @@ signaled(struct stamp st)
 bool
 alloc_idle(const struct alloc *a)
 {
-	const struct stamps *s = &a->root->stamps;
-
-	for (size_t i = 0; i < s->n; i++) {
-		const struct seg *g = &s->seg[i];
-
-		if (!signaled(g->write))
+	for (size_t i = 0; i < a->uses.n; i++)
+		if (!signaled(a->uses.w[i]))
 			return false;
-		for (uint32_t k = 0; k < g->nreads; k++)
-			if (!signaled(g->reads[k]))
-				return false;
-	}
 	return true;
+}
+
+/* Wait on the host until every use stamped on a's root is signaled, one
+ * stamp at a time under the root's lock: what a release does when it has
+ * no memory to note the uses down. */
+static void
+wait_uses_now(struct alloc *a)
+{
+	struct alloc *root = a->root;
+
+	for (;;) {
+		struct stamp st = { 0 }, dropped;
+		struct waitset ws = { 0 };
+		const struct stamps *s;
+
+		pthread_mutex_lock(&root->lock);
+		s = &root->stamps;
+		for (size_t i = 0; i < s->n && !st.value; i++) {
+			if (!signaled(s->seg[i].write))
+				st = s->seg[i].write;
+			for (uint32_t k = 0; k < s->seg[i].nreads && !st.value; k++)
+				if (!signaled(s->seg[i].reads[k]))
+					st = s->seg[i].reads[k];
+		}
+		pthread_mutex_unlock(&root->lock);
+		if (!st.value)
+			return;
+		waitset_add(&ws, st);	/* its own array: no memory needed */
+		claim_wait_host(&ws, &dropped);
+	}
+}
+
+/*
+ * Once no buffer refers to a: note in a->uses the points of every use of
+ * its memory, which its return waits for. A borrowed allocation reads its
+ * root's stamps under the root's lock: claims through the root's other
+ * buffers change them meanwhile (issue 13: a split reallocates them).
+ */
+static void
+note_uses(struct alloc *a)
+{
+	struct alloc *root = a->root;
+	int ret;
+
+	if (root != a)
+		pthread_mutex_lock(&root->lock);
+	ret = stamps_waits(&root->stamps, &a->uses);
+	if (root != a)
+		pthread_mutex_unlock(&root->lock);
+	if (ret < 0) {
+		waitset_fini(&a->uses);
+		wait_uses_now(a);
+	}
 }
 
 size_t
@@ -213,7 +259,8 @@ static bool
 limbo_waits_locked(struct rig_device *d, struct waitset *ws)
 {
 	for (struct alloc *a = d->limbo; a; a = a->next)
-		stamps_waits(&a->root->stamps, ws);
+		for (size_t i = 0; i < a->uses.n; i++)
+			waitset_add(ws, a->uses.w[i]);
 	return d->limbo != NULL;
 }
 
@@ -354,6 +401,7 @@ alloc_put(struct alloc *a)
 
 	if (atomic_fetch_sub(&a->refs, 1) != 1)
 		return;
+	note_uses(a);	/* before mem_lock: a root's lock comes first */
 	pthread_mutex_lock(&d->mem_lock);
 	if (a->dead) {
 		/* Its memory went at the device's end. */

@@ -34,6 +34,7 @@ struct alloc {
 	uint64_t bytes;
 	pthread_mutex_t lock;		/* the root's: claims, its stamps, host access */
 	struct stamps stamps;		/* the root's: who wrote and read each word last */
+	struct waitset uses;		/* once released: the points its return waits for */
 	_Atomic uint32_t refs;		/* buffers over it */
 	_Atomic uint32_t holds;		/* the root's: claims and taken runs holding it */
 	const char *_Atomic dead;	/* why its memory ended; NULL while live */
@@ -139,8 +140,7 @@ buffer_dead(const struct rig_buffer *b)
 }
 /* At the device's end: free every allocation's memory, marking it dead. */
 void alloc_end_all(struct rig_device *d, const char *why);
-/* Every use stamped on a is signaled. Under a's lock, or once no buffer
- * refers to a. */
+/* Every use noted on a at its release (a->uses) is signaled. */
 bool alloc_idle(const struct alloc *a);
 
 /* claim.c: claiming memory for a submit or a host access (rule 3). */

@@ -205,14 +205,17 @@ stamps_record(struct stamps *s, uint64_t lo, uint64_t hi, enum use_kind u,
 	}
 }
 
-void
+int
 stamps_waits(const struct stamps *s, struct waitset *ws)
 {
+	int ret = 0;
+
 	for (size_t i = 0; i < s->n; i++) {
-		waitset_add(ws, s->seg[i].write);
+		ret |= waitset_add(ws, s->seg[i].write);
 		for (uint32_t k = 0; k < s->seg[i].nreads; k++)
-			waitset_add(ws, s->seg[i].reads[k]);
+			ret |= waitset_add(ws, s->seg[i].reads[k]);
 	}
+	return ret ? -ENOMEM : 0;
 }
 
 static bool

@@ -70,8 +70,9 @@ void stamps_record(struct stamps *s, uint64_t lo, uint64_t hi, enum use_kind u,
  */
 void stamps_tidy_near(struct stamps *s, uint64_t lo, uint64_t hi);
 
-/* Add every stamp of s, writes and reads, to ws. */
-void stamps_waits(const struct stamps *s, struct waitset *ws);
+/* Add every stamp of s, writes and reads, to ws: 0, or -ENOMEM with ws
+ * lacking some. */
+int stamps_waits(const struct stamps *s, struct waitset *ws);
 
 /* Add (slot, value) to ws, keeping the highest value per slot. */
 int waitset_add(struct waitset *ws, struct stamp st);

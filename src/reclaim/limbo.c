@@ -1,0 +1,355 @@
+/*
+ * reclaim/limbo.c: the limbo of limbo.h. Puts land on a lock-free stack,
+ * newest first; whoever holds the token moves them, oldest first, onto the
+ * list of their key (gather), so each list is in the order of release. An
+ * allocation looks only at its list's head: the oldest is the likeliest to
+ * be done, and one look keeps take short. A key without a list of its own
+ * (all LIMBO_LISTS - 1 taken by others) goes to list 0 and is not reused.
+ *
+ * A worked interleaving: A puts x (push), B puts y (push); C takes key k:
+ * it holds the token, pops {y, x}, appends x then y to k's list, finds x at
+ * the head; x's points are settled, so C unlinks it, clears in and lets the
+ * token go. The poller's pass, trying the token meanwhile, answered NULL
+ * and looks again at its next scan.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rig_edge.h"
+#include "reclaim/limbo.h"
+#include "util/rcu.h"
+
+int
+limbo_item_add(struct limbo_item *it, uint32_t slot, uint64_t value)
+{
+	struct limbo_point *p;
+
+	if (!value)
+		return 0;
+	if (!it->points) {
+		it->points = it->small;
+		it->cap = LIMBO_SMALL;
+	}
+	for (uint32_t i = 0; i < it->n; i++)
+		if (it->points[i].slot == slot) {
+			if (value > it->points[i].value)
+				it->points[i].value = value;
+			return 0;
+		}
+	if (it->n == it->cap) {
+		if (!(p = malloc(2 * it->cap * sizeof(*p))))
+			return -ENOMEM;
+		memcpy(p, it->points, it->n * sizeof(*p));
+		if (it->points != it->small)
+			free(it->points);
+		it->points = p;
+		it->cap *= 2;
+	}
+	it->points[it->n++] = (struct limbo_point){ slot, value };
+	return 0;
+}
+
+void
+limbo_item_clear(struct limbo_item *it)
+{
+	if (it->points != it->small)
+		free(it->points);
+	it->points = NULL;
+	it->n = it->cap = 0;
+}
+
+bool
+limbo_item_idle(const struct limbo_item *it)
+{
+	/* Pairs with the driver's release store of the word: the work's
+	 * last touch of the memory happened before the value shows. */
+	for (uint32_t i = 0; i < it->n; i++)
+		if (atomic_load_explicit(&rig_words[it->points[i].slot],
+					 memory_order_acquire) < it->points[i].value)
+			return false;
+	return true;
+}
+
+bool
+limbo_put_mp(struct limbo *l, struct limbo_item *it)
+{
+	bool first;
+
+	it->idle_ns = 0;
+	it->next = NULL;
+	atomic_store_explicit(&it->in, true, memory_order_relaxed);
+	first = atomic_fetch_add_explicit(&l->n, 1, memory_order_relaxed) == 0;
+	p_lfs_push(&l->incoming, &it->node);	/* publishes the writes above */
+	return first;
+}
+
+/* ---- The token and the lists (a holder's alone) ---- */
+
+static bool
+try_hold(struct limbo *l)
+{
+	/* Acquire pairs with let_go()'s release: the lists as the last
+	 * holder left them. */
+	return !atomic_load_explicit(&l->busy, memory_order_relaxed) &&
+	       !atomic_exchange_explicit(&l->busy, true, memory_order_acquire);
+}
+
+static void
+hold(struct limbo *l)
+{
+	while (!try_hold(l))
+		sched_yield();	/* two cores: let the holder finish its walk */
+}
+
+static void
+let_go(struct limbo *l)
+{
+	atomic_store_explicit(&l->busy, false, memory_order_release);
+}
+
+static struct limbo_list *
+list_of(struct limbo *l, uint64_t key, bool make)
+{
+	struct limbo_list *spare = NULL;
+
+	if (!key)
+		return &l->list[0];
+	for (size_t i = 1; i < LIMBO_LISTS; i++) {
+		if (l->list[i].key == key)
+			return &l->list[i];
+		if (!l->list[i].head && !spare)
+			spare = &l->list[i];
+	}
+	if (!make)
+		return NULL;
+	if (!spare)
+		return &l->list[0];
+	spare->key = key;
+	return spare;
+}
+
+static void
+append(struct limbo_list *li, struct limbo_item *it)
+{
+	it->next = NULL;
+	if (li->tail)
+		li->tail->next = it;
+	else
+		li->head = it;
+	li->tail = it;
+}
+
+static void
+unlink_after(struct limbo_list *li, struct limbo_item *prev, struct limbo_item *it)
+{
+	if (prev)
+		prev->next = it->next;
+	else
+		li->head = it->next;
+	if (li->tail == it)
+		li->tail = prev;
+}
+
+/* Move what was put onto the lists, oldest first. */
+static void
+gather(struct limbo *l)
+{
+	struct cds_lfs_node *n = p_lfs_pop_all(&l->incoming);
+	struct limbo_item *oldest = NULL, *it, *next;
+
+	while (n) {		/* newest first: reverse */
+		it = caa_container_of(n, struct limbo_item, node);
+		n = n->next;
+		it->next = oldest;
+		oldest = it;
+	}
+	for (it = oldest; it; it = next) {
+		next = it->next;
+		append(list_of(l, it->key, true), it);
+	}
+}
+
+static void
+hand_out(struct limbo_item *it)
+{
+	atomic_store_explicit(&it->in, false, memory_order_release);
+}
+
+/* Under the token: k items were handed out; whether the limbo is empty
+ * now (one count per call, so one caller sees each emptying). */
+static bool
+handed(struct limbo *l, uint32_t k)
+{
+	return k && atomic_fetch_sub_explicit(&l->n, k, memory_order_relaxed) == k;
+}
+
+struct limbo_item *
+limbo_take(struct limbo *l, uint64_t key, bool wait, bool *emptied)
+{
+	struct limbo_list *li;
+	struct limbo_item *it = NULL;
+
+	*emptied = false;
+	if (!key || !limbo_count(l))
+		return NULL;
+	if (wait)
+		hold(l);
+	else if (!try_hold(l))
+		return NULL;
+	/* What waits on the stack is newer than the list's head: gather it
+	 * only once the list ran dry (one exchange per batch, not per take). */
+	if (!(li = list_of(l, key, false)) || !li->head) {
+		gather(l);
+		li = list_of(l, key, false);
+	}
+	if (li && li->head && limbo_item_idle(li->head)) {
+		it = li->head;
+		unlink_after(li, NULL, it);
+		hand_out(it);
+		it->next = NULL;
+		*emptied = handed(l, 1);
+	}
+	let_go(l);
+	return it;
+}
+
+/* Whether pick gives back it (idle), of list i, at now; else *keep_until
+ * says till when an aging one stays. */
+static bool
+picked(struct limbo_item *it, size_t i, enum limbo_pick pick, uint64_t now,
+       uint64_t *keep_until)
+{
+	if (i == 0 || pick != LIMBO_AGED)
+		return true;
+	if (!it->idle_ns)
+		it->idle_ns = now;
+	if (now - it->idle_ns >= LIMBO_AGE_NS)
+		return true;
+	if (it->idle_ns + LIMBO_AGE_NS < *keep_until)
+		*keep_until = it->idle_ns + LIMBO_AGE_NS;
+	return false;
+}
+
+struct limbo_item *
+limbo_due(struct limbo *l, enum limbo_pick pick, uint64_t key, uint64_t now,
+	  uint64_t *next_ns, bool *emptied)
+{
+	struct limbo_item *due = NULL, *it, *prev, *next;
+	uint32_t k = 0;
+
+	*next_ns = UINT64_MAX;
+	*emptied = false;
+	if (!limbo_count(l))
+		return NULL;
+	if (pick != LIMBO_AGED)
+		hold(l);
+	else if (!try_hold(l)) {
+		*next_ns = now;		/* busy: look again at the next scan */
+		return NULL;
+	}
+	gather(l);
+	for (size_t i = 0; i < LIMBO_LISTS; i++) {
+		struct limbo_list *li = &l->list[i];
+
+		if (i > 0 && pick == LIMBO_OTHERS && li->key == key)
+			continue;
+		for (prev = NULL, it = li->head; it; it = next) {
+			next = it->next;
+			if (!limbo_item_idle(it)) {
+				/* A reused list is in release order: what
+				 * follows is no likelier done. */
+				if (i > 0)
+					break;
+				prev = it;
+				continue;
+			}
+			if (!picked(it, i, pick, now, next_ns)) {
+				prev = it;
+				continue;
+			}
+			unlink_after(li, prev, it);
+			hand_out(it);
+			it->next = due;
+			due = it;
+			k++;
+		}
+	}
+	*emptied = handed(l, k);
+	let_go(l);
+	return due;
+}
+
+struct limbo_item *
+limbo_drain(struct limbo *l, bool *emptied)
+{
+	struct limbo_item *all = NULL, *it, *next;
+	uint32_t k = 0;
+
+	hold(l);
+	gather(l);
+	for (size_t i = 0; i < LIMBO_LISTS; i++) {
+		for (it = l->list[i].head; it; it = next, k++) {
+			next = it->next;
+			hand_out(it);
+			it->next = all;
+			all = it;
+		}
+		l->list[i].head = l->list[i].tail = NULL;
+	}
+	*emptied = handed(l, k);
+	let_go(l);
+	return all;
+}
+
+/* Add p to out[0..*n) (the highest value per slot), room permitting. */
+static void
+merge(struct limbo_point *out, size_t *n, size_t max, struct limbo_point p)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (out[i].slot == p.slot) {
+			if (p.value > out[i].value)
+				out[i].value = p.value;
+			return;
+		}
+	if (*n < max)
+		out[(*n)++] = p;
+}
+
+size_t
+limbo_points(struct limbo *l, struct limbo_point *out, size_t max)
+{
+	size_t n = 0;
+
+	if (!limbo_count(l))
+		return 0;
+	hold(l);
+	gather(l);
+	for (size_t i = 0; i < LIMBO_LISTS; i++)
+		for (struct limbo_item *it = l->list[i].head; it; it = it->next)
+			for (uint32_t k = 0; k < it->n; k++)
+				merge(out, &n, max, it->points[k]);
+	let_go(l);
+	return n;
+}
+
+bool
+limbo_find(struct limbo *l, uint64_t value,
+	   void (*seen)(const struct limbo_item *it, void *arg), void *arg)
+{
+	struct limbo_item *found = NULL;
+
+	if (!limbo_count(l))
+		return false;
+	hold(l);
+	gather(l);
+	for (size_t i = 0; i < LIMBO_LISTS && !found; i++)
+		for (struct limbo_item *it = l->list[i].head; it && !found; it = it->next)
+			if (it->n && it->points[0].value == value)
+				found = it;
+	if (found)
+		seen(found, arg);
+	let_go(l);
+	return found != NULL;
+}

@@ -1,0 +1,131 @@
+/*
+ * reclaim/limbo.h: things let go that may go back only once their points
+ * are settled, a point being (slot, value) of rig_words. A device has two
+ * (reclaim.h): memory whose last buffer went while work that uses it was
+ * in flight, and what submissions keep until their value is done.
+ *
+ * Memory of one size and kind is reusable (its key): an allocation of that
+ * size takes the oldest of it once its points are settled (limbo_take),
+ * with no driver call. Everything else goes back once it is idle (every
+ * point settled): at once where nothing can reuse it; after LIMBO_AGE_NS
+ * idle where an allocation could, or sooner where one needs room
+ * (limbo_due). An item keeps its points, not its owner's stamps: whoever
+ * puts it notes them first, so nothing here reads another layer's state.
+ *
+ * Guarantees. put_mp is lock-free (one compare-and-swap on a liburcu
+ * lock-free stack), any thread, any number at once. Every other call runs
+ * under the limbo's token, an atomic flag: a holder walks the lists and
+ * calls nothing outside this file, so holds are short. take (unless told
+ * to wait) and the poller's due pass only try the token: they never wait,
+ * and answer NULL when it is busy; the rest spin for it, yielding. An item
+ * is handed out once, to one caller; what its putter wrote before
+ * limbo_put_mp() is visible to whoever it is handed to (the stack's
+ * annotated push and pop, then the token's release and acquire).
+ *
+ *              put_mp  take  due  drain  points  find   (X: one at a time)
+ *   put_mp       -      -     -     -      -      -
+ *   take         -      X     X     X      X      X
+ *   due ... find -      X     X     X      X      X
+ *
+ * Not a liburcu wait-free queue (cds_wfcq): a device is zeroed memory
+ * that devices.c sets up, and a zeroed wfcq is not an empty queue while a
+ * zeroed lfs stack and flag are. The stack's pop-all needs no RCU; the
+ * token orders the lists taken from it.
+ */
+#ifndef RECLAIM_LIMBO_H
+#define RECLAIM_LIMBO_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <urcu/lfstack.h>
+
+#define LIMBO_SMALL 3			/* points an item holds without the heap */
+#define LIMBO_LISTS 8			/* [0]: not reused; [1..]: one key each */
+#define LIMBO_AGE_NS 2000000u		/* idle reusable memory waits this long */
+
+struct limbo_point {
+	uint32_t slot;
+	uint64_t value;
+};
+
+struct limbo_item {
+	struct cds_lfs_node node;	/* on the incoming stack */
+	struct limbo_item *next;	/* in a list, or a chain handed out */
+	uint64_t key;			/* what may reuse it; 0: nothing */
+	uint64_t idle_ns;		/* when a due pass first saw it idle; 0 */
+	_Atomic bool in;		/* put, and not yet handed out */
+	uint32_t n, cap;
+	struct limbo_point *points;	/* small, or cap of them on the heap */
+	struct limbo_point small[LIMBO_SMALL];
+};
+
+struct limbo_list {
+	uint64_t key;
+	struct limbo_item *head, *tail;	/* oldest first */
+};
+
+/* A zeroed limbo is empty. */
+struct limbo {
+	struct __cds_lfs_stack incoming;
+	_Atomic bool busy;		/* the token: the lists are its holder's */
+	_Atomic uint32_t n;		/* items put and not yet handed out */
+	struct limbo_list list[LIMBO_LISTS];
+};
+
+enum limbo_pick {
+	LIMBO_AGED,	/* the poller's: idle, and not reusable or idle LIMBO_AGE_NS */
+	LIMBO_OTHERS,	/* idle, unless an allocation of key could reuse it */
+	LIMBO_IDLE,	/* idle */
+};
+
+/* Note a point the item waits for (the highest value per slot), before
+ * the put, by its putter: 0, or -ENOMEM (more than LIMBO_SMALL slots, and
+ * no memory for them). */
+int limbo_item_add(struct limbo_item *it, uint32_t slot, uint64_t value);
+/* Forget its points (before it is noted anew, or freed). */
+void limbo_item_clear(struct limbo_item *it);
+/* Every point noted is settled. */
+bool limbo_item_idle(const struct limbo_item *it);
+/* Put and not yet handed out. */
+static inline bool
+limbo_item_in(const struct limbo_item *it)
+{
+	return atomic_load_explicit(&it->in, memory_order_acquire);
+}
+
+static inline uint32_t
+limbo_count(const struct limbo *l)
+{
+	return atomic_load_explicit(&l->n, memory_order_relaxed);
+}
+
+/*
+ * The limbo's count of items tells whoever moves it between none and some
+ * (put_mp's answer, *emptied), once per change, so that its owner can cue
+ * the poller per limbo rather than per item.
+ */
+/* Put it in; true when the limbo was empty. */
+bool limbo_put_mp(struct limbo *l, struct limbo_item *it);
+/* The oldest item of key, if idle; NULL when there is none, or (unless
+ * wait) when the token is busy. */
+struct limbo_item *limbo_take(struct limbo *l, uint64_t key, bool wait, bool *emptied);
+/* What pick chooses to go back, chained by next; *next_ns: when a reusable
+ * item kept idle falls due (UINT64_MAX: none). The poller's pass (AGED)
+ * only tries the token: busy, it answers NULL and *next_ns = now. */
+struct limbo_item *limbo_due(struct limbo *l, enum limbo_pick pick, uint64_t key,
+			     uint64_t now, uint64_t *next_ns, bool *emptied);
+/* Every item, chained by next. */
+struct limbo_item *limbo_drain(struct limbo *l, bool *emptied);
+/* The points every item waits for, the highest per slot, into out: how
+ * many (at most max; a full out leaves some slots out). */
+size_t limbo_points(struct limbo *l, struct limbo_point *out, size_t max);
+/* Call seen(it, arg) for the first item whose first point has value, under
+ * the token (so it is not handed out meanwhile): whether one was found.
+ * seen only reads the item. */
+bool limbo_find(struct limbo *l, uint64_t value,
+		void (*seen)(const struct limbo_item *it, void *arg), void *arg);
+
+#endif

@@ -1,0 +1,232 @@
+/*
+ * test_stress_limbo: reclaim/limbo.h under many threads, alone (no device:
+ * the test plays the driver and raises a few words of rig_words itself).
+ * Producers put items noted with points on those slots, some settled,
+ * some ahead of the word, under keys that overflow the limbo's lists;
+ * takers take by key, with and without waiting; a pass thread runs every
+ * pick of limbo_due, limbo_points and limbo_find. Every item handed out
+ * must be idle (its points settled), of the key asked for (take), and
+ * handed out once: each item's state
+ * moves IN -> OUT by compare-and-swap, so a second hand-out fails the run.
+ * At the end a drain hands out the rest: every item put came out once,
+ * and the count of put_mp's "was empty" answers matches the emptyings.
+ *
+ * Usage: test_stress_limbo [threads] [seconds] (default 6, 3).
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "rig_edge.h"
+#include "reclaim/limbo.h"
+
+#define SLOTS 3
+#define FIRST_SLOT (RIG_WORD_SLOTS - SLOTS)	/* no device holds them here */
+#define KEYS 11				/* more than the limbo's lists */
+#define ITEMS 64			/* per producer */
+#define MAX_THREADS 32
+
+enum { FREE, IN, OUT };
+
+struct thing {
+	struct limbo_item it;		/* first: an item is its thing */
+	_Atomic int state;
+};
+
+static struct limbo l;
+static struct thing *things[MAX_THREADS];
+static pthread_barrier_t start;
+static uint64_t deadline_ns;
+static _Atomic bool failed;
+static _Atomic uint64_t nput, outs, firsts, emptyings, hits;
+
+#define CHECK(cond, ...) do {						\
+	if (!(cond)) {							\
+		fprintf(stderr, __VA_ARGS__);				\
+		fputc('\n', stderr);					\
+		atomic_store(&failed, true);				\
+	}								\
+} while (0)
+
+static uint64_t
+word(uint32_t slot)
+{
+	return atomic_load_explicit(&rig_words[slot], memory_order_acquire);
+}
+
+/* An item handed out: idle, and out for the first time since its put. */
+static void
+came_out(struct limbo_item *it, const char *how)
+{
+	struct thing *t = (struct thing *)it;
+	int in = IN;
+
+	for (uint32_t i = 0; i < it->n; i++)
+		CHECK(word(it->points[i].slot) >= it->points[i].value,
+		      "%s handed out an item waiting for %llu on slot %u (word %llu)", how,
+		      (unsigned long long)it->points[i].value, it->points[i].slot,
+		      (unsigned long long)word(it->points[i].slot));
+	CHECK(!limbo_item_in(it), "%s handed out an item still marked in", how);
+	CHECK(atomic_compare_exchange_strong(&t->state, &in, OUT),
+	      "%s handed out an item twice (state %d)", how, in);
+	atomic_fetch_add(&outs, 1);
+}
+
+static void
+emptied_if(bool emptied)
+{
+	if (emptied)
+		atomic_fetch_add(&emptyings, 1);
+}
+
+static void *
+producer(void *arg)
+{
+	int me = (int)(intptr_t)arg;
+	unsigned seed = (unsigned)me * 7919u + 1;
+
+	pthread_barrier_wait(&start);
+	while (rig_now_ns() < deadline_ns && !atomic_load(&failed)) {
+		struct thing *t = &things[me][rand_r(&seed) % ITEMS];
+		int out = OUT, free_ = FREE;
+
+		/* Only an item out of the limbo goes in again. */
+		if (!atomic_compare_exchange_strong(&t->state, &out, IN) &&
+		    !atomic_compare_exchange_strong(&t->state, &free_, IN))
+			continue;
+		limbo_item_clear(&t->it);
+		for (int k = rand_r(&seed) % (SLOTS + 1); k > 0; k--) {
+			uint32_t slot = FIRST_SLOT + (uint32_t)(rand_r(&seed) % SLOTS);
+
+			CHECK(limbo_item_add(&t->it, slot, word(slot) + (uint64_t)(rand_r(&seed) % 8)) == 0,
+			      "limbo_item_add failed");
+		}
+		t->it.key = (uint64_t)(rand_r(&seed) % KEYS);
+		if (limbo_put_mp(&l, &t->it))
+			atomic_fetch_add(&firsts, 1);
+		atomic_fetch_add(&nput, 1);
+	}
+	return NULL;
+}
+
+static void *
+taker(void *arg)
+{
+	unsigned seed = (unsigned)(intptr_t)arg * 31u + 7;
+
+	pthread_barrier_wait(&start);
+	while (rig_now_ns() < deadline_ns && !atomic_load(&failed)) {
+		uint64_t key = 1 + (uint64_t)(rand_r(&seed) % (KEYS - 1));
+		bool emptied;
+		struct limbo_item *it = limbo_take(&l, key, rand_r(&seed) % 4 == 0, &emptied);
+
+		emptied_if(emptied);
+		if (!it)
+			continue;
+		CHECK(it->key == key, "take of key %llu handed out key %llu",
+		      (unsigned long long)key, (unsigned long long)it->key);
+		came_out(it, "take");
+		atomic_fetch_add(&hits, 1);
+	}
+	return NULL;
+}
+
+static void
+seen(const struct limbo_item *it, void *arg)
+{
+	CHECK(it->n && it->points[0].value == *(uint64_t *)arg, "find: another value");
+}
+
+static void *
+passer(void *arg)
+{
+	unsigned seed = 99;
+	struct limbo_point p[8];
+
+	(void)arg;
+	pthread_barrier_wait(&start);
+	while (rig_now_ns() < deadline_ns && !atomic_load(&failed)) {
+		enum limbo_pick pick = (enum limbo_pick)(rand_r(&seed) % 3);
+		uint64_t key = (uint64_t)(rand_r(&seed) % KEYS), next, v;
+		bool emptied;
+		struct limbo_item *due = limbo_due(&l, pick, key, rig_now_ns(), &next, &emptied);
+
+		emptied_if(emptied);
+		for (struct limbo_item *it = due, *after; it; it = after) {
+			after = it->next;
+			came_out(it, "due");
+		}
+		for (size_t i = 0, n = limbo_points(&l, p, 8); i < n; i++)
+			CHECK(p[i].slot >= FIRST_SLOT && p[i].slot < RIG_WORD_SLOTS,
+			      "points: slot %u was never noted", p[i].slot);
+		v = word(FIRST_SLOT) + 1;
+		limbo_find(&l, v, seen, &v);
+	}
+	return NULL;
+}
+
+/* The driver: words move up, now and then. */
+static void *
+advancer(void *arg)
+{
+	unsigned seed = 5;
+
+	(void)arg;
+	pthread_barrier_wait(&start);
+	while (rig_now_ns() < deadline_ns && !atomic_load(&failed)) {
+		uint32_t slot = FIRST_SLOT + (uint32_t)(rand_r(&seed) % SLOTS);
+
+		atomic_store_explicit(&rig_words[slot], word(slot) + 1, memory_order_release);
+		sched_yield();
+	}
+	return NULL;
+}
+
+int
+main(int argc, char **argv)
+{
+	int nthreads = argc > 1 ? atoi(argv[1]) : 6, seconds = argc > 2 ? atoi(argv[2]) : 3;
+	int producers, total;
+	pthread_t t[MAX_THREADS + 2];
+	struct limbo_item *rest;
+	bool emptied;
+
+	nthreads = nthreads < 2 ? 2 : nthreads > MAX_THREADS ? MAX_THREADS : nthreads;
+	producers = nthreads / 2;
+	total = nthreads + 2;
+	for (int i = 0; i < producers; i++)
+		things[i] = calloc(ITEMS, sizeof(*things[i]));
+	pthread_barrier_init(&start, NULL, (unsigned)total);
+	deadline_ns = rig_now_ns() + (uint64_t)seconds * 1000000000u;
+	for (int i = 0; i < nthreads; i++)
+		pthread_create(&t[i], NULL, i < producers ? producer : taker, (void *)(intptr_t)i);
+	pthread_create(&t[nthreads], NULL, passer, NULL);
+	pthread_create(&t[nthreads + 1], NULL, advancer, NULL);
+	for (int i = 0; i < total; i++)
+		pthread_join(t[i], NULL);
+	/* Settle every word, then everything left comes out once. */
+	for (uint32_t s = FIRST_SLOT; s < RIG_WORD_SLOTS; s++)
+		atomic_store(&rig_words[s], word(s) + 8);
+	rest = limbo_drain(&l, &emptied);
+	emptied_if(emptied);
+	for (struct limbo_item *it = rest, *after; it; it = after) {
+		after = it->next;
+		came_out(it, "drain");
+	}
+	CHECK(limbo_count(&l) == 0, "%u items left after the drain", limbo_count(&l));
+	CHECK(nput == outs, "%llu put, %llu came out", (unsigned long long)nput,
+	      (unsigned long long)outs);
+	CHECK(firsts == emptyings, "%llu puts into an empty limbo, %llu emptyings",
+	      (unsigned long long)firsts, (unsigned long long)emptyings);
+	for (int i = 0; i < producers; i++) {
+		for (int k = 0; k < ITEMS; k++) {
+			CHECK(atomic_load(&things[i][k].state) != IN, "an item never came out");
+			limbo_item_clear(&things[i][k].it);
+		}
+		free(things[i]);
+	}
+	printf("%llu puts, %llu taken by key, %s\n", (unsigned long long)nput,
+	       (unsigned long long)hits, failed ? "FAILED" : "ok");
+	return failed || !hits;
+}

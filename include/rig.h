@@ -107,8 +107,9 @@ uint64_t rig_budget(const struct rig_device *d);
  */
 int rig_set_budget(struct rig_device *d, uint64_t bytes);
 
-/* The bytes of own memory d holds: live buffers' and released memory
- * whose work is not yet done. */
+/* The bytes of own memory d holds: live buffers', and released memory not
+ * yet given back to the driver (its work not yet done, or kept a moment
+ * for an allocation of its size to reuse). Never blocks. */
 uint64_t rig_allocated(const struct rig_device *d);
 /*
  * rig_lost() - why the device was lost ("closed", "forked", "no progress
@@ -184,12 +185,15 @@ enum rig_access {
 /*
  * rig_buffer_create() - bytes of a device's memory of a kind
  * (RIG_MEMORY_DEVICE, _PINNED or _MAPPED). Zero bytes allocate nothing; the
- * buffer's address is then 0. An allocation that would pass the budget, or
- * that the driver has no room for, first returns released memory, waiting
- * for its work where needed, and asks again. Returns 0; RIG_EINVAL for a
- * negative size (a size_t negative as ptrdiff_t) or an unknown kind;
- * RIG_ELOST; RIG_ENOMEM when nothing more can come back (rig_why() says how
- * much was asked, held and budgeted), having changed nothing.
+ * buffer's address is then 0. Its bytes are unspecified: memory a buffer of
+ * the same size released may come back as that buffer's work left it, with
+ * no call to the driver (rig_buffer_release()). An allocation that would
+ * pass the budget, or that the driver has no room for, first returns
+ * released memory, waiting for its work where needed, and asks again.
+ * Returns 0; RIG_EINVAL for a negative size (a size_t negative as
+ * ptrdiff_t) or an unknown kind; RIG_ELOST; RIG_ENOMEM when nothing more
+ * can come back (rig_why() says how much was asked, held and budgeted),
+ * having changed nothing.
  */
 int rig_buffer_create(struct rig_device *d, size_t bytes, enum rig_memory kind,
 		      struct rig_buffer **out);
@@ -348,8 +352,10 @@ int rig_buffer_consume(struct rig_buffer *b, struct rig_buffer **out);
 
 /*
  * rig_buffer_release() - give up the buffer handle. Its memory returns to
- * the driver once the work submitted while it was live is done. NULL is
- * ignored.
+ * the driver once the work submitted while it was live is done; released
+ * with work in flight, it may first serve the next allocation of its size
+ * and kind on its device once that work is done, or go back a few
+ * milliseconds later. Never blocks. NULL is ignored.
  */
 void rig_buffer_release(struct rig_buffer *b);
 

@@ -1,13 +1,18 @@
 /*
- * core/alloc.c: a device's allocations, the budget they count against, and
- * their return. An allocation's memory goes back to the driver once no
- * buffer refers to it and every use stamped on it is signaled; until then it
- * waits in the device's limbo list, which every allocation on the device
- * first reclaims.
+ * core/alloc.c: a device's allocations as objects: asked of the driver,
+ * kept on the device's list, released by their last buffer, their memory
+ * given back to the driver. When memory goes back is reclaim/'s: a release
+ * with work in flight notes the points of that work and puts its
+ * allocation in the device's limbo, where the next allocation of its size
+ * and kind takes it back once they are settled (handle, stamps and region
+ * reused, no driver call), or reclaim/ hands it here to give back. Neither
+ * path takes mem_lock or allocates; the driver's alloc and free, and the
+ * list, are under mem_lock.
  *
  * A borrowed allocation (borrow.c) maps another allocation, its root, on a
  * second device: it shares the root's stamps and lock, holds a reference to
- * the root, and gives its mapping back like memory of its own.
+ * the root, and gives its mapping back like memory of its own (never
+ * reused).
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -16,6 +21,8 @@
 #include "core/error.h"
 #include "core/image.h"
 #include "core/io.h"
+#include "reclaim/owner.h"
+#include "util/rcu.h"
 
 static void
 list_add(struct alloc **head, struct alloc *a)
@@ -38,6 +45,12 @@ list_del(struct alloc **head, struct alloc *a)
 		a->next->prev = a->prev;
 }
 
+static struct alloc *
+of_item(struct limbo_item *it)
+{
+	return (struct alloc *)((char *)it - offsetof(struct alloc, item));
+}
+
 /* Free a's handle (its memory already went back); then its root's ref.
  * Takes no lock of the device's: call it with none held. */
 static void
@@ -47,7 +60,7 @@ alloc_free(struct alloc *a)
 	struct rig_device *d = a->d;
 
 	stamps_fini(&a->stamps);
-	waitset_fini(&a->uses);
+	limbo_item_clear(&a->item);
 	pthread_mutex_destroy(&a->lock);
 	free(a);
 	if (root != a)
@@ -67,101 +80,34 @@ return_memory_locked(struct rig_device *d, struct alloc *a)
 	}
 	a->region = NULL;
 	io_unmap(a);		/* after d's mapping of it went */
-	d->allocated -= a->bytes;
-}
-
-static bool
-signaled(struct stamp st)
-{
-	return !st.value ||
-	       atomic_load_explicit(&rig_words[st.slot], memory_order_acquire) >= st.value;
-}
-
-bool
-alloc_idle(const struct alloc *a)
-{
-	for (size_t i = 0; i < a->uses.n; i++)
-		if (!signaled(a->uses.w[i]))
-			return false;
-	return true;
-}
-
-/* Wait on the host until every use stamped on a's root is signaled, one
- * stamp at a time under the root's lock: what a release does when it has
- * no memory to note the uses down. */
-static void
-wait_uses_now(struct alloc *a)
-{
-	struct alloc *root = a->root;
-
-	for (;;) {
-		struct stamp st = { 0 }, dropped;
-		struct waitset ws = { 0 };
-		const struct stamps *s;
-
-		pthread_mutex_lock(&root->lock);
-		s = &root->stamps;
-		for (size_t i = 0; i < s->n && !st.value; i++) {
-			if (!signaled(s->seg[i].write))
-				st = s->seg[i].write;
-			for (uint32_t k = 0; k < s->seg[i].nreads && !st.value; k++)
-				if (!signaled(s->seg[i].reads[k]))
-					st = s->seg[i].reads[k];
-		}
-		pthread_mutex_unlock(&root->lock);
-		if (!st.value)
-			return;
-		waitset_add(&ws, st);	/* its own array: no memory needed */
-		claim_wait_host(&ws, &dropped);
-	}
-}
-
-/*
- * Once no buffer refers to a: note in a->uses the points of every use of
- * its memory, which its return waits for. A borrowed allocation reads its
- * root's stamps under the root's lock: claims through the root's other
- * buffers change them meanwhile (issue 13: a split reallocates them).
- */
-static void
-note_uses(struct alloc *a)
-{
-	struct alloc *root = a->root;
-	int ret;
-
-	if (root != a)
-		pthread_mutex_lock(&root->lock);
-	ret = stamps_waits(&root->stamps, &a->uses);
-	if (root != a)
-		pthread_mutex_unlock(&root->lock);
-	if (ret < 0) {
-		waitset_fini(&a->uses);
-		wait_uses_now(a);
-	}
+	budget_unreserve(&d->rc, a->bytes);
 }
 
 size_t
-alloc_reclaim(struct rig_device *d)
+alloc_return(struct rig_device *d, enum limbo_pick pick, uint64_t key,
+	     uint64_t now, uint64_t *next_ns)
 {
-	struct alloc *a, *next, *done = NULL;
+	struct limbo_item *due, *it, *next;
+	bool emptied;
 	size_t n = 0;
 
-	device_reap(d);
+	*next_ns = UINT64_MAX;
+	if (!limbo_count(&d->rc.memory))
+		return 0;
+	/* Under mem_lock: a device's end drains the limbo under it too, so
+	 * what is handed out here goes back here. */
 	pthread_mutex_lock(&d->mem_lock);
-	for (a = d->limbo; a; a = next) {
-		next = a->next;
-		if (!alloc_idle(a))
-			continue;
-		list_del(&d->limbo, a);
-		reap_pending(d, -1);
-		return_memory_locked(d, a);
-		a->next = done;
-		done = a;
+	due = limbo_due(&d->rc.memory, pick, key, now, next_ns, &emptied);
+	if (emptied)
+		reclaim_pending(&d->tl, -1);
+	for (it = due; it; it = it->next) {
+		return_memory_locked(d, of_item(it));
+		list_del(&d->allocs, of_item(it));
 	}
 	pthread_mutex_unlock(&d->mem_lock);
-	for (a = done; a; a = next) {
-		next = a->next;
-		alloc_free(a);
-		n++;
+	for (it = due; it; it = next, n++) {
+		next = it->next;
+		alloc_free(of_item(it));
 	}
 	return n;
 }
@@ -226,8 +172,10 @@ alloc_new(struct rig_device *d, uint64_t bytes, struct alloc *root)
 void
 alloc_live_locked(struct rig_device *d, struct alloc *a)
 {
-	list_add(&d->live, a);
-	d->allocated += a->bytes;
+	list_add(&d->allocs, a);
+	/* Files and mappings: counted whatever the budget says (a file once
+	 * made cannot be unmade; a mapping counts 0). */
+	atomic_fetch_add_explicit(&d->rc.allocated, a->bytes, memory_order_relaxed);
 }
 
 int
@@ -236,7 +184,7 @@ alloc_live(struct rig_device *d, struct alloc *a)
 	int ret;
 
 	/* Under mem_lock: the device's end (alloc_end_all) either finds a
-	 * on the live list or we find the device lost. */
+	 * on the list or we find the device lost. */
 	pthread_mutex_lock(&d->mem_lock);
 	if ((ret = device_check_live(NULL, d)) == 0)
 		alloc_live_locked(d, a);
@@ -251,67 +199,107 @@ alloc_discard(struct alloc *a)
 	alloc_free(a);
 }
 
-/*
- * Under mem_lock: the points the limbo's memory waits for, into ws; false
- * when the limbo is empty (nothing more can come back).
- */
-static bool
-limbo_waits_locked(struct rig_device *d, struct waitset *ws)
+/* What may reuse memory of bytes and kind: one key per pair (0: nothing;
+ * sizes past 2^60 bytes pass every budget anyway). */
+static uint64_t
+key_of(uint64_t bytes, enum rig_memory kind)
 {
-	for (struct alloc *a = d->limbo; a; a = a->next)
-		for (size_t i = 0; i < a->uses.n; i++)
-			waitset_add(ws, a->uses.w[i]);
-	return d->limbo != NULL;
+	return bytes && bytes < (1ull << 60) ? bytes << 2 | (uint64_t)kind : 0;
 }
 
-/*
- * Return released memory, waiting for its work: true if some could come
- * back (here, or by the poller meanwhile), false when none was released.
- * No lock held.
- */
-static bool
-reclaim_waiting(struct rig_device *d)
+/* An allocation of key from d's limbo whose uses are settled, live again;
+ * NULL when there is none (or, unless wait, the limbo is busy). */
+static struct alloc *
+reuse(struct rig_device *d, uint64_t key, bool wait)
 {
-	struct waitset ws = { 0 };
-	struct stamp dropped;
-	bool some;
+	struct limbo_item *it;
+	struct alloc *a;
+	bool emptied;
+
+	/* A lost device's limbo waits for its end. */
+	if (!key || atomic_load_explicit(&d->tl.lost, memory_order_acquire))
+		return NULL;
+	if (!(it = limbo_take(&d->rc.memory, key, wait, &emptied)))
+		return NULL;
+	if (emptied)
+		reclaim_pending(&d->tl, -1);
+	limbo_item_clear(it);
+	a = of_item(it);
+	atomic_store_explicit(&a->refs, 1, memory_order_relaxed);
+	return a;
+}
+
+struct make {
+	struct rig_device *d;
+	struct alloc *a;
+	enum rig_memory kind;
+};
+
+/* One try of the driver within the budget: 0, RIG_ENOMEM (over the budget
+ * or no room: reclaim_retry() returns memory and tries again), RIG_ELOST. */
+static int
+try_make(void *arg)
+{
+	struct make *m = arg;
+	struct rig_device *d = m->d;
+	uint64_t bytes = m->a->bytes;
+	int ret;
 
 	pthread_mutex_lock(&d->mem_lock);
-	some = limbo_waits_locked(d, &ws);
+	if ((ret = device_check_live(NULL, d)) < 0)
+		goto out;
+	if (!budget_reserve(&d->rc, atomic_load(&d->budget), bytes)) {
+		ret = RIG_ENOMEM;
+		goto out;
+	}
+	if (bytes && (ret = ask_driver(d, m->a, m->kind)) < 0) {
+		budget_unreserve(&d->rc, bytes);
+		goto out;
+	}
+	list_add(&d->allocs, m->a);
+out:
 	pthread_mutex_unlock(&d->mem_lock);
-	if (some)
-		claim_wait_host(&ws, &dropped);	/* a loss signals too */
-	waitset_fini(&ws);
-	alloc_reclaim(d);
-	return some;
+	return ret;
 }
 
-/* The submitter's hook: a grow came up short. */
-bool
-alloc_reclaim_for_grow(struct submitter *sub)
+/* A new allocation from the driver, memory released first coming back. */
+static int
+make_new(struct rig_device *d, uint64_t bytes, enum rig_memory kind,
+	 struct alloc **out)
 {
-	struct rig_device *d = (struct rig_device *)((char *)sub -
-						      offsetof(struct rig_device, sub));
+	uint64_t key = key_of(bytes, kind), held, budget;
+	struct make m = { d, NULL, kind };
+	int ret;
 
-	/* No waiting here: the submission thread calls it, and released
-	 * memory may wait for values queued behind the one it runs. */
-	return alloc_reclaim(d) > 0;
-}
-
-/* Under mem_lock: bytes fit d's budget. */
-static bool
-fits_locked(const struct rig_device *d, uint64_t bytes)
-{
-	return d->allocated + bytes >= bytes && d->allocated + bytes <= d->budget;
+	/* What no allocation of this size reuses goes back first; then
+	 * memory of this size, waiting for a taker or just settled. */
+	reclaim_room(d, key);
+	if ((*out = reuse(d, key, true)))
+		return 0;
+	if (!(m.a = alloc_new(d, bytes, NULL)))
+		return rig_cause(RIG_ENOMEM, "no memory for an allocation's handle");
+	m.a->item.key = key;
+	if ((ret = reclaim_retry(d, try_make, &m)) == 0) {
+		*out = m.a;
+		return 0;
+	}
+	if (ret == RIG_ENOMEM) {
+		held = rig_allocated(d);
+		budget = rig_budget(d);
+		ret = rig_cause(RIG_ENOMEM, "%llu bytes asked, %s holds %llu of its budget %llu%s",
+				(unsigned long long)bytes, d->name,
+				(unsigned long long)held, (unsigned long long)budget,
+				held + bytes >= bytes && held + bytes <= budget ?
+				", and its driver has no room" : "");
+	}
+	alloc_discard(m.a);
+	return ret;
 }
 
 int
 alloc_make(struct rig_device *d, uint64_t bytes, enum rig_memory kind,
 	   struct alloc **out)
 {
-	struct alloc *a;
-	int ret;
-
 	if (io_device(d))
 		return rig_cause(RIG_EINVAL, "%s is an Io device: its memory is files "
 				 "(rig_disk_create_file, rig_disk_of_file)", d->name);
@@ -319,89 +307,121 @@ alloc_make(struct rig_device *d, uint64_t bytes, enum rig_memory kind,
 	 * memory (seed 000): its own memory already serves the host. */
 	if (kind == RIG_MEMORY_PINNED && d->facts.host_addresses)
 		kind = RIG_MEMORY_DEVICE;
-	alloc_reclaim(d);
-	if (!(a = alloc_new(d, bytes, NULL)))
-		return rig_cause(RIG_ENOMEM, "no memory for an allocation's handle");
-	for (;;) {
-		pthread_mutex_lock(&d->mem_lock);
-		if ((ret = device_check_live(NULL, d)) < 0)
-			break;
-		ret = !fits_locked(d, bytes) ? RIG_ENOMEM : bytes ? ask_driver(d, a, kind) : 0;
-		if (ret == 0)
-			break;
-		pthread_mutex_unlock(&d->mem_lock);
-		/* Over the budget, or no room: return released memory,
-		 * waiting for its work, and ask again. */
-		if (ret != RIG_ENOMEM || !reclaim_waiting(d)) {
-			pthread_mutex_lock(&d->mem_lock);
-			break;
-		}
-	}
-	if (ret == 0) {
-		d->allocated += bytes;
-		list_add(&d->live, a);
-		pthread_mutex_unlock(&d->mem_lock);
-		*out = a;
+	if ((*out = reuse(d, key_of(bytes, kind), false)))
 		return 0;
+	return make_new(d, bytes, kind, out);
+}
+
+static bool
+settled(struct stamp st)
+{
+	return !st.value ||
+	       atomic_load_explicit(&rig_words[st.slot], memory_order_acquire) >= st.value;
+}
+
+/* Wait on the host until every use stamped on a's root is settled, one
+ * stamp at a time under the root's lock: what a release does when it has
+ * no memory to note the uses down. */
+static void
+wait_uses_now(struct alloc *a)
+{
+	struct alloc *root = a->root;
+
+	for (;;) {
+		struct stamp st = { 0 }, dropped;
+		struct waitset ws = { 0 };
+		const struct stamps *s;
+
+		pthread_mutex_lock(&root->lock);
+		s = &root->stamps;
+		for (size_t i = 0; i < s->n && !st.value; i++) {
+			if (!settled(s->seg[i].write))
+				st = s->seg[i].write;
+			for (uint32_t k = 0; k < s->seg[i].nreads && !st.value; k++)
+				if (!settled(s->seg[i].reads[k]))
+					st = s->seg[i].reads[k];
+		}
+		pthread_mutex_unlock(&root->lock);
+		if (!st.value)
+			return;
+		waitset_add(&ws, st);	/* its own array: no memory needed */
+		claim_wait_host(&ws, &dropped);
 	}
-	if (ret == RIG_ENOMEM)
-		ret = rig_cause(RIG_ENOMEM, "%llu bytes asked, %s holds %llu of its budget %llu%s",
-				(unsigned long long)bytes, d->name,
-				(unsigned long long)d->allocated,
-				(unsigned long long)d->budget,
-				fits_locked(d, bytes) ? ", and its driver has no room" : "");
-	pthread_mutex_unlock(&d->mem_lock);
-	a->bytes = 0;
-	alloc_free(a);
-	return ret;
 }
 
-uint64_t
-rig_allocated(const struct rig_device *d)
+/*
+ * Once no buffer refers to a: note on a->item the points of every use of
+ * its memory, which its return waits for. A borrowed allocation reads its
+ * root's stamps under the root's lock: claims through the root's other
+ * buffers change them meanwhile (issue 13: a split reallocates them). A
+ * root no buffer refers to is claimed by nobody.
+ */
+static void
+note_uses(struct alloc *a)
 {
-	struct rig_device *m = (struct rig_device *)d;
-	uint64_t n;
+	struct alloc *root = a->root;
+	const struct stamps *s = &root->stamps;
+	int ret = 0;
 
-	pthread_mutex_lock(&m->mem_lock);
-	n = m->allocated;
-	pthread_mutex_unlock(&m->mem_lock);
-	return n;
+	limbo_item_clear(&a->item);
+	if (root != a)
+		pthread_mutex_lock(&root->lock);
+	for (size_t i = 0; i < s->n && ret == 0; i++) {
+		ret = limbo_item_add(&a->item, s->seg[i].write.slot, s->seg[i].write.value);
+		for (uint32_t k = 0; k < s->seg[i].nreads && ret == 0; k++)
+			ret = limbo_item_add(&a->item, s->seg[i].reads[k].slot,
+					     s->seg[i].reads[k].value);
+	}
+	if (root != a)
+		pthread_mutex_unlock(&root->lock);
+	if (ret < 0) {
+		limbo_item_clear(&a->item);
+		wait_uses_now(a);
+	}
 }
 
-uint64_t
-rig_budget(const struct rig_device *d)
+/* Into d's limbo: its uses noted, its stamps forgotten if it is reused
+ * (the limbo's points stand for them). */
+static void
+to_limbo(struct rig_device *d, struct alloc *a)
 {
-	struct rig_device *m = (struct rig_device *)d;
-	uint64_t n;
-
-	pthread_mutex_lock(&m->mem_lock);
-	n = m->budget;
-	pthread_mutex_unlock(&m->mem_lock);
-	return n;
+	if (a->item.key)
+		stamps_clear(&a->stamps);
+	if (limbo_put_mp(&d->rc.memory, &a->item))
+		reclaim_pending(&d->tl, 1);
 }
 
-int
-rig_set_budget(struct rig_device *d, uint64_t bytes)
+/*
+ * The release of memory with work in flight, on a live device: into the
+ * limbo, inside an RCU read-side section, so that a device's end, once a
+ * grace period passed after the loss, finds every such put in the limbo
+ * (and clears region only then). False where it did not park a: d is lost,
+ * or a's memory is idle or none; the slow path, under mem_lock, then.
+ */
+static bool
+park(struct rig_device *d, struct alloc *a)
 {
-	if (!d)
-		return rig_fail(RIG_EINVAL, "the device is NULL");
-	if ((int64_t)bytes < 0)
-		return rig_fail(RIG_EINVAL, "%lld bytes is negative", (long long)bytes);
-	pthread_mutex_lock(&d->mem_lock);
-	d->budget = bytes;
-	pthread_mutex_unlock(&d->mem_lock);
-	return 0;
+	bool parked;
+
+	p_rcu_read_lock();
+	parked = !atomic_load_explicit(&d->tl.lost, memory_order_acquire) &&
+		 a->region && !limbo_item_idle(&a->item);
+	if (parked)
+		to_limbo(d, a);
+	p_rcu_read_unlock();
+	return parked;
 }
 
 void
 alloc_put(struct alloc *a)
 {
 	struct rig_device *d = a->d;
-	bool later;
 
 	if (atomic_fetch_sub(&a->refs, 1) != 1)
 		return;
-	note_uses(a);	/* before mem_lock: a root's lock comes first */
+	note_uses(a);
+	if (park(d, a))
+		return;
 	pthread_mutex_lock(&d->mem_lock);
 	if (a->dead) {
 		/* Its memory went at the device's end. */
@@ -409,16 +429,15 @@ alloc_put(struct alloc *a)
 		alloc_free(a);
 		return;
 	}
-	list_del(&d->live, a);
-	later = a->region && !alloc_idle(a);
-	if (later) {
-		list_add(&d->limbo, a);
-		reap_pending(d, 1);
-	} else
-		return_memory_locked(d, a);
+	if (a->region && !limbo_item_idle(&a->item)) {
+		to_limbo(d, a);		/* the device's end takes it back */
+		pthread_mutex_unlock(&d->mem_lock);
+		return;
+	}
+	return_memory_locked(d, a);
+	list_del(&d->allocs, a);
 	pthread_mutex_unlock(&d->mem_lock);
-	if (!later)
-		alloc_free(a);
+	alloc_free(a);
 }
 
 /*
@@ -433,7 +452,7 @@ await_borrowers(struct rig_device *d)
 	struct stamp dropped;
 
 	pthread_mutex_lock(&d->mem_lock);
-	for (struct alloc *a = d->live; a; a = a->next)
+	for (struct alloc *a = d->allocs; a; a = a->next)
 		if (a->root == a) {
 			pthread_mutex_lock(&a->lock);
 			stamps_waits(&a->stamps, &ws);
@@ -447,18 +466,23 @@ await_borrowers(struct rig_device *d)
 void
 alloc_end_all(struct rig_device *d, const char *why)
 {
-	struct alloc *a, *next, *limbo;
+	struct limbo_item *gone, *it, *after;
+	struct alloc *a, *next;
+	bool emptied;
 
+	/* d is lost: once a grace period passed, every park() that saw it
+	 * live is over, and later releases take mem_lock. */
+	p_synchronize_rcu();
 	await_borrowers(d);
 	pthread_mutex_lock(&d->mem_lock);
 	image_end_all_locked(d);
-	limbo = d->limbo;
-	for (a = limbo; a; a = a->next) {
-		return_memory_locked(d, a);
-		reap_pending(d, -1);
+	if ((gone = limbo_drain(&d->rc.memory, &emptied)) && emptied)
+		reclaim_pending(&d->tl, -1);
+	for (it = gone; it; it = it->next) {
+		return_memory_locked(d, of_item(it));
+		list_del(&d->allocs, of_item(it));
 	}
-	d->limbo = NULL;
-	for (a = d->live; a; a = next) {
+	for (a = d->allocs; a; a = next) {
 		next = a->next;
 		/* Under a's lock: no host access is reading it meanwhile. */
 		pthread_mutex_lock(&a->root->lock);
@@ -467,10 +491,10 @@ alloc_end_all(struct rig_device *d, const char *why)
 		a->dead = why;
 		pthread_mutex_unlock(&a->root->lock);
 	}
-	d->live = NULL;
+	d->allocs = NULL;
 	pthread_mutex_unlock(&d->mem_lock);
-	for (a = limbo; a; a = next) {
-		next = a->next;
-		alloc_free(a);
+	for (it = gone; it; it = after) {
+		after = it->next;
+		alloc_free(of_item(it));
 	}
 }

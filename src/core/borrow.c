@@ -38,13 +38,40 @@ map(struct rig_device *d2, struct alloc *root, void **region, uint64_t *delta,
 	return RIG_MAP_NEVER;
 }
 
+struct mapping {
+	struct rig_device *d2;
+	struct alloc *root, *a;
+	void *host;			/* where root's bytes lie for the host */
+	uint64_t delta;
+	enum rig_mapping m;
+};
+
+/* One try of d2's driver: 0; RIG_ENOMEM for no room (reclaim_retry()
+ * returns d2's released memory and tries again); RIG_EINVAL where it never
+ * maps it; RIG_ELOST. */
+static int
+try_map(void *arg)
+{
+	struct mapping *p = arg;
+	struct rig_device *d2 = p->d2;
+
+	p->m = RIG_MAPS;
+	if (!p->root->bytes)
+		return 0;
+	if (!submit_call_enter(&d2->sub))
+		return device_check_live(NULL, d2);
+	p->m = map(d2, p->root, &p->a->region, &p->delta, p->host);
+	if (p->m == RIG_MAPS)
+		d2->ops->locate(d2->handle, p->a->region, &p->a->loc);
+	submit_call_leave(&d2->sub);
+	return p->m == RIG_MAPS ? 0 : p->m == RIG_MAP_NEVER ? RIG_EINVAL : RIG_ENOMEM;
+}
+
 static int
 borrow(struct rig_buffer *b, struct rig_device *d2, struct alloc **out)
 {
 	struct alloc *root = b->a->root, *a;
-	enum rig_mapping m = RIG_MAP_NO_ROOM;
-	uint64_t delta = 0;
-	void *host = root->loc.host;
+	struct mapping p = { d2, root, NULL, root->loc.host, 0, RIG_MAP_NO_ROOM };
 	int ret;
 
 	if (io_device(root->d) && !io_is_disk(root->d))
@@ -56,35 +83,22 @@ borrow(struct rig_buffer *b, struct rig_device *d2, struct alloc **out)
 			alloc_discard(a);
 			return ret;
 		}
-		host = a->io_host;
+		p.host = a->io_host;
 	}
-	for (int tries = 0; tries < 2 && m == RIG_MAP_NO_ROOM; tries++) {
-		if (tries)
-			alloc_reclaim(d2);
-		if (!root->bytes) {
-			m = RIG_MAPS;
-		} else if (submit_call_enter(&d2->sub)) {
-			m = map(d2, root, &a->region, &delta, host);
-			if (m == RIG_MAPS)
-				d2->ops->locate(d2->handle, a->region, &a->loc);
-			submit_call_leave(&d2->sub);
-		} else {
-			io_unmap(a);
-			alloc_discard(a);
-			return device_check_live(NULL, d2);
-		}
-	}
-	if (m != RIG_MAPS) {
+	p.a = a;
+	if ((ret = reclaim_retry(d2, try_map, &p)) < 0) {
 		io_unmap(a);
 		alloc_discard(a);
-		return m == RIG_MAP_NEVER ?
+		if (ret == RIG_ELOST)
+			return ret;
+		return p.m == RIG_MAP_NEVER ?
 		       rig_cause(RIG_EINVAL, "%s does not map %s's memory", d2->name, root->d->name) :
 		       rig_cause(RIG_ENOMEM, "%s has no room to map %llu bytes of %s",
 				 d2->name, (unsigned long long)root->bytes, root->d->name);
 	}
 	if (a->region) {
-		a->loc.address += delta;
-		a->loc.host = host;
+		a->loc.address += p.delta;
+		a->loc.host = p.host;
 	}
 	if ((ret = alloc_live(d2, a)) < 0) {
 		if (a->region)

@@ -5,16 +5,19 @@
  * Lifetimes: a device lives while the program holds an open of it or any
  * allocation refers to it (refs). An allocation lives while a buffer refers
  * to it; once none does, its memory goes back to the driver as soon as its
- * last use is signaled (until then it waits in the device's limbo list).
- * A device's end (close, or an open of its name once it is lost) stops the
- * driver and returns every allocation's memory; buffers of it are then
- * dead, and say why.
+ * last use is settled: until then it waits in the device's limbo (reclaim/),
+ * where the next allocation of its size may take it back once that use is
+ * settled. A device's end (close, or an open of its name once it is lost)
+ * stops the driver and returns every allocation's memory; buffers of it are
+ * then dead, and say why.
  *
- * Locks, in the order they are taken: devices_lock (open/close); an
+ * Locks, in the order they are taken: devices_lock (open/close); a root
  * allocation's lock (its stamps and host access; two by address order),
- * then the submitter's driver lock; the device's mem_lock (its lists and
- * budget), then allocation locks only at the device's end, once nothing
- * can claim them anew.
+ * then the submitter's driver lock; the device's mem_lock (its list of
+ * allocations and images), then the limbo's token, and allocation locks only
+ * at the device's end, once nothing can claim them anew. Nobody waits for
+ * an RCU grace period under mem_lock: a release with work in flight puts
+ * its allocation in the limbo inside an RCU read-side section.
  */
 #ifndef CORE_DEVICE_H
 #define CORE_DEVICE_H
@@ -22,6 +25,7 @@
 #include <pthread.h>
 
 #include "rig.h"
+#include "reclaim/reclaim.h"
 #include "submit/stamp.h"
 #include "submit/submit.h"
 #include "timeline/timeline.h"
@@ -34,13 +38,14 @@ struct alloc {
 	uint64_t bytes;
 	pthread_mutex_t lock;		/* the root's: claims, its stamps, host access */
 	struct stamps stamps;		/* the root's: who wrote and read each word last */
-	struct waitset uses;		/* once released: the points its return waits for */
+	struct limbo_item item;		/* released: the points of its uses, in d's limbo;
+					 * its key: alloc_make()'s size and kind, else 0 */
 	_Atomic uint32_t refs;		/* buffers over it */
 	_Atomic uint32_t holds;		/* the root's: claims and taken runs holding it */
 	const char *_Atomic dead;	/* why its memory ended; NULL while live */
 	void *io_file, *io_host;	/* borrowed from a file: its host map (io.c) */
 	uint64_t io_bytes;
-	struct alloc *prev, *next;	/* d's live list, or its limbo list */
+	struct alloc *prev, *next;	/* d's allocations: live, or in its limbo */
 };
 
 struct rig_buffer {
@@ -63,13 +68,10 @@ struct rig_device {
 	_Atomic uint32_t opens;		/* the program's opens */
 	bool ended;			/* under devices_lock */
 	pthread_mutex_t mem_lock;
-	struct alloc *live;		/* allocations with buffers */
-	struct alloc *limbo;		/* released, waiting for their last use */
+	struct alloc *allocs;		/* whose memory is d's: live, or in rc's limbo */
 	struct rig_image *images;	/* loaded and not yet unloaded */
-	struct deferred *deferred;	/* submissions let go once a value is signaled */
-	_Atomic uint32_t ndeferred;
-	uint64_t allocated;		/* bytes of live and limbo memory */
-	uint64_t budget;		/* facts.budget, or rig_set_budget() */
+	struct reclaim rc;		/* reclaim/: limbos of memory and keeps, bytes held */
+	_Atomic uint64_t budget;	/* facts.budget (devices.c), or rig_set_budget() */
 	struct rig_device *next;	/* the open devices, by name */
 };
 
@@ -104,19 +106,15 @@ int alloc_make(struct rig_device *d, uint64_t bytes, enum rig_memory kind,
 /* A handle on d (mapping root's memory, if root), not yet live; NULL
  * without memory. */
 struct alloc *alloc_new(struct rig_device *d, uint64_t bytes, struct alloc *root);
-/* Put a made allocation on d's live list, counting its bytes; RIG_ELOST
+/* Put a made allocation on d's list, counting its bytes; RIG_ELOST
  * (a left as it was) once d is lost. */
 int alloc_live(struct rig_device *d, struct alloc *a);
 /* The same under d's mem_lock, d seen live. */
 void alloc_live_locked(struct rig_device *d, struct alloc *a);
 /* Free a handle from alloc_new() that never went live (no memory). */
 void alloc_discard(struct alloc *a);
+/* Let go of a buffer's reference: the last one releases the allocation. */
 void alloc_put(struct alloc *a);
-/* The submitter's reclaim hook (a grow came up short). */
-bool alloc_reclaim_for_grow(struct submitter *sub);
-/* Return limbo memory whose uses are all signaled: how many came back. No
- * lock held. */
-size_t alloc_reclaim(struct rig_device *d);
 
 /* hold.c: add delta to the holds of a's memory. */
 void alloc_hold(struct alloc *a, int delta);
@@ -140,8 +138,6 @@ buffer_dead(const struct rig_buffer *b)
 }
 /* At the device's end: free every allocation's memory, marking it dead. */
 void alloc_end_all(struct rig_device *d, const char *why);
-/* Every use noted on a at its release (a->uses) is signaled. */
-bool alloc_idle(const struct alloc *a);
 
 /* claim.c: claiming memory for a submit or a host access (rule 3). */
 struct use {
@@ -170,21 +166,6 @@ int claim_draw(const char *func, struct rig_device *d, struct use *u, size_t n,
 /* Wait on the host until every point of ws is settled: 0, or the first
  * loss (then *dropped is its point). */
 int claim_wait_host(const struct waitset *ws, struct stamp *dropped);
-
-/*
- * reap.c: what a submission keeps (its images, its keep) goes only once the
- * work submitted through it is done. A job handed to the driver defers its
- * reference to the submission until its value is signaled; allocations,
- * waits and the device's end return what is due.
- */
-struct rig_submission;
-void defer_put(struct rig_device *d, struct rig_submission *s, uint64_t value);
-/* The submission deferred for value, or NULL (for a loss's record). */
-const void *deferred_submission(struct rig_device *d, uint64_t value);
-/* Let go of what is due; no lock held. */
-void device_reap(struct rig_device *d);
-/* Count delta things that wait for d's word to move (the poller's cue). */
-void reap_pending(struct rig_device *d, int delta);
 
 /*
  * copy.c: post a copy of bytes from src to dst (bytes 0 with src == dst a

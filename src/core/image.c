@@ -158,34 +158,48 @@ rig_image_load(struct rig_device *d, const void *bytes, size_t len,
 	return 0;
 }
 
-/* Ask the driver for name, reclaiming memory once if it has none. */
+struct entry_ask {
+	struct rig_image *img;
+	const char *name;
+	struct rig_entry *e;
+	uint64_t bytes;			/* what the driver lacked */
+};
+
+/* One try of the driver: 0; RIG_ENOMEM for no memory (reclaim_retry()
+ * returns released memory and tries again); RIG_EINVAL; RIG_ELOST. */
+static int
+try_entry(void *arg)
+{
+	struct entry_ask *q = arg;
+	struct rig_device *d = q->img->d;
+	int r;
+
+	if (!submit_call_enter(&d->sub))
+		return device_check_live("rig_image_function", d);
+	r = d->ops->entry(d->handle, q->img->image, q->name, q->e, &q->bytes);
+	submit_call_leave(&d->sub);
+	if (r == RIG_ENTRY)
+		return 0;
+	if (r == RIG_ABSENT)
+		return rig_fail_at("rig_image_function", RIG_EINVAL, "no function %s", q->name);
+	return RIG_ENOMEM;
+}
+
+/* Ask the driver for name, returning released memory while it has none. */
 static int
 ask_entry(struct rig_image *img, const char *name, struct rig_entry *e)
 {
-	struct rig_device *d = img->d;
-	uint64_t bytes = 0;
+	struct entry_ask q = { img, name, e, 0 };
+	int ret;
 
-	if (!d->ops->entry)
-		return rig_fail_at("rig_image_function", RIG_EINVAL, "%s names no functions", d->name);
-	for (int tries = 0; tries < 2; tries++) {
-		int r;
-
-		if (!submit_call_enter(&d->sub))
-			return device_check_live("rig_image_function", d);
-		r = d->ops->entry(d->handle, img->image, name, e, &bytes);
-		submit_call_leave(&d->sub);
-		switch (r) {
-		case RIG_ENTRY:
-			return 0;
-		case RIG_ABSENT:
-			return rig_fail_at("rig_image_function", RIG_EINVAL, "no function %s", name);
-		default:
-			alloc_reclaim(d);
-		}
-	}
+	if (!img->d->ops->entry)
+		return rig_fail_at("rig_image_function", RIG_EINVAL, "%s names no functions",
+				   img->d->name);
+	if ((ret = reclaim_retry(img->d, try_entry, &q)) != RIG_ENOMEM)
+		return ret;
 	return rig_fail_at("rig_image_function", RIG_ENOMEM,
 			   "%s has no memory for the %llu bytes %s's launches need",
-			   d->name, (unsigned long long)bytes, name);
+			   img->d->name, (unsigned long long)q.bytes, name);
 }
 
 int

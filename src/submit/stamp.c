@@ -32,6 +32,19 @@ stamps_fini(struct stamps *s)
 	s->n = s->cap = 0;
 }
 
+void
+stamps_clear(struct stamps *s)
+{
+	if (!s->n)
+		return;
+	for (size_t i = 1; i < s->n; i++)
+		free(s->seg[i].reads);
+	s->seg[0].hi = s->seg[s->n - 1].hi;
+	s->seg[0].write = (struct stamp){ 0 };
+	s->seg[0].nreads = 0;
+	s->n = 1;
+}
+
 int
 waitset_add(struct waitset *ws, struct stamp st)
 {

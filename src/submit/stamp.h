@@ -54,6 +54,9 @@ enum use_kind { USE_READ = 1, USE_WRITE };
 
 int stamps_init(struct stamps *s, uint64_t words);
 void stamps_fini(struct stamps *s);
+/* Forget every stamp, as stamps_init() left them, keeping the arrays of the
+ * first segment (memory reused once every use is settled). */
+void stamps_clear(struct stamps *s);
 /* Add the waits of a use of words [lo, hi) to ws; 0 or -ENOMEM. */
 int stamps_prepare(struct stamps *s, uint64_t lo, uint64_t hi, enum use_kind u,
 		   struct waitset *ws);

@@ -10,13 +10,16 @@
  *  - the drivers' interrupt sources (facts.events_fd), through epoll: a
  *    readable one makes the poller call the device's events hook;
  *  - the timelines with memory or submissions waiting for their word to
- *    move (reap_pending): it runs their return.
+ *    move (reap_pending): it runs their return (the reap hook, reclaim/)
+ *    when the word moved, and at reap_at, when memory kept for reuse falls
+ *    due with no word moving.
  *
  * It sleeps in epoll_wait, woken by an eventfd that a new waiter kicks, by a
- * driver's fd, or by a timerfd armed for the next scan or hang deadline.
- * With nobody waiting and nothing to return, the timer is off: no polling
- * while nothing waits. While someone waits it scans every 1 us, doubling to
- * 200 us while nothing moves; while only returns are pending, up to 5 ms.
+ * driver's fd, or by a timerfd armed for the next scan, hang or reap_at
+ * deadline. With nobody waiting and nothing to return, the timer is off: no
+ * polling while nothing waits. While someone waits it scans every 1 us,
+ * doubling to 200 us while nothing moves; while only returns are pending,
+ * up to 5 ms.
  *
  * The poller reads timelines inside an RCU read-side section; a device's
  * end unregisters its timeline and waits for a grace period before the
@@ -126,10 +129,24 @@ hang_clock(struct timeline *tl, uint32_t i, uint64_t w, bool waiting,
 	return UINT64_MAX;
 }
 
+/* Run tl's return if its word moved or its reap_at came; the deadline
+ * reap_at sets, or UINT64_MAX. */
+static uint64_t
+reap(struct timeline *tl, bool moved, uint64_t now)
+{
+	uint64_t at = atomic_load_explicit(&tl->reap_at, memory_order_relaxed);
+
+	if (moved || (at && at <= now)) {
+		tl->reap(tl);
+		at = atomic_load_explicit(&tl->reap_at, memory_order_relaxed);
+	}
+	return at ? at : UINT64_MAX;
+}
+
 /*
  * One pass over the watched timelines at now. Sets *waiting if someone
  * waits, *reaping if returns are pending, *moved if a word moved; returns
- * the earliest hang deadline (UINT64_MAX: none).
+ * the earliest hang or reap_at deadline (UINT64_MAX: none).
  */
 static uint64_t
 scan(uint64_t now, bool *waiting, bool *reaping, bool *moved)
@@ -140,7 +157,7 @@ scan(uint64_t now, bool *waiting, bool *reaping, bool *moved)
 	p_rcu_read_lock();
 	for (uint32_t i = 0; i < n; i++) {
 		struct timeline *tl = p_rcu_dereference(watched[i]);
-		bool waits, reaps;
+		bool waits, reaps, went;
 		uint64_t w, until;
 
 		if (!tl)
@@ -152,17 +169,19 @@ scan(uint64_t now, bool *waiting, bool *reaping, bool *moved)
 			continue;
 		}
 		w = timeline_word(tl);
-		if (w != seen[i]) {
+		went = w != seen[i];
+		if (went) {
 			seen[i] = w;
 			*moved = true;
 			if (clock_from[i])
 				clock_from[i] = now;	/* progress */
 			timeline_wake(tl);
-			if (reaps)
-				tl->reap(tl);
 		}
+		until = reaps ? reap(tl, went, now) : UINT64_MAX;
 		*waiting |= waits;
 		*reaping |= reaps;
+		if (until < next)
+			next = until;
 		until = hang_clock(tl, i, w, waits, now);
 		if (until < next)
 			next = until;
@@ -227,11 +246,11 @@ poll_loop(void *arg)
 	rcu_register_thread();
 	for (;;) {
 		bool waiting = false, reaping = false, moved = false;
-		uint64_t now = rig_now_ns(), hang, wake = UINT64_MAX, cap;
+		uint64_t now = rig_now_ns(), deadline, wake = UINT64_MAX, cap;
 		struct epoll_event ev[16];
 		int n;
 
-		hang = scan(now, &waiting, &reaping, &moved);
+		deadline = scan(now, &waiting, &reaping, &moved);
 		if (waiting || reaping) {
 			cap = waiting ? NAP_WAIT_MAX_NS : NAP_REAP_MAX_NS;
 			nap = moved ? (nap / 2 > NAP_MIN_NS ? nap / 2 : NAP_MIN_NS) :
@@ -240,8 +259,8 @@ poll_loop(void *arg)
 		} else {
 			nap = NAP_MIN_NS;
 		}
-		if (hang != UINT64_MAX && hang - now < wake)
-			wake = hang > now ? hang - now : 1;
+		if (deadline != UINT64_MAX && (deadline <= now || deadline - now < wake))
+			wake = deadline > now ? deadline - now : 1;
 		if (wake == UINT64_MAX) {
 			/* Idle, then one more look: poller_nudge() stores its
 			 * cue, then reads idle (both seq_cst), so a cue that

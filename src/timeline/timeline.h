@@ -63,14 +63,15 @@ struct timeline {
 	 * just lost (submit/: wake the thread that stops the driver).
 	 * owner: the submission whose work value is, or NULL (core/).
 	 * events: events_fd is readable: ask the driver (core/; called by
-	 * the poller). reap: the word moved: return what waited for it
-	 * (core/; the poller calls it while reap_pending is set).
+	 * the poller). reap: the word moved, or reap_at came: return what
+	 * waited (reclaim/; the poller calls it while reap_pending is set).
 	 */
 	void (*on_lose)(struct timeline *tl);
 	const void *(*owner)(struct timeline *tl, uint64_t value);
 	void (*events)(struct timeline *tl);
 	void (*reap)(struct timeline *tl);
-	_Atomic uint32_t reap_pending;	/* things wait in core for the word to move */
+	_Atomic uint32_t reap_pending;	/* things wait in reclaim/ for the word to move */
+	_Atomic uint64_t reap_at;	/* reap then even if the word stays (0: never) */
 };
 
 /* ---- words.c: the process-wide array and its slots ---- */

@@ -1,0 +1,78 @@
+/*
+ * reclaim/return.c: when released memory goes back, and the loops that
+ * wait for it. Three callers want it back: the poller, batched, when a
+ * word moved or kept memory aged (alloc_reclaim); an allocation, first
+ * whatever its own size cannot reuse, then, refused for room, everything
+ * idle, then after waiting for released memory's work (reclaim_retry); a
+ * grow that came up short, everything idle without waiting (the
+ * submission thread must not wait for values queued behind its own).
+ */
+#include "reclaim/owner.h"
+
+#define WAIT_POINTS 32		/* slots one wait round waits on */
+
+void
+reclaim_pending(struct timeline *tl, int delta)
+{
+	/* The poller sleeps with nothing pending: the first cue wakes it. */
+	if (atomic_fetch_add(&tl->reap_pending, (uint32_t)delta) == 0 && delta > 0)
+		poller_nudge();
+}
+
+size_t
+alloc_reclaim(struct rig_device *d)
+{
+	uint64_t next;
+	size_t n;
+
+	device_reap(d);
+	n = alloc_return(d, LIMBO_AGED, 0, rig_now_ns(), &next);
+	/* Kept memory that ages falls due with no word moving: the poller
+	 * looks again then. */
+	atomic_store_explicit(&device_timeline(d)->reap_at, next == UINT64_MAX ? 0 : next,
+			      memory_order_relaxed);
+	return n;
+}
+
+size_t
+reclaim_room(struct rig_device *d, uint64_t key)
+{
+	uint64_t next;
+
+	device_reap(d);
+	return alloc_return(d, key ? LIMBO_OTHERS : LIMBO_IDLE, key, 0, &next);
+}
+
+bool
+alloc_reclaim_for_grow(struct submitter *sub)
+{
+	return reclaim_room(device_of_submitter(sub), 0) > 0;
+}
+
+/*
+ * Wait until the work of released memory is settled (a loss settles it
+ * too), then give back what is idle: false when nothing was released.
+ * Memory on more than WAIT_POINTS slots takes more than one round.
+ */
+static bool
+reclaim_waiting(struct rig_device *d)
+{
+	struct limbo_point p[WAIT_POINTS];
+	size_t n = limbo_points(&device_reclaim(d)->memory, p, WAIT_POINTS);
+
+	for (size_t i = 0; i < n; i++)
+		timeline_wait_slot(p[i].slot, p[i].value, UINT64_MAX);
+	reclaim_room(d, 0);
+	return n > 0;
+}
+
+int
+reclaim_retry(struct rig_device *d, int (*attempt)(void *arg), void *arg)
+{
+	int ret;
+
+	while ((ret = attempt(arg)) == RIG_ENOMEM)
+		if (!reclaim_room(d, 0) && !reclaim_waiting(d))
+			break;
+	return ret;
+}

@@ -19,7 +19,8 @@
  * deadline. With nobody waiting and nothing to return, the timer is off: no
  * polling while nothing waits. While someone waits it scans every 1 us,
  * doubling to 200 us while nothing moves; while only returns are pending,
- * up to 5 ms.
+ * every 1 ms: returns are batched, and an allocation that needs room
+ * returns memory itself, so they need no haste worth a busy poller.
  *
  * The poller reads timelines inside an RCU read-side section; a device's
  * end unregisters its timeline and waits for a grace period before the
@@ -46,7 +47,7 @@ char rcu_tsan_gp_token;
 
 #define NAP_MIN_NS 1000u
 #define NAP_WAIT_MAX_NS 200000u		/* someone waits */
-#define NAP_REAP_MAX_NS 5000000u	/* only returns are pending */
+#define NAP_REAP_NS 1000000u		/* only returns are pending */
 #define KICK_TOKEN ((uint64_t)1 << 32)
 #define TIMER_TOKEN (((uint64_t)1 << 32) + 1)
 
@@ -246,18 +247,19 @@ poll_loop(void *arg)
 	rcu_register_thread();
 	for (;;) {
 		bool waiting = false, reaping = false, moved = false;
-		uint64_t now = rig_now_ns(), deadline, wake = UINT64_MAX, cap;
+		uint64_t now = rig_now_ns(), deadline, wake = UINT64_MAX;
 		struct epoll_event ev[16];
 		int n;
 
 		deadline = scan(now, &waiting, &reaping, &moved);
-		if (waiting || reaping) {
-			cap = waiting ? NAP_WAIT_MAX_NS : NAP_REAP_MAX_NS;
+		if (waiting) {
 			nap = moved ? (nap / 2 > NAP_MIN_NS ? nap / 2 : NAP_MIN_NS) :
-			       (nap * 2 > cap ? cap : nap * 2);
+			       (nap * 2 > NAP_WAIT_MAX_NS ? NAP_WAIT_MAX_NS : nap * 2);
 			wake = nap;
 		} else {
 			nap = NAP_MIN_NS;
+			if (reaping)
+				wake = NAP_REAP_NS;
 		}
 		if (deadline != UINT64_MAX && (deadline <= now || deadline - now < wake))
 			wake = deadline > now ? deadline - now : 1;

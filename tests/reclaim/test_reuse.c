@@ -49,8 +49,9 @@ pthread_mutex_lock(pthread_mutex_t *m)
 
 /*
  * One round: BATCH buffers made, written by a copy each and released with
- * the copy in flight, then a wait for the last. With counting on around
- * create and release only. How many driver regions came or went.
+ * the copy in flight (the device stalled meanwhile), then the device let
+ * go and a wait for the last. With counting on around create and release
+ * only. How many driver regions came or went.
  */
 static int64_t
 round_of(struct polled_dev pd, struct rig_buffer *src, bool count)
@@ -58,6 +59,7 @@ round_of(struct polled_dev pd, struct rig_buffer *src, bool count)
 	int64_t before = rig_polled_live_regions(pd.p);
 	struct rig_point p;
 
+	rig_polled_stall(pd.p, true);
 	for (int i = 0; i < BATCH; i++) {
 		struct rig_buffer *b;
 
@@ -69,6 +71,7 @@ round_of(struct polled_dev pd, struct rig_buffer *src, bool count)
 		rig_buffer_release(b);
 		counting = false;
 	}
+	rig_polled_stall(pd.p, false);
 	assert_int_equal(rig_wait(p, 10 * SECOND_NS), 0);
 	return rig_polled_live_regions(pd.p) - before;
 }
@@ -104,15 +107,19 @@ test_budget_counts_kept_memory(void **state)
 	struct rig_buffer *src = buffer_new(pd.d, BYTES), *a = buffer_new(pd.d, BYTES), *b;
 	struct rig_point p;
 
+	rig_polled_stall(pd.p, true);	/* released with the copy in flight */
 	assert_int_equal(rig_buffer_copy(src, a, &p), 0);
 	rig_buffer_release(a);
+	rig_polled_stall(pd.p, false);
 	assert_int_equal(rig_wait(p, 10 * SECOND_NS), 0);
 	/* Kept for reuse, still held: what the budget sees. */
 	assert_int_equal(rig_allocated(pd.d), 2 * BYTES);
 	assert_int_equal(rig_buffer_create(pd.d, BYTES, RIG_MEMORY_DEVICE, &b), 0);
 	assert_int_equal(rig_allocated(pd.d), 2 * BYTES);	/* reused, counted once */
+	rig_polled_stall(pd.p, true);
 	assert_int_equal(rig_buffer_copy(src, b, &p), 0);
 	rig_buffer_release(b);
+	rig_polled_stall(pd.p, false);
 	assert_int_equal(rig_wait(p, 10 * SECOND_NS), 0);
 	/* Past the budget with it kept: it goes back first, then fits. */
 	assert_int_equal(rig_buffer_create(pd.d, 2 * BYTES, RIG_MEMORY_DEVICE, &b), 0);

@@ -79,11 +79,9 @@ rig_buffer_create(struct rig_device *d, size_t bytes, enum rig_memory kind,
 		return rig_fail(RIG_EINVAL, "%d is no memory kind", (int)kind);
 	if ((ret = alloc_make(d, bytes, kind, &a)) < 0)
 		return rig_fail_keep(__func__, ret);
-	*out = buffer_over(a, 0, bytes, RIG_READ_WRITE);
-	if (!*out) {
-		alloc_put(a);
-		return rig_fail(RIG_ENOMEM, "no memory for the buffer's handle");
-	}
+	/* The allocation's own handle: made, and reused with it, for free. */
+	*out = &a->first;
+	**out = (struct rig_buffer){ .a = a, .length = bytes, .access = RIG_READ_WRITE };
 	return 0;
 }
 
@@ -215,8 +213,12 @@ rig_buffer_write(struct rig_buffer *b, size_t offset, const void *src, size_t n)
 void
 rig_buffer_release(struct rig_buffer *b)
 {
+	bool first;
+
 	if (!b)
 		return;
+	first = b == &b->a->first;	/* goes with its allocation */
 	alloc_put(b->a);
-	free(b);
+	if (!first)
+		free(b);
 }

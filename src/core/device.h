@@ -30,6 +30,14 @@
 #include "submit/submit.h"
 #include "timeline/timeline.h"
 
+struct rig_buffer {
+	struct alloc *a;
+	uint64_t offset;
+	uint64_t length;
+	enum rig_access access;
+	const char *_Atomic dead;	/* "consumed" once rig_buffer_consume() ends it */
+};
+
 struct alloc {
 	struct rig_device *d;
 	struct alloc *root;		/* itself, or the allocation it maps (borrow) */
@@ -46,14 +54,7 @@ struct alloc {
 	void *io_file, *io_host;	/* borrowed from a file: its host map (io.c) */
 	uint64_t io_bytes;
 	struct alloc *prev, *next;	/* d's allocations: live, or in its limbo */
-};
-
-struct rig_buffer {
-	struct alloc *a;
-	uint64_t offset;
-	uint64_t length;
-	enum rig_access access;
-	const char *_Atomic dead;	/* "consumed" once rig_buffer_consume() ends it */
+	struct rig_buffer first;	/* rig_buffer_create()'s handle (buffer.c) */
 };
 
 struct rig_device {

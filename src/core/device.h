@@ -143,34 +143,6 @@ void alloc_end_all(struct rig_device *d, const char *why);
  * refers to a. */
 bool alloc_idle(const struct alloc *a);
 
-/* claim.c: claiming memory for a submit or a host access (rule 3). */
-struct use {
-	struct alloc *a;
-	uint64_t lo, hi;		/* words */
-	enum use_kind kind;
-};
-/*
- * Lock the allocations of u[0..n) (by address, each once) and add to ws
- * what the uses wait for. On failure nothing stays locked. Reorders u.
- */
-int claim_lock(struct use *u, size_t n, struct waitset *ws);
-/* A test's window on claims (stress_order): when set, called for each use
- * of a claim in claim order, under the allocation's lock. NULL in programs. */
-extern void (*claim_trace)(const struct use *u, struct stamp st);
-/* Stamp the uses with st, then unlock. */
-void claim_record_unlock(struct use *u, size_t n, struct stamp st);
-void claim_unlock(struct use *u, size_t n);
-/*
- * With u[0..n) locked and job holding room for ws->n waits: route the
- * waits into job, draw d's next value into *v, stamp the uses with it and
- * unlock. On a lost device: unlock and RIG_ELOST naming func.
- */
-int claim_draw(const char *func, struct rig_device *d, struct use *u, size_t n,
-	       const struct waitset *ws, struct job *job, uint64_t *v);
-/* Wait on the host until every point of ws is settled: 0, or the first
- * loss (then *dropped is its point). */
-int claim_wait_host(const struct waitset *ws, struct stamp *dropped);
-
 /*
  * reap.c: what a submission keeps (its images, its keep) goes only once the
  * work submitted through it is done. A job handed to the driver defers its
@@ -186,20 +158,7 @@ void device_reap(struct rig_device *d);
 /* Count delta things that wait for d's word to move (the poller's cue). */
 void reap_pending(struct rig_device *d, int delta);
 
-/*
- * copy.c: post a copy of bytes from src to dst (bytes 0 with src == dst a
- * file: a barrier, io.c) on d's copy engine as the work of d's next value,
- * claiming u[0..n) (rule 3); *out (may be NULL) gets its point. Refusals
- * name func.
- */
-int copy_post(const char *func, struct rig_device *d, const struct rig_buffer *src,
-	      const struct rig_buffer *dst, uint64_t bytes, struct use *u, size_t n,
-	      struct rig_point *out);
-
-/* route.c: a submit's waits into job->waits and job->host_waits (each
- * with room for ws->n). 0, or RIG_ELOST naming func where one waits for
- * a value a loss dropped. */
-int route_waits(const char *func, struct rig_device *d, const struct waitset *ws,
-		struct job *job);
+/* What claims memory for a submit or a host access (submit/). */
+#include "submit/claim.h"
 
 #endif

@@ -8,7 +8,7 @@
  */
 #include <stdlib.h>
 
-#include "core/submission.h"
+#include "submit/submission.h"
 
 struct deferred {
 	struct rig_submission *s;

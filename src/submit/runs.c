@@ -1,5 +1,5 @@
 /*
- * core/runs.c: a submission's runs and their takers (seed 002, take).
+ * submit/runs.c: a submission's runs and their takers (seed 002, take).
  *
  * Lock-free: a taker first swaps the submission's cached run out (a lone
  * taker finds its own run there every time, with its stores), then pops the
@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "core/submission.h"
+#include "submit/submission.h"
 
 #define TOP(tag, index1) ((uint64_t)(tag) << 32 | (index1))
 

@@ -1,5 +1,5 @@
 /*
- * core/claim.c: claiming memory (SPEC §4). A claim locks every allocation
+ * submit/claim.c: claiming memory (SPEC §4). A claim locks every allocation
  * a submit or host access uses, in address order so two claims never
  * deadlock, and reads from their stamps what the use must wait for. A
  * submit then draws its value and stamps the uses before it unlocks: two

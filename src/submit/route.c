@@ -1,5 +1,5 @@
 /*
- * core/route.c: where a submit's waits go (SPEC §4, rule 3). A wait on the
+ * submit/route.c: where a submit's waits go (SPEC §4, rule 3). A wait on the
  * device's own timeline is dropped (device order, rule 1); a producer the
  * device's queues can wait for (facts.waits) becomes a driver wait, and its
  * value is committed first (no queue waits on work its driver holds); the

@@ -1,5 +1,5 @@
 /*
- * core/copy.c: rig_buffer_copy(), a one-part submission of a copy on the
+ * submit/copy.c: rig_buffer_copy(), a one-part submission of a copy on the
  * buffers' device, on its copy engine: claimed like every submit (claim.c),
  * so it follows the last write of src and every use of dst, on any device.
  *

@@ -1,5 +1,5 @@
 /*
- * core/submission.c: rig_submission_make() and what a submission keeps.
+ * submit/submission.c: rig_submission_make() and what a submission keeps.
  * Every refusal of seed 002 is made here, before anything is kept, with a
  * message that names the part and the rule it breaks.
  */
@@ -10,7 +10,7 @@
 #include "core/buffer.h"
 #include "core/error.h"
 #include "core/io.h"
-#include "core/submission.h"
+#include "submit/submission.h"
 #include "submit/place.h"
 
 static const char *const part_names[] = {

@@ -1,5 +1,5 @@
 /*
- * core/submitting.c: rig_submit(). A submit checks the run's buffers
+ * submit/submitting.c: rig_submit(). A submit checks the run's buffers
  * against what the parts do with each slot, copies what varies into a job
  * (copy ends, blocks with refs placed), claims the memory it uses (claim.c)
  * while it draws the device's value, routes the waits the stamps gave, and
@@ -11,7 +11,7 @@
 
 #include "core/buffer.h"
 #include "core/error.h"
-#include "core/submission.h"
+#include "submit/submission.h"
 
 #define SMALL 16		/* uses kept on the stack */
 

@@ -151,8 +151,8 @@ bool alloc_idle(const struct alloc *a);
  */
 struct rig_submission;
 void defer_put(struct rig_device *d, struct rig_submission *s, uint64_t value);
-/* The submission deferred for value, or NULL (for a loss's record). */
-const void *deferred_submission(struct rig_device *d, uint64_t value);
+/* Whether value's work is done and the device's submitter passed it. */
+bool device_done_with(struct rig_device *d, uint64_t value);
 /* Let go of what is due; no lock held. */
 void device_reap(struct rig_device *d);
 /* Count delta things that wait for d's word to move (the poller's cue). */

@@ -98,12 +98,7 @@ on_events(struct timeline *tl)
 static const void *
 owner_of(struct timeline *tl, uint64_t value)
 {
-	struct rig_device *d = of_timeline(tl);
-	const void *s = submit_running_owner(&d->sub, value);
-
-	/* The job's own first: it goes to the deferred list before it
-	 * stops being the running one. */
-	return s ? s : deferred_submission(d, value);
+	return submit_owner_of(&of_timeline(tl)->sub, value);
 }
 
 /* The poller's call when the word moved and returns are pending. */
@@ -212,6 +207,7 @@ make_device(const struct rig_opener *o, bool inline_run, struct rig_device **out
 	if ((ret = read_facts(d)) < 0)
 		goto err_stop;
 	d->sub.inline_run = inline_run;
+	d->sub.may_block = d->facts.may_block;
 	d->sub.drv = *(const struct rig_driver *const *)d->facts.edge;
 	d->sub.edge = d->facts.edge;
 	d->sub.ops = d->ops;

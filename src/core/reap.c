@@ -16,14 +16,24 @@ struct deferred {
 	struct deferred *next;
 };
 
+bool
+device_done_with(struct rig_device *d, uint64_t value)
+{
+	return timeline_settled(&d->tl, value) && submit_passed(&d->sub, value);
+}
+
 void
 defer_put(struct rig_device *d, struct rig_submission *s, uint64_t value)
 {
 	struct deferred *e;
 
-	if (timeline_settled(&d->tl, value) || !(e = malloc(sizeof(*e)))) {
-		submission_put(s);	/* done already, or no memory to wait */
-		return;
+	while (!(e = malloc(sizeof(*e)))) {
+		/* No memory to wait in the list: wait here. */
+		if (device_done_with(d, value)) {
+			submission_put(s);
+			return;
+		}
+		timeline_wait_settled(&d->tl, value, 1000000);
 	}
 	e->s = s;
 	e->value = value;
@@ -44,19 +54,6 @@ reap_pending(struct rig_device *d, int delta)
 		poller_nudge();
 }
 
-const void *
-deferred_submission(struct rig_device *d, uint64_t value)
-{
-	const void *s = NULL;
-
-	pthread_mutex_lock(&d->mem_lock);
-	for (struct deferred *e = d->deferred; e && !s; e = e->next)
-		if (e->value == value)
-			s = e->s;
-	pthread_mutex_unlock(&d->mem_lock);
-	return s;
-}
-
 void
 device_reap(struct rig_device *d)
 {
@@ -66,7 +63,7 @@ device_reap(struct rig_device *d)
 		return;
 	pthread_mutex_lock(&d->mem_lock);
 	for (pp = &d->deferred; (e = *pp);) {
-		if (!timeline_settled(&d->tl, e->value)) {
+		if (!device_done_with(d, e->value)) {
 			pp = &e->next;
 			continue;
 		}

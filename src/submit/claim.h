@@ -27,19 +27,25 @@ struct use {
  * what the uses wait for. On failure nothing stays locked. Reorders u.
  */
 int claim_lock(struct use *u, size_t n, struct waitset *ws);
+#ifdef RIG_TEST_HOOKS
 /* A test's window on claims (stress_order): when set, called for each use
- * of a claim in claim order, under the allocation's lock. NULL in programs. */
+ * of a claim in claim order, under the allocation's lock. NULL in
+ * programs; absent from release builds. */
 extern void (*claim_trace)(const struct use *u, struct stamp st);
-/* Stamp the uses with st, then unlock. */
-void claim_record_unlock(struct use *u, size_t n, struct stamp st);
+#endif
+/* Stamp the uses with st (still locked). */
+void claim_record(struct use *u, size_t n, struct stamp st);
 void claim_unlock(struct use *u, size_t n);
 /*
- * With u[0..n) locked and job holding room for ws->n waits: route the
- * waits into job, draw d's next value into *v, stamp the uses with it and
- * unlock. On a lost device: unlock and RIG_ELOST naming func.
+ * With u[0..n) locked: check the waits of ws (route_check: ws keeps only
+ * those the job must do), draw d's next value into *v, stamp the uses
+ * with it, leaving them locked: the caller builds v's job from what the
+ * claim holds live, unlocks, then route_commit()s and publishes it (every
+ * value drawn must be). On a refusal or a lost device: unlocked, and a
+ * negative status naming func.
  */
 int claim_draw(const char *func, struct rig_device *d, struct use *u, size_t n,
-	       const struct waitset *ws, struct job *job, uint64_t *v);
+	       struct waitset *ws, uint64_t *v);
 /* Wait on the host until every point of ws is settled: 0, or the first
  * loss (then *dropped is its point). */
 int claim_wait_host(const struct waitset *ws, struct stamp *dropped);
@@ -54,10 +60,15 @@ int copy_post(const char *func, struct rig_device *d, const struct rig_buffer *s
 	      const struct rig_buffer *dst, uint64_t bytes, struct use *u, size_t n,
 	      struct rig_point *out);
 
-/* route.c: a submit's waits into job->waits and job->host_waits (each
- * with room for ws->n). 0, or RIG_ELOST naming func where one waits for
- * a value a loss dropped. */
-int route_waits(const char *func, struct rig_device *d, const struct waitset *ws,
-		struct job *job);
+/*
+ * route.c, in two steps. route_check, under the claim: ws keeps only the
+ * waits v's job must do (not on d itself, not settled), each noted where
+ * d's queues will wait for it; RIG_ELOST naming func where one waits for
+ * a value a loss dropped. route_commit, after the claim (no lock of
+ * another device's held while it commits a producer's value): those
+ * waits into job->waits and job->host_waits, each with room for ws->n.
+ */
+int route_check(const char *func, struct rig_device *d, struct waitset *ws);
+void route_commit(struct rig_device *d, const struct waitset *ws, struct job *job);
 
 #endif

@@ -8,9 +8,11 @@
  * submit copies what varies (copy ends that are slots, a launch's block
  * with refs placed) into a job, which fills dparts just before room.
  *
- * Lifetimes: the program's reference, each taken run and each job in flight
- * hold the submission; it lets go of its buffers, images and keep when the
- * last goes.
+ * Lifetimes: the program's reference and each taken run hold the
+ * submission; once the last goes, it lets go of its buffers, images and
+ * keep when the work of its last value is done (a job in flight takes no
+ * reference: a submit costs no atomic on a line the device's thread
+ * writes).
  */
 #ifndef CORE_SUBMISSION_H
 #define CORE_SUBMISSION_H
@@ -63,7 +65,8 @@ struct rig_run {
 
 struct rig_submission {
 	struct rig_device *d;
-	_Atomic uint32_t refs;
+	_Atomic uint32_t refs;		/* the program's, and each taken run's */
+	_Atomic uint64_t last_value;	/* the last value submitted through it */
 	struct sub_part *parts;
 	size_t nparts;
 	struct rig_part *dparts;	/* the driver's view; see above */

@@ -198,7 +198,34 @@ make_room(struct submitter *s, uint64_t v, struct job *job)
 	}
 }
 
-/* Under the driver lock: v's job reaches the driver (or is dropped). */
+/* Note v's owner for a loss's record: a sequence lock whose writer is
+ * the one holding the driver lock. */
+static void
+note_owner(struct submitter *s, uint64_t v, const void *owner)
+{
+	__typeof__(s->owners[0]) *o = &s->owners[v % SUBMIT_OWNERS];
+
+	atomic_store_explicit(&o->value, 0, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	atomic_store_explicit(&o->owner, owner, memory_order_relaxed);
+	atomic_store_explicit(&o->value, v, memory_order_release);
+}
+
+const void *
+submit_owner_of(struct submitter *s, uint64_t value)
+{
+	__typeof__(s->owners[0]) *o = &s->owners[value % SUBMIT_OWNERS];
+	const void *owner;
+
+	if (!value || atomic_load_explicit(&o->value, memory_order_acquire) != value)
+		return NULL;
+	owner = atomic_load_explicit(&o->owner, memory_order_relaxed);
+	atomic_thread_fence(memory_order_acquire);
+	return atomic_load_explicit(&o->value, memory_order_relaxed) == value ? owner : NULL;
+}
+
+/* Under the driver lock: v's job reaches the driver (or is dropped), and
+ * the cursor moves past v. */
 static void
 run_locked(struct submitter *s, uint64_t v, struct job *job, bool more)
 {
@@ -212,10 +239,7 @@ run_locked(struct submitter *s, uint64_t v, struct job *job, bool more)
 		job->prepare(job);
 	if (is_lost(s) || !make_room(s, v, job))
 		goto out;
-	/* Release stores, read by submit_running_owner() with acquire:
-	 * no fence on the path of every value. */
-	atomic_store_explicit(&s->running_owner, job->owner, memory_order_release);
-	atomic_store_explicit(&s->running_value, v, memory_order_release);
+	note_owner(s, v, job->owner);
 	r = s->drv->submit(s->edge, v, job->parts, job->nparts, job->waits,
 			   job->nwaits, NULL, &failure);
 	if (r == RIG_FAILED) {
@@ -233,25 +257,15 @@ run_locked(struct submitter *s, uint64_t v, struct job *job, bool more)
 		commit_locked(s, v);
 	}
 out:
-	if (job != &empty && job->done)
-		job->done(job);
-	atomic_store_explicit(&s->running_value, 0, memory_order_release);
+	free(job->heap);
+	/* seq_cst: against the thread's sleep (ring.c), which reads it. */
+	atomic_store(&s->next, v + 1);
 }
 
-const void *
-submit_running_owner(struct submitter *s, uint64_t value)
+bool
+submit_passed(struct submitter *s, uint64_t v)
 {
-	const void *owner;
-
-	/* value, owner, value again: the owner read between two reads of
-	 * value is value's. Values only grow, and the next owner's release
-	 * store comes after running_value went back to 0: an owner load that
-	 * sees it makes the second load see 0 or later. */
-	if (atomic_load_explicit(&s->running_value, memory_order_acquire) != value)
-		return NULL;
-	owner = atomic_load_explicit(&s->running_owner, memory_order_acquire);
-	return atomic_load_explicit(&s->running_value, memory_order_acquire) == value ?
-	       owner : NULL;
+	return atomic_load_explicit(&s->next, memory_order_acquire) > v;
 }
 
 /*
@@ -283,39 +297,40 @@ nap(void)
 	nanosleep(&ts, NULL);
 }
 
-/* Drop the published jobs from *v on (the device is lost). */
+/* Drop the published jobs from the cursor on (the device is lost). A
+ * submitter running its own value moves the cursor past it itself. */
 static void
-drop_ready(struct submitter *s, uint64_t *v)
+drop_ready(struct submitter *s)
 {
 	struct job *job;
+	uint64_t v;
 
-	while (sring_ready_sc(&s->ring, *v)) {
-		job = sring_take_sc(&s->ring, *v);
-		if (job && job->done)
-			job->done(job);
-		(*v)++;
+	while ((job = sring_take_sc(&s->ring, v = atomic_load(&s->next)))) {
+		free(job->heap);
+		atomic_store(&s->next, v + 1);
+		sring_free_sc(&s->ring, v);
 	}
 }
 
 /*
  * After a loss: stop the driver once nothing of ours is in flight, then
- * show every issued value in the word. v: the next value the thread takes
- * (NULL for an inline device, whose reserves hold the driver lock).
+ * show every issued value in the word. thread: called by the device's
+ * thread (an inline device's reserves hold the driver lock instead).
  */
 static void
-stop_driver(struct submitter *s, uint64_t *v)
+stop_driver(struct submitter *s, bool thread)
 {
 	if (atomic_load(&s->stopped))
 		return;
 	for (;;) {
-		if (v)
-			drop_ready(s, v);
+		if (thread)
+			drop_ready(s);
 		if (!atomic_load(&s->inflight))
 			break;
 		nap();
 	}
-	if (v)
-		drop_ready(s, v);
+	if (thread)
+		drop_ready(s);
 	/* Not before the loss reached the devices whose queues wait for
 	 * this word: a stop may raise it (and rig does after it), which
 	 * would let them run on work that was dropped. */
@@ -349,28 +364,29 @@ static void *
 thread_loop(void *arg)
 {
 	struct submitter *s = arg;
-	uint64_t v = atomic_load(&s->tl->submitted) + 1;
 
 	prctl(PR_SET_NAME, "rig-submit");
 	for (;;) {
 		uint32_t bell = sring_bell(&s->ring);	/* before the looks */
+		uint64_t v = atomic_load(&s->next);
 		struct job *job;
 
-		if (is_lost(s))
-			stop_driver(s, &v);
-		if (!sring_ready_sc(&s->ring, v)) {
+		if (is_lost(s)) {
+			stop_driver(s, true);
+			v = atomic_load(&s->next);
+		}
+		if (!(job = sring_take_sc(&s->ring, v))) {
 			if (atomic_load(&s->stopping) &&
 			    v > atomic_load(&s->tl->issued))
 				break;
-			sring_sleep_sc(&s->ring, v, bell);
+			sring_sleep_sc(&s->ring, v, &s->next, bell);
 			continue;
 		}
-		job = sring_take_sc(&s->ring, v);
 		host_waits(s, job);
 		pthread_mutex_lock(&s->driver_lock);
 		run_locked(s, v, job, sring_ready_sc(&s->ring, v + 1));
 		pthread_mutex_unlock(&s->driver_lock);
-		v++;
+		sring_free_sc(&s->ring, v);
 	}
 	return NULL;
 }
@@ -401,6 +417,7 @@ submit_start(struct submitter *s, struct timeline *tl)
 	atomic_init(&s->stopped, false);
 	atomic_init(&s->stopping, false);
 	sring_init(&s->ring, tl->base);
+	atomic_init(&s->next, tl->base + 1);
 	s->has_thread = false;
 	if (s->inline_run)
 		return 0;
@@ -421,7 +438,7 @@ submit_stop(struct submitter *s)
 		pthread_join(s->thread, NULL);
 		s->has_thread = false;
 	}
-	stop_driver(s, NULL);	/* inline, or a thread that never started */
+	stop_driver(s, false);	/* inline, or a thread that never started */
 	/* The driver lock stays: a waiter holding the timeline may still
 	 * take it, and finds the device lost (submit_free destroys it). */
 }
@@ -453,20 +470,54 @@ submit_reserve(struct submitter *s, uint64_t *v)
 	return 0;
 }
 
+void *
+submit_room(struct submitter *s, uint64_t v)
+{
+	return s->inline_run ? s->inline_room : sring_room(&s->ring, v);
+}
+
+#ifdef RIG_TEST_HOOKS
 void (*submit_trace)(int slot, uint64_t value, const struct job *job);
+#endif
+
+/*
+ * A submitter whose value is the thread's next, with no host waits, runs
+ * it itself when the driver lock is free: no hand-off, no wake-up. The
+ * thread, which may be looking at v's slot, sees the cursor move. Not
+ * where the driver's calls may block: a submit returns at once.
+ */
+static bool
+run_direct(struct submitter *s, uint64_t v, struct job *job)
+{
+	if (s->may_block || job->nhost_waits ||
+	    atomic_load_explicit(&s->next, memory_order_relaxed) != v ||
+	    pthread_mutex_trylock(&s->driver_lock) != 0)
+		return false;
+	if (atomic_load(&s->next) != v) {
+		pthread_mutex_unlock(&s->driver_lock);
+		return false;
+	}
+	run_locked(s, v, job, false);
+	pthread_mutex_unlock(&s->driver_lock);
+	sring_free_sc(&s->ring, v);
+	sring_moved(&s->ring);
+	return true;
+}
 
 void
 submit_publish(struct submitter *s, uint64_t v, struct job *job)
 {
+#ifdef RIG_TEST_HOOKS
 	if (submit_trace)
 		submit_trace(s->tl->slot, v, job);
+#endif
 	if (s->inline_run) {
 		/* The driver lock is held since submit_reserve(). Host waits
 		 * under it keep values in order on a synchronous device. */
 		host_waits(s, job);
 		run_locked(s, v, job, false);
 		pthread_mutex_unlock(&s->driver_lock);
-	} else {
+	} else if (!run_direct(s, v, job)) {
 		sring_publish_mp(&s->ring, v, job);
 	}
 	atomic_fetch_sub(&s->inflight, 1);

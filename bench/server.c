@@ -51,7 +51,8 @@
 #define BATCH		64	/* a worker's requests between two fsyncs */
 /* Result buffers per rig worker: a kernel waits for the copy that last read
  * its buffer, RESULTS requests back, which has then mostly ended (with 4,
- * rig served 4 KiB requests at a third of the rate it does with 16). */
+ * rig served 4 KiB requests here at half the rate or less; with 32, at
+ * about the same rate as with 16). */
 #define RESULTS		16
 #define WORDS_PER_GROUP	1024	/* as in kernels/serve.c */
 #define WAIT_NS		60000000000ull	/* a wait longer than this is a hang */

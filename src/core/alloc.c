@@ -47,7 +47,6 @@ alloc_free(struct alloc *a)
 	struct rig_device *d = a->d;
 
 	stamps_fini(&a->stamps);
-	pthread_mutex_destroy(&a->lock);
 	free(a);
 	if (root != a)
 		alloc_put(root);
@@ -170,7 +169,7 @@ alloc_new(struct rig_device *d, uint64_t bytes, struct alloc *root)
 	a->bytes = root ? 0 : bytes;	/* a mapping holds none of d's budget */
 	a->root = root ? root : a;
 	atomic_init(&a->refs, 1);
-	pthread_mutex_init(&a->lock, NULL);
+	spin_init(&a->lock);
 	device_get(d);
 	if (root)
 		atomic_fetch_add(&root->refs, 1);
@@ -387,9 +386,9 @@ await_borrowers(struct rig_device *d)
 	pthread_mutex_lock(&d->mem_lock);
 	for (struct alloc *a = d->live; a; a = a->next)
 		if (a->root == a) {
-			pthread_mutex_lock(&a->lock);
+			spin_lock(&a->lock);
 			stamps_waits(&a->stamps, &ws);
-			pthread_mutex_unlock(&a->lock);
+			spin_unlock(&a->lock);
 		}
 	pthread_mutex_unlock(&d->mem_lock);
 	claim_wait_host(&ws, &dropped);
@@ -412,12 +411,13 @@ alloc_end_all(struct rig_device *d, const char *why)
 	d->limbo = NULL;
 	for (a = d->live; a; a = next) {
 		next = a->next;
-		/* Under a's lock: no host access is reading it meanwhile. */
-		pthread_mutex_lock(&a->root->lock);
+		/* Under a's lock with no host access under way: none reads
+		 * it meanwhile, and a new one finds it dead. */
+		alloc_lock_quiet(a->root);
 		return_memory_locked(d, a);
 		a->loc.host = NULL;
 		a->dead = why;
-		pthread_mutex_unlock(&a->root->lock);
+		spin_unlock(&a->root->lock);
 	}
 	d->live = NULL;
 	pthread_mutex_unlock(&d->mem_lock);

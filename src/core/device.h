@@ -11,7 +11,8 @@
  * dead, and say why.
  *
  * Locks, in the order they are taken: devices_lock (open/close); an
- * allocation's lock (its stamps and host access; two by address order),
+ * allocation's lock (a short spin lock over its stamps; two by address
+ * order; a host access marks host_busy under it and lets it go),
  * then the submitter's driver lock; the device's mem_lock (its lists and
  * budget), then allocation locks only at the device's end, once nothing
  * can claim them anew.
@@ -22,6 +23,7 @@
 #include <pthread.h>
 
 #include "rig.h"
+#include "util/spin.h"
 #include "submit/stamp.h"
 #include "submit/submit.h"
 #include "timeline/timeline.h"
@@ -32,7 +34,8 @@ struct alloc {
 	void *region;			/* the driver's; NULL for zero bytes or once dead */
 	struct rig_location loc;
 	uint64_t bytes;
-	pthread_mutex_t lock;		/* the root's: claims, its stamps, host access */
+	struct spin lock;		/* the root's: claims and its stamps */
+	_Atomic uint32_t host_busy;	/* the root's: a host access is under way (buffer.c) */
 	struct stamps stamps;		/* the root's: who wrote and read each word last */
 	_Atomic uint32_t refs;		/* buffers over it */
 	_Atomic uint32_t holds;		/* the root's: claims and taken runs holding it */
@@ -116,6 +119,15 @@ bool alloc_reclaim_for_grow(struct submitter *sub);
 /* Return limbo memory whose uses are all signaled: how many came back. No
  * lock held. */
 size_t alloc_reclaim(struct rig_device *d);
+
+/*
+ * A host access (buffer.c) marks its allocation busy under the lock, lets
+ * the lock go, waits for device work and copies, then clears the mark:
+ * claims and a device's end wait for the mark to clear, with no lock held.
+ */
+void alloc_await_host(struct alloc *a);
+/* Lock a with no host access under way (a device's end). */
+void alloc_lock_quiet(struct alloc *a);
 
 /* hold.c: add delta to the holds of a's memory. */
 void alloc_hold(struct alloc *a, int delta);

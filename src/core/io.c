@@ -401,9 +401,9 @@ io_map(struct alloc *root, struct alloc *a)
 
 	/* Under root's lock: the disk's end returns the file (and marks it
 	 * dead) under it; a map once made keeps the file open itself. */
-	pthread_mutex_lock(&root->lock);
+	spin_lock(&root->lock);
 	ret = alloc_dead(root) ? -1 : disk_file_map(root->region, 0, root->bytes, &host);
-	pthread_mutex_unlock(&root->lock);
+	spin_unlock(&root->lock);
 	if (ret < 0)
 		return rig_cause(RIG_EINVAL, "%s", alloc_dead(root) ?
 				 "the file's disk is lost" : disk_why());

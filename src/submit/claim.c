@@ -1,6 +1,7 @@
 /*
  * submit/claim.c: claiming memory (SPEC §4). A claim locks every allocation
- * a submit or host access uses, in address order so two claims never
+ * a submit or host access uses (util/spin.h: a short lock, since a claim
+ * only reads and stamps segments), in address order so two claims never
  * deadlock, and reads from their stamps what the use must wait for. A
  * submit then draws its value and stamps the uses before it unlocks: two
  * claims on the same memory are ordered by their locks, so each sees the
@@ -34,6 +35,8 @@ sort_uses(struct use *u, size_t n)
 	}
 }
 
+static void unlock_all(struct use *u, size_t n);
+
 void
 claim_unlock(struct use *u, size_t n)
 {
@@ -41,18 +44,45 @@ claim_unlock(struct use *u, size_t n)
 	 * under its lock), then the locks. */
 	for (size_t i = 0; i < n; i++)
 		stamps_tidy_near(&u[i].a->stamps, u[i].lo, u[i].hi);
+	unlock_all(u, n);
+}
+
+static void
+unlock_all(struct use *u, size_t n)
+{
 	for (size_t i = 0; i < n; i++)
 		if (i == 0 || u[i].a != u[i - 1].a)
-			pthread_mutex_unlock(&u[i].a->lock);
+			spin_unlock(&u[i].a->lock);
+}
+
+/* Lock every allocation of u with no host access under way on any: one
+ * that finds a host access waits for it with no lock held, then starts
+ * over, so a claim never spins against a host access's wait for device
+ * work. */
+static void
+lock_all_quiet(struct use *u, size_t n)
+{
+	for (;;) {
+		struct alloc *busy = NULL;
+
+		for (size_t i = 0; i < n; i++)
+			if (i == 0 || u[i].a != u[i - 1].a)
+				spin_lock(&u[i].a->lock);
+		for (size_t i = 0; i < n && !busy; i++)
+			if (atomic_load_explicit(&u[i].a->host_busy, memory_order_acquire))
+				busy = u[i].a;
+		if (!busy)
+			return;
+		unlock_all(u, n);
+		alloc_await_host(busy);
+	}
 }
 
 int
 claim_lock(struct use *u, size_t n, struct waitset *ws)
 {
 	sort_uses(u, n);
-	for (size_t i = 0; i < n; i++)
-		if (i == 0 || u[i].a != u[i - 1].a)
-			pthread_mutex_lock(&u[i].a->lock);
+	lock_all_quiet(u, n);
 	for (size_t i = 0; i < n; i++) {
 		if (u[i].a->dead) {
 			const char *why = u[i].a->dead;

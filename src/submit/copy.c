@@ -106,13 +106,14 @@ copy_post(const char *func, struct rig_device *d, const struct rig_buffer *src,
 	  const struct rig_buffer *dst, uint64_t bytes, struct use *u, size_t n,
 	  struct rig_point *out)
 {
-	struct waitset ws = { 0 };
+	struct waitset ws;
 	struct copy_job *cj;
 	const char *dead;
 	void *heap = NULL;
 	uint64_t v;
 	int ret;
 
+	waitset_init(&ws);
 	if ((ret = claim_lock(u, n, &ws)) < 0)
 		return rig_fail_keep(func, ret);
 	/* A device's end marks its memory dead under these locks: checked

@@ -85,6 +85,16 @@ submit_call_leave(struct submitter *s)
 	pthread_rwlock_unlock(&s->ops_lock);
 }
 
+/* Under the driver lock, which every writer of committed holds: no
+ * read-modify-write needed. Release: readers of committed then see the
+ * driver's state the commit made. */
+static void
+raise_committed(struct submitter *s, uint64_t v)
+{
+	if (v > atomic_load_explicit(&s->tl->committed, memory_order_relaxed))
+		atomic_store_explicit(&s->tl->committed, v, memory_order_release);
+}
+
 /* Under the driver lock: commit up to v (no further than submitted). */
 static int
 commit_locked(struct submitter *s, uint64_t v)
@@ -102,7 +112,7 @@ commit_locked(struct submitter *s, uint64_t v)
 		submit_lose(s, "commit failed: %s", failure);
 		return RIG_ELOST;
 	}
-	timeline_raise(&s->tl->committed, v);
+	raise_committed(s, v);
 	return 0;
 }
 
@@ -224,10 +234,14 @@ submit_owner_of(struct submitter *s, uint64_t value)
 	return atomic_load_explicit(&o->value, memory_order_relaxed) == value ? owner : NULL;
 }
 
-/* Under the driver lock: v's job reaches the driver (or is dropped), and
- * the cursor moves past v. */
-static void
-run_locked(struct submitter *s, uint64_t v, struct job *job, bool more)
+/*
+ * Under the driver lock: v's job reaches the driver (or is dropped), and
+ * the cursor moves past v. direct: a submitter's own value, which goes
+ * only if room says it fits now (false: nothing was done, and the job goes
+ * to the ring, where the thread waits for room instead of the submitter).
+ */
+static bool
+run_locked(struct submitter *s, uint64_t v, struct job *job, bool more, bool direct)
 {
 	static struct job empty;
 	const char *failure = "no reason given";
@@ -237,7 +251,10 @@ run_locked(struct submitter *s, uint64_t v, struct job *job, bool more)
 		job = &empty;
 	if (job->prepare)
 		job->prepare(job);
-	if (is_lost(s) || !make_room(s, v, job))
+	if (direct && !is_lost(s) &&
+	    s->drv->room(s->edge, job->parts, job->nparts, job->nwaits) != RIG_FITS)
+		return false;
+	if (is_lost(s) || (!direct && !make_room(s, v, job)))
 		goto out;
 	note_owner(s, v, job->owner);
 	r = s->drv->submit(s->edge, v, job->parts, job->nparts, job->waits,
@@ -248,7 +265,7 @@ run_locked(struct submitter *s, uint64_t v, struct job *job, bool more)
 	}
 	atomic_store(&s->tl->submitted, v);
 	if (r == RIG_COMMITTED) {
-		timeline_raise(&s->tl->committed, v);
+		raise_committed(s, v);
 		/* Work that ran inside submit moved the word, and nobody else
 		 * looks; otherwise the poller sees the word move. */
 		if (s->inline_run)
@@ -258,8 +275,10 @@ run_locked(struct submitter *s, uint64_t v, struct job *job, bool more)
 	}
 out:
 	free(job->heap);
-	/* seq_cst: against the thread's sleep (ring.c), which reads it. */
-	atomic_store(&s->next, v + 1);
+	/* Release: what was done for v is seen with the cursor (a direct
+	 * runner adds the fence the ring's sleep handshake needs). */
+	atomic_store_explicit(&s->next, v + 1, memory_order_release);
+	return true;
 }
 
 bool
@@ -384,7 +403,7 @@ thread_loop(void *arg)
 		}
 		host_waits(s, job);
 		pthread_mutex_lock(&s->driver_lock);
-		run_locked(s, v, job, sring_ready_sc(&s->ring, v + 1));
+		run_locked(s, v, job, sring_ready_sc(&s->ring, v + 1), false);
 		pthread_mutex_unlock(&s->driver_lock);
 		sring_free_sc(&s->ring, v);
 	}
@@ -453,18 +472,25 @@ submit_free(struct submitter *s)
 int
 submit_reserve(struct submitter *s, uint64_t *v)
 {
+	if (s->inline_run) {
+		/* The driver lock, held until the publish, is what a stop
+		 * waits for: no count needed. A loss comes before the stop,
+		 * which takes the lock, so one seen after it is final. */
+		pthread_mutex_lock(&s->driver_lock);
+		if (is_lost(s)) {
+			pthread_mutex_unlock(&s->driver_lock);
+			return RIG_ELOST;
+		}
+		*v = atomic_load_explicit(&s->tl->issued, memory_order_relaxed) + 1;
+		atomic_store(&s->tl->issued, *v);
+		return 0;
+	}
 	/* inflight before the loss check: submit_stop() sees either our
 	 * count or we see the loss (both seq_cst). */
 	atomic_fetch_add(&s->inflight, 1);
 	if (is_lost(s)) {
 		atomic_fetch_sub(&s->inflight, 1);
 		return RIG_ELOST;
-	}
-	if (s->inline_run) {
-		pthread_mutex_lock(&s->driver_lock);
-		*v = atomic_load(&s->tl->issued) + 1;
-		atomic_store(&s->tl->issued, *v);
-		return 0;
 	}
 	*v = atomic_fetch_add(&s->tl->issued, 1) + 1;
 	return 0;
@@ -497,9 +523,14 @@ run_direct(struct submitter *s, uint64_t v, struct job *job)
 		pthread_mutex_unlock(&s->driver_lock);
 		return false;
 	}
-	run_locked(s, v, job, false);
+	if (!run_locked(s, v, job, false, true)) {
+		pthread_mutex_unlock(&s->driver_lock);
+		return false;
+	}
 	pthread_mutex_unlock(&s->driver_lock);
 	sring_free_sc(&s->ring, v);
+	/* The cursor's store, then the consumer's asleep (ring.c). */
+	atomic_thread_fence(memory_order_seq_cst);
 	sring_moved(&s->ring);
 	return true;
 }
@@ -515,10 +546,11 @@ submit_publish(struct submitter *s, uint64_t v, struct job *job)
 		/* The driver lock is held since submit_reserve(). Host waits
 		 * under it keep values in order on a synchronous device. */
 		host_waits(s, job);
-		run_locked(s, v, job, false);
+		run_locked(s, v, job, false, false);
 		pthread_mutex_unlock(&s->driver_lock);
-	} else if (!run_direct(s, v, job)) {
-		sring_publish_mp(&s->ring, v, job);
+		return;
 	}
+	if (!run_direct(s, v, job))
+		sring_publish_mp(&s->ring, v, job);
 	atomic_fetch_sub(&s->inflight, 1);
 }

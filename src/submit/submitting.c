@@ -312,7 +312,7 @@ place_job(struct rig_run *r, struct rig_buffer *const *buffers,
 	struct rig_device *d = s->d;
 	size_t max = s->nslots + s->nfixed + 2 * s->nparts;
 	struct use small[SMALL], *u = max <= SMALL ? small : malloc(max * sizeof(*u));
-	struct waitset ws = { 0 };
+	struct waitset ws;
 	struct sub_job *sj;
 	void *heap = NULL;
 	size_t n, bytes;
@@ -322,6 +322,7 @@ place_job(struct rig_run *r, struct rig_buffer *const *buffers,
 	if (!u)
 		return rig_fail_at("rig_submit", RIG_ENOMEM, "no memory for the submit's claim");
 	n = collect_uses(s, buffers, u);
+	waitset_init(&ws);
 	if ((ret = claim_lock(u, n, &ws)) < 0) {
 		ret = rig_fail_keep("rig_submit", ret);
 		goto out;

@@ -251,11 +251,22 @@ run_locked(struct submitter *s, uint64_t v, struct job *job, bool more, bool dir
 		job = &empty;
 	if (job->prepare)
 		job->prepare(job);
-	if (direct && !is_lost(s) &&
-	    s->drv->room(s->edge, job->parts, job->nparts, job->nwaits) != RIG_FITS)
-		return false;
-	if (is_lost(s) || (!direct && !make_room(s, v, job)))
+	if (is_lost(s))
 		goto out;
+	if (direct) {
+		/* Only what is final here: waiting for room (LATER) or growing
+		 * the queues (GROW) is the thread's. */
+		r = s->drv->room(s->edge, job->parts, job->nparts, job->nwaits);
+		if (r == RIG_LATER || r == RIG_GROW)
+			return false;
+		if (r != RIG_FITS) {
+			submit_lose(s, "room answered RIG_NEVER for value %llu",
+				    (unsigned long long)v);
+			goto out;
+		}
+	} else if (!make_room(s, v, job)) {
+		goto out;
+	}
 	note_owner(s, v, job->owner);
 	r = s->drv->submit(s->edge, v, job->parts, job->nparts, job->waits,
 			   job->nwaits, NULL, &failure);

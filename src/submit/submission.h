@@ -17,6 +17,10 @@
 #ifndef CORE_SUBMISSION_H
 #define CORE_SUBMISSION_H
 
+#include <stdalign.h>
+
+#include <ck_stack.h>
+
 #include "core/device.h"
 #include "core/image.h"
 
@@ -56,7 +60,7 @@ struct sub_part {
 struct rig_run {
 	struct rig_submission *s;
 	uint32_t index;
-	_Atomic uint32_t next;		/* the free stack's link: index + 1, 0 ends */
+	ck_stack_entry_t entry;		/* the free stack's link */
 	unsigned char *bytes;		/* the blocks, run_bytes */
 };
 
@@ -78,10 +82,10 @@ struct rig_submission {
 	size_t run_bytes;		/* bytes of a run's blocks */
 	size_t arg_bytes;		/* bytes of a job's params */
 	size_t nwords_uses;		/* uses of buffers named by parts */
-	/* Runs: the lone taker's cache, then a lock-free stack of indices
-	 * tagged against ABA, over chunks that never move. */
+	/* Runs: the lone taker's cache, then a lock-free stack (ck_stack,
+	 * tagged against ABA), over chunks that never move. */
 	struct rig_run *_Atomic cached;
-	_Atomic uint64_t free_top;	/* tag << 32 | (index + 1) */
+	alignas(16) ck_stack_t free_runs;	/* 16-byte aligned: a double-width CAS */
 	_Atomic uint32_t nruns;
 	struct rig_run *_Atomic chunk[RUN_CHUNKS];
 	struct rig_run shared;		/* the byteless run (run_bytes == 0) */

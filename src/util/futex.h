@@ -38,6 +38,3 @@ futex_wake_all(_Atomic uint32_t *addr)
 }
 
 #endif
-}
-
-#endif

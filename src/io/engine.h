@@ -1,6 +1,7 @@
 /*
- * io/engine.h: the disk's private structures, shared by the files of io/.
- * Not for the core: the core reads io/disk.h.
+ * io/engine.h: the disk's private structures, shared by the disk's files
+ * in io/. Not for the core, which reaches the disk only through its Io
+ * table (rig_disk_io, rig_edge.h); tests read io/disk.h.
  *
  *   feed.c    the lock-free queue from submitters to the loop
  *   submit.c  checks a value's ops and feeds them (the table's submit)
@@ -8,6 +9,8 @@
  *   uring.c   the io_uring backend      pool.c  the threads backend
  *   file.c    files: create, open, size, release, map
  *   opener.c  make, stop, modes, accessors    fail.c  messages
+ * Beside them, device.c runs any Io library (the disk is one) as a device;
+ * it knows nothing of the disk.
  */
 #ifndef IO_ENGINE_H
 #define IO_ENGINE_H
@@ -178,6 +181,16 @@ void loop_piece_done(struct disk *d, struct disk_piece *p, int64_t res);
 void file_get(struct disk_file *f);
 void file_put(struct disk_file *f);
 bool file_of(struct disk *d, const void *file);
+/* The table's calls on files (rig_disk_io, rig_edge.h's struct rig_io). */
+int disk_file_size(void *t, void *file, uint64_t *bytes);
+void disk_file_release(void *t, void *file);
+int disk_io_create(void *t, const char *path, uint64_t bytes, void **file,
+		   char *why, size_t len);
+int disk_io_open(void *t, const char *path, bool write, void **file,
+		 char *why, size_t len);
+int disk_io_map(void *file, uint64_t offset, uint64_t bytes, void **host,
+		char *why, size_t len);
+void disk_io_unmap(void *file, void *host, uint64_t bytes);
 
 /* opener.c */
 void disk_put(struct disk *d);

@@ -498,10 +498,18 @@ struct rig_io_opener {
 /* ---- What rig's own drivers define for rig ----------------------------- */
 
 /*
- * rig's core opens these devices by itself (rig.h: rig_open_io()), and
- * knows them only by these names: their drivers define them, behind this
- * contract like any other driver.
+ * rig's core opens these devices by itself (rig.h: rig_host_device(),
+ * rig_memory_device(), rig_open_io()), and knows them only by these names:
+ * their drivers define them, behind this contract like any other driver.
  */
+
+/* The opener of the host device, "HOST": the host's cores (src/host/). */
+extern const struct rig_opener rig_host_opener;
+
+/* Fill *out as an opener of a device of host memory named name, whose
+ * submit runs the work before it returns (src/host/memory.c). name must
+ * outlive *out. Never blocks. */
+void rig_memory_opener(const char *name, struct rig_opener *out);
 
 /*
  * rig_io_device_opener() - fill *out as an opener of a device that runs

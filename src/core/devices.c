@@ -11,8 +11,6 @@
 
 #include "core/device.h"
 #include "core/error.h"
-#include "host/host.h"
-#include "host/memory.h"
 
 static pthread_mutex_t devices_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rig_device *devices;
@@ -315,7 +313,7 @@ rig_memory_device(const char *name, struct rig_device **out)
 
 	if (!name || !name[0])
 		return rig_fail(RIG_EINVAL, "the name is empty");
-	memory_opener(name, &o);
+	rig_memory_opener(name, &o);
 	ret = device_open(&o, true, out);
 	return ret < 0 ? rig_fail_keep(__func__, ret) : 0;
 }
@@ -323,7 +321,7 @@ rig_memory_device(const char *name, struct rig_device **out)
 int
 rig_host_device(struct rig_device **out)
 {
-	int ret = device_open(&host_opener, false, out);
+	int ret = device_open(&rig_host_opener, false, out);
 
 	return ret < 0 ? rig_fail_keep(__func__, ret) : 0;
 }

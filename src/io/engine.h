@@ -3,7 +3,7 @@
  * in io/. Not for the core, which reaches the disk only through its Io
  * table (rig_disk_io, rig_edge.h); tests read io/disk.h.
  *
- *   feed.c    the lock-free queue from submitters to the loop
+ *   feed.c    the queue from submitters to the loop (liburcu's wfcqueue)
  *   submit.c  checks a value's ops and feeds them (the table's submit)
  *   loop.c    the loop thread: order, pieces, hazards, the word
  *   uring.c   the io_uring backend      pool.c  the threads backend
@@ -22,6 +22,7 @@
 
 #include "io/disk.h"
 #include "io/feed.h"
+#include "io/tsan.h"
 
 #define DISK_FILE_SLOTS		256	/* registered files per ring */
 #define DISK_BUFFER_SLOTS	64	/* registered host ranges per ring */
@@ -201,24 +202,5 @@ int pool_start(struct disk *d, char *why, size_t len);
 int uring_register_host(struct disk *d, unsigned slot, void *host,
 			uint64_t bytes);
 void uring_unregister_host(struct disk *d, unsigned slot);
-
-/* TSan cannot see the hand-offs through io_uring's shared rings. */
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define DISK_TSAN 1
-#endif
-#endif
-#if defined(__SANITIZE_THREAD__)
-#define DISK_TSAN 1
-#endif
-#ifdef DISK_TSAN
-void __tsan_acquire(void *addr);
-void __tsan_release(void *addr);
-#define tsan_acquire(a)	__tsan_acquire(a)
-#define tsan_release(a)	__tsan_release(a)
-#else
-#define tsan_acquire(a)	((void)(a))
-#define tsan_release(a)	((void)(a))
-#endif
 
 #endif

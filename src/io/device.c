@@ -231,26 +231,12 @@ io_release(void *h)
 	free(t);
 }
 
-static const struct rig_ops io_ops = {
-	.facts = io_facts,
-	.alloc = io_alloc,
-	.free = io_free,
-	.locate = io_locate,
-	.events = io_events,
-	.stop = io_stop,
-	.release = io_release,
-};
-
-/* The same for a library with no fault_fd: events is NULL without
+/* A library with no fault_fd gets no events: events is NULL without
  * events_fd (rig_edge.h). */
-static const struct rig_ops io_ops_quiet = {
-	.facts = io_facts,
-	.alloc = io_alloc,
-	.free = io_free,
-	.locate = io_locate,
-	.stop = io_stop,
-	.release = io_release,
-};
+#define IO_OPS	.facts = io_facts, .alloc = io_alloc, .free = io_free,	\
+		.locate = io_locate, .stop = io_stop, .release = io_release
+static const struct rig_ops io_ops = { IO_OPS, .events = io_events };
+static const struct rig_ops io_ops_quiet = { IO_OPS };
 
 /* The rig_opener's make: the Io library's make, wrapped. */
 static int

@@ -16,6 +16,7 @@
  * start at a barrier; the first violation stops the run with a message.
  */
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,15 +33,22 @@ static _Atomic bool stop, failed;
 static _Atomic uint64_t lookups, ends;
 static uint64_t deadline_ns;
 
-#define CHECK(cond, ...) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, __VA_ARGS__);				\
-		fprintf(stderr, " (rig_why: %s)\n", rig_why());		\
-		atomic_store(&failed, true);				\
-		atomic_store(&stop, true);				\
-		return false;						\
-	}								\
-} while (0)
+/* The first violation stops the run: say what broke, and answer false. */
+static bool __attribute__((format(printf, 1, 2)))
+broken(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (rig_why: %s)\n", rig_why());
+	atomic_store(&failed, true);
+	atomic_store(&stop, true);
+	return false;
+}
+
+#define CHECK(cond, ...) do { if (!(cond)) return broken(__VA_ARGS__); } while (0)
 
 static bool
 stable_round(int id, unsigned *seed)

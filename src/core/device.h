@@ -10,9 +10,10 @@
  * driver and returns every allocation's memory; buffers of it are then
  * dead, and say why.
  *
- * Locks, in the order they are taken: devices_lock (open/close); an
- * allocation's lock (a short spin lock over its stamps; two by address
- * order; a host access marks host_busy under it and lets it go),
+ * Locks, in the order they are taken: devices_lock (make, end; lookups of
+ * open devices take none: devices.c); an allocation's lock (a short spin
+ * lock over its stamps; two by address order; a host access marks
+ * host_busy under it and lets it go),
  * then the submitter's driver lock; the device's mem_lock (its lists and
  * budget), then allocation locks only at the device's end, once nothing
  * can claim them anew.
@@ -63,7 +64,7 @@ struct rig_device {
 	struct submitter sub;
 	_Atomic uint32_t refs;		/* opens and allocations */
 	_Atomic uint32_t opens;		/* the program's opens */
-	bool ended;			/* under devices_lock */
+	bool ended;			/* under devices_lock; out of the table */
 	pthread_mutex_t mem_lock;
 	struct alloc *live;		/* allocations with buffers */
 	struct alloc *limbo;		/* released, waiting for their last use */
@@ -72,7 +73,7 @@ struct rig_device {
 	_Atomic uint32_t ndeferred;
 	uint64_t allocated;		/* bytes of live and limbo memory */
 	uint64_t budget;		/* facts.budget, or rig_set_budget() */
-	struct rig_device *next;	/* the open devices, by name */
+	struct rig_device *next;	/* the table of open devices (RCU, devices.c) */
 };
 
 /* devices.c */

@@ -9,7 +9,7 @@
  *
  * The counters interpose the functions in this executable, which librig's
  * calls resolve to first. A sanitizer's runtime interposes them too, so
- * under ASan or TSan the test is skipped (exit 77).
+ * under ASan or TSan the test is skipped.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -127,7 +127,8 @@ int
 main(void)
 {
 #ifdef SANITIZED
-	return 77;
+	puts("1..0 # SKIP a sanitizer interposes malloc itself");
+	return 0;
 #else
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_host_submit_is_steady),

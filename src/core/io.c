@@ -51,12 +51,6 @@ rig_open_io(const struct rig_io_opener *o, struct rig_device **out)
 }
 
 bool
-io_device(const struct rig_device *d)
-{
-	return d->facts.io != NULL;
-}
-
-bool
 io_makes_files(const struct rig_device *d)
 {
 	return io_device(d) && d->facts.io->create;

@@ -12,8 +12,13 @@
 
 #include "core/device.h"
 
-/* d is an Io device (opened by rig_open_io): its facts name a library. */
-bool io_device(const struct rig_device *d);
+/* d is an Io device (opened by rig_open_io): its facts name a library.
+ * Inline: every copy asks it of both ends. */
+static inline bool
+io_device(const struct rig_device *d)
+{
+	return d->facts.io != NULL;
+}
 
 /* d is an Io device whose library makes files by path (create, open). */
 bool io_makes_files(const struct rig_device *d);

@@ -150,6 +150,9 @@ struct rig_facts {
 					 * source): readable means call ops.events; NONE: none */
 	const char *bus;		/* PCI bus address such as "0000:03:00.0", or NULL */
 	void *edge;			/* the C state; its first member points to struct rig_driver */
+	const struct rig_io *io;	/* an Io device's library (rig_io_device_opener), NULL
+					 * for others: its regions are the library's files */
+	void *io_handle;		/* the handle io's calls take; NULL without io */
 };
 
 /* ---- Memory ----------------------------------------------------------- */
@@ -393,11 +396,12 @@ struct rig_ops {
 /* ---- Io devices --------------------------------------------------------- */
 
 /*
- * The table of an Io device: memory the host reads and writes through calls,
- * such as files. A file is the library's object for one extent of memory.
- * submit hands the library the work of a value (reads into and writes from
- * host memory, or a barrier); the library advances the word given to make to
- * each value once its work and every earlier value's work completed.
+ * The table of an Io library (seed 000's Io): memory the host reads and
+ * writes through calls, such as files. A file is the library's object for
+ * one extent of that memory. rig runs a library as a device of its own
+ * (rig_io_device_opener below): the device's memory is the library's files,
+ * and its work the copies between a file and memory the host addresses,
+ * each handed to submit as the ops of a value.
  */
 enum rig_io_op_kind {
 	RIG_IO_READ = 1,	/* file bytes at offset into host */
@@ -411,12 +415,54 @@ struct rig_io_op {
 	void *host;
 	uint64_t bytes;
 };
+
+/*
+ * The calls, with the handle make returned (t). why, where a call takes
+ * it, gets the cause naming the path, such as "data.bin: No such file or
+ * directory", and the call returns a negative errno.
+ *
+ * submit(t, value, ops, n, failure): the work of value (given b+1, b+2, ...
+ *   in order); the library starts it and stores value in the word make was
+ *   given once that work and every earlier value's completed. RIG_OK, or
+ *   RIG_FAILED with *failure (the device is lost). Never blocks on I/O.
+ * size(t, file, bytes): the file's extent; 0 or a negative errno.
+ * release(t, file): the file's handle ends (its I/O in flight ends first).
+ * stop(t, reason): ends the library's work; called once, with no other
+ *   call of t in flight. Afterwards only size, release, map and unmap.
+ *
+ * Optional (NULL: the library has none of it):
+ * create(t, path, bytes, file, why, len), open(t, path, write, file, why,
+ *   len): a file by path: a new one of bytes zero bytes (an existing one
+ *   is truncated), or the existing one, opened for writing where write is
+ *   set (-EROFS where it opens for reading only), else for reading at
+ *   least. Both or neither; rig_disk_create_file() and rig_disk_of_file()
+ *   refuse a device without them.
+ * map(file, offset, bytes, host, why, len): maps bytes of the file from
+ *   offset into host memory, shared: the host's stores are the file's
+ *   bytes, coherent with the library's own I/O. unmap(file, host, bytes)
+ *   undoes it. They take no t: they work for as long as the file or a map
+ *   of it lives, also after stop (a map keeps its file). Both or neither;
+ *   rig_buffer_borrow() refuses the files of a device without them.
+ * fault_fd(t): an fd that turns readable once the library failed, so
+ *   that rig loses the device at once rather than at its next submit;
+ *   failure(t): the failure's text, NULL while the library runs well.
+ *   Both or neither.
+ */
 struct rig_io {
 	int (*submit)(void *t, uint64_t value, const struct rig_io_op *ops,
 		      size_t nops, const char **failure);
 	int (*size)(void *t, void *file, uint64_t *bytes);
 	void (*release)(void *t, void *file);
 	void (*stop)(void *t, const char *reason);
+	int (*create)(void *t, const char *path, uint64_t bytes, void **file,
+		      char *why, size_t len);
+	int (*open)(void *t, const char *path, bool write, void **file,
+		    char *why, size_t len);
+	int (*map)(void *file, uint64_t offset, uint64_t bytes, void **host,
+		   char *why, size_t len);
+	void (*unmap)(void *file, void *host, uint64_t bytes);
+	int (*fault_fd)(void *t);
+	const char *(*failure)(void *t);
 };
 
 /* ---- Openers ----------------------------------------------------------- */
@@ -448,6 +494,32 @@ struct rig_io_opener {
 		    void **handle, char *why, size_t why_len);
 	void *arg;
 };
+
+/* ---- What rig's own drivers define for rig ----------------------------- */
+
+/*
+ * rig's core opens these devices by itself (rig.h: rig_host_device(),
+ * rig_memory_device(), rig_open_io()), and knows them only by these names:
+ * their drivers define them, behind this contract like any other driver.
+ */
+
+/* The opener of the host device, "HOST": the host's cores (src/host/). */
+extern const struct rig_opener rig_host_opener;
+
+/* Fill *out as an opener of a device of host memory named name, whose
+ * submit runs the work before it returns (src/host/memory.c). name must
+ * outlive *out. Never blocks. */
+void rig_memory_opener(const char *name, struct rig_opener *out);
+
+/*
+ * rig_io_device_opener() - fill *out as an opener of a device that runs
+ * the Io library io opens (src/io/device.c): one queue, "IO", that runs
+ * copies between a file and memory the host addresses, a barrier (a copy
+ * of 0 bytes from a file to itself), and nothing else; its facts name the
+ * library (facts.io, facts.io_handle), and its events are the library's
+ * fault_fd. *io must outlive *out. Never blocks.
+ */
+void rig_io_device_opener(const struct rig_io_opener *io, struct rig_opener *out);
 
 /* ---- What rig defines for drivers ------------------------------------- */
 

@@ -61,7 +61,6 @@ alloc_free(struct alloc *a)
 
 	stamps_fini(&a->stamps);
 	limbo_item_clear(&a->item);
-	pthread_mutex_destroy(&a->lock);
 	free(a);
 	if (root != a)
 		alloc_put(root);
@@ -162,7 +161,7 @@ alloc_new(struct rig_device *d, uint64_t bytes, struct alloc *root)
 	a->bytes = root ? 0 : bytes;	/* a mapping holds none of d's budget */
 	a->root = root ? root : a;
 	atomic_init(&a->refs, 1);
-	pthread_mutex_init(&a->lock, NULL);
+	spin_init(&a->lock);
 	device_get(d);
 	if (root)
 		atomic_fetch_add(&root->refs, 1);
@@ -278,8 +277,8 @@ make_new(struct rig_device *d, uint64_t bytes, enum rig_memory kind,
 		return 0;
 	if (!(m.a = alloc_new(d, bytes, NULL)))
 		return rig_cause(RIG_ENOMEM, "no memory for an allocation's handle");
-	m.a->item.key = key;
 	if ((ret = reclaim_retry(d, try_make, &m)) == 0) {
+		m.a->item.key = key;
 		*out = m.a;
 		return 0;
 	}
@@ -332,7 +331,7 @@ wait_uses_now(struct alloc *a)
 		struct waitset ws = { 0 };
 		const struct stamps *s;
 
-		pthread_mutex_lock(&root->lock);
+		spin_lock(&root->lock);
 		s = &root->stamps;
 		for (size_t i = 0; i < s->n && !st.value; i++) {
 			if (!settled(s->seg[i].write))
@@ -341,7 +340,7 @@ wait_uses_now(struct alloc *a)
 				if (!settled(s->seg[i].reads[k]))
 					st = s->seg[i].reads[k];
 		}
-		pthread_mutex_unlock(&root->lock);
+		spin_unlock(&root->lock);
 		if (!st.value)
 			return;
 		waitset_add(&ws, st);	/* its own array: no memory needed */
@@ -365,7 +364,7 @@ note_uses(struct alloc *a)
 
 	limbo_item_clear(&a->item);
 	if (root != a)
-		pthread_mutex_lock(&root->lock);
+		spin_lock(&root->lock);
 	for (size_t i = 0; i < s->n && ret == 0; i++) {
 		ret = limbo_item_add(&a->item, s->seg[i].write.slot, s->seg[i].write.value);
 		for (uint32_t k = 0; k < s->seg[i].nreads && ret == 0; k++)
@@ -373,7 +372,7 @@ note_uses(struct alloc *a)
 					     s->seg[i].reads[k].value);
 	}
 	if (root != a)
-		pthread_mutex_unlock(&root->lock);
+		spin_unlock(&root->lock);
 	if (ret < 0) {
 		limbo_item_clear(&a->item);
 		wait_uses_now(a);
@@ -472,9 +471,9 @@ await_borrowers(struct rig_device *d)
 	pthread_mutex_lock(&d->mem_lock);
 	for (struct alloc *a = d->allocs; a; a = a->next)
 		if (a->root == a) {
-			pthread_mutex_lock(&a->lock);
+			spin_lock(&a->lock);
 			stamps_waits(&a->stamps, &ws);
-			pthread_mutex_unlock(&a->lock);
+			spin_unlock(&a->lock);
 		}
 	pthread_mutex_unlock(&d->mem_lock);
 	claim_wait_host(&ws, &dropped);
@@ -502,12 +501,13 @@ alloc_end_all(struct rig_device *d, const char *why)
 	}
 	for (a = d->allocs; a; a = next) {
 		next = a->next;
-		/* Under a's lock: no host access is reading it meanwhile. */
-		pthread_mutex_lock(&a->root->lock);
+		/* Under a's lock with no host access under way: none reads
+		 * it meanwhile, and a new one finds it dead. */
+		alloc_lock_quiet(a->root);
 		return_memory_locked(d, a);
 		a->loc.host = NULL;
 		a->dead = why;
-		pthread_mutex_unlock(&a->root->lock);
+		spin_unlock(&a->root->lock);
 	}
 	d->allocs = NULL;
 	pthread_mutex_unlock(&d->mem_lock);

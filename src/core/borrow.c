@@ -5,10 +5,11 @@
  * map_peer). It shares the root's stamps, so work on either device is
  * ordered by the same rules.
  *
- * A file of a disk has no host address: its bytes are first mapped into
- * host memory (io_map, a shared map of the whole file), which the second
- * device then maps like any host memory; the borrowed allocation keeps the
- * file's map until its own memory returns (alloc.c).
+ * A file of an Io device has no host address: its bytes are first mapped
+ * into host memory (io_map, a shared map of the whole file, where the Io
+ * library maps files), which the second device then maps like any host
+ * memory; the borrowed allocation keeps the file's map until its own
+ * memory returns (alloc.c).
  */
 #include <stdlib.h>
 #include <unistd.h>
@@ -74,11 +75,9 @@ borrow(struct rig_buffer *b, struct rig_device *d2, struct alloc **out)
 	struct mapping p = { d2, root, NULL, root->loc.host, 0, RIG_MAP_NO_ROOM };
 	int ret;
 
-	if (io_device(root->d) && !io_is_disk(root->d))
-		return rig_cause(RIG_EINVAL, "%s's files are not maps of rig's disk", root->d->name);
 	if (!(a = alloc_new(d2, 0, root)))
 		return rig_cause(RIG_ENOMEM, "no memory for the mapping's handle");
-	if (io_device(root->d) && root->bytes) {
+	if (io_device(root->d)) {
 		if ((ret = io_map(root, a)) < 0) {
 			alloc_discard(a);
 			return ret;

@@ -1,8 +1,11 @@
 /*
  * core/buffer.c: buffers, the views of allocations a program holds, and the
- * host's access to their bytes. Host access takes the allocation's lock, so
- * it is ordered against every submit's claim of the same memory: a read
- * waits for the last write, a write for every use.
+ * host's access to their bytes. A host access claims the allocation like a
+ * submit, so it is ordered against every submit's claim of the same
+ * memory: a read waits for the last write, a write for every use. It marks
+ * the allocation busy before it lets the claim's short lock go to wait
+ * and copy; claims (and a device's end) wait, with no lock held, until
+ * the mark clears, so nothing uses the memory until the access is over.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +13,35 @@
 
 #include "core/buffer.h"
 #include "core/error.h"
+#include "util/futex.h"
+
+void
+alloc_await_host(struct alloc *a)
+{
+	while (atomic_load_explicit(&a->host_busy, memory_order_acquire))
+		futex_wait(&a->host_busy, 1, UINT64_MAX);
+}
+
+void
+alloc_lock_quiet(struct alloc *a)
+{
+	spin_lock(&a->lock);
+	while (atomic_load_explicit(&a->host_busy, memory_order_acquire)) {
+		spin_unlock(&a->lock);
+		alloc_await_host(a);
+		spin_lock(&a->lock);
+	}
+}
+
+/* The access is over: claims waiting for it go on. */
+static void
+host_done(struct alloc *a)
+{
+	/* Release: the access's bytes are written before a claim that sees
+	 * the mark clear goes on. */
+	atomic_store_explicit(&a->host_busy, 0, memory_order_release);
+	futex_wake_all(&a->host_busy);
+}
 
 int
 buffer_check(const char *func, const struct rig_buffer *b)
@@ -185,7 +217,11 @@ host_access(const char *func, struct rig_buffer *b, size_t offset, void *host,
 		return rig_fail_at(func, RIG_EINVAL,
 				   "the host does not address %s's memory", b->a->d->name);
 	}
+	/* Busy, then no lock held while we wait and copy. */
+	atomic_store_explicit(&u.a->host_busy, 1, memory_order_relaxed);
+	claim_unlock(&u, 1);
 	ret = wait_claimed(func, &ws);
+	/* A device's end waits for the mark: dead is final once seen here. */
 	if (ret == 0 && buffer_dead(b))
 		ret = rig_fail_at(func, RIG_EINVAL, "the buffer is dead: %s", buffer_dead(b));
 	at = ret == 0 && n ? (char *)b->a->loc.host + b->offset + offset : NULL;
@@ -193,7 +229,7 @@ host_access(const char *func, struct rig_buffer *b, size_t offset, void *host,
 		memcpy(at, host, n);
 	else if (at)
 		memcpy(host, at, n);
-	claim_unlock(&u, 1);
+	host_done(u.a);
 	waitset_fini(&ws);
 	return ret;
 }

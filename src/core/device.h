@@ -11,13 +11,15 @@
  * stops the driver and returns every allocation's memory; buffers of it are
  * then dead, and say why.
  *
- * Locks, in the order they are taken: devices_lock (open/close); a root
- * allocation's lock (its stamps and host access; two by address order),
- * then the submitter's driver lock; the device's mem_lock (its list of
- * allocations and images), then the limbo's token, and allocation locks only
- * at the device's end, once nothing can claim them anew. Nobody waits for
- * an RCU grace period under mem_lock: a release with work in flight puts
- * its allocation in the limbo inside an RCU read-side section.
+ * Locks, in the order they are taken: devices_lock (make, end; lookups of
+ * open devices take none: devices.c); a root allocation's lock (a short
+ * spin lock over its stamps; two by address order; a host access marks
+ * host_busy under it and lets it go), then the submitter's driver lock;
+ * the device's mem_lock (its list of allocations and images), then the
+ * limbo's token, and allocation locks only at the device's end, once
+ * nothing can claim them anew. Nobody waits for an RCU grace period under
+ * mem_lock: a release with work in flight puts its allocation in the
+ * limbo inside an RCU read-side section.
  */
 #ifndef CORE_DEVICE_H
 #define CORE_DEVICE_H
@@ -26,6 +28,7 @@
 
 #include "rig.h"
 #include "reclaim/reclaim.h"
+#include "util/spin.h"
 #include "submit/stamp.h"
 #include "submit/submit.h"
 #include "timeline/timeline.h"
@@ -44,7 +47,8 @@ struct alloc {
 	void *region;			/* the driver's; NULL for zero bytes or once dead */
 	struct rig_location loc;
 	uint64_t bytes;
-	pthread_mutex_t lock;		/* the root's: claims, its stamps, host access */
+	struct spin lock;		/* the root's: claims and its stamps */
+	_Atomic uint32_t host_busy;	/* the root's: a host access is under way (buffer.c) */
 	struct stamps stamps;		/* the root's: who wrote and read each word last */
 	struct limbo_item item;		/* released: the points of its uses, in d's limbo;
 					 * its key: alloc_make()'s size and kind, else 0 */
@@ -67,13 +71,13 @@ struct rig_device {
 	struct submitter sub;
 	_Atomic uint32_t refs;		/* opens and allocations */
 	_Atomic uint32_t opens;		/* the program's opens */
-	bool ended;			/* under devices_lock */
+	bool ended;			/* under devices_lock; out of the table */
 	pthread_mutex_t mem_lock;
 	struct alloc *allocs;		/* whose memory is d's: live, or in rc's limbo */
 	struct rig_image *images;	/* loaded and not yet unloaded */
 	struct reclaim rc;		/* reclaim/: limbos of memory and keeps, bytes held */
 	_Atomic uint64_t budget;	/* facts.budget (devices.c), or rig_set_budget() */
-	struct rig_device *next;	/* the open devices, by name */
+	struct rig_device *next;	/* the table of open devices (RCU, devices.c) */
 };
 
 /* devices.c */
@@ -117,6 +121,15 @@ void alloc_discard(struct alloc *a);
 /* Let go of a buffer's reference: the last one releases the allocation. */
 void alloc_put(struct alloc *a);
 
+/*
+ * A host access (buffer.c) marks its allocation busy under the lock, lets
+ * the lock go, waits for device work and copies, then clears the mark:
+ * claims and a device's end wait for the mark to clear, with no lock held.
+ */
+void alloc_await_host(struct alloc *a);
+/* Lock a with no host access under way (a device's end). */
+void alloc_lock_quiet(struct alloc *a);
+
 /* hold.c: add delta to the holds of a's memory. */
 void alloc_hold(struct alloc *a, int delta);
 
@@ -140,48 +153,10 @@ buffer_dead(const struct rig_buffer *b)
 /* At the device's end: free every allocation's memory, marking it dead. */
 void alloc_end_all(struct rig_device *d, const char *why);
 
-/* claim.c: claiming memory for a submit or a host access (rule 3). */
-struct use {
-	struct alloc *a;
-	uint64_t lo, hi;		/* words */
-	enum use_kind kind;
-};
-/*
- * Lock the allocations of u[0..n) (by address, each once) and add to ws
- * what the uses wait for. On failure nothing stays locked. Reorders u.
- */
-int claim_lock(struct use *u, size_t n, struct waitset *ws);
-/* A test's window on claims (stress_order): when set, called for each use
- * of a claim in claim order, under the allocation's lock. NULL in programs. */
-extern void (*claim_trace)(const struct use *u, struct stamp st);
-/* Stamp the uses with st, then unlock. */
-void claim_record_unlock(struct use *u, size_t n, struct stamp st);
-void claim_unlock(struct use *u, size_t n);
-/*
- * With u[0..n) locked and job holding room for ws->n waits: route the
- * waits into job, draw d's next value into *v, stamp the uses with it and
- * unlock. On a lost device: unlock and RIG_ELOST naming func.
- */
-int claim_draw(const char *func, struct rig_device *d, struct use *u, size_t n,
-	       const struct waitset *ws, struct job *job, uint64_t *v);
-/* Wait on the host until every point of ws is settled: 0, or the first
- * loss (then *dropped is its point). */
-int claim_wait_host(const struct waitset *ws, struct stamp *dropped);
+/* owner.c: d's work of value is settled and d's submitter passed it. */
+bool device_done_with(struct rig_device *d, uint64_t value);
 
-/*
- * copy.c: post a copy of bytes from src to dst (bytes 0 with src == dst a
- * file: a barrier, io.c) on d's copy engine as the work of d's next value,
- * claiming u[0..n) (rule 3); *out (may be NULL) gets its point. Refusals
- * name func.
- */
-int copy_post(const char *func, struct rig_device *d, const struct rig_buffer *src,
-	      const struct rig_buffer *dst, uint64_t bytes, struct use *u, size_t n,
-	      struct rig_point *out);
-
-/* route.c: a submit's waits into job->waits and job->host_waits (each
- * with room for ws->n). 0, or RIG_ELOST naming func where one waits for
- * a value a loss dropped. */
-int route_waits(const char *func, struct rig_device *d, const struct waitset *ws,
-		struct job *job);
+/* What claims memory for a submit or a host access (submit/). */
+#include "submit/claim.h"
 
 #endif

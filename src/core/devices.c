@@ -1,8 +1,29 @@
 /*
  * core/devices.c: opening, closing and releasing devices, and what a
- * program reads of them. Opens are rare: one mutex (devices_lock) keeps the
- * table of open devices by name and runs each driver's make, so two threads
- * opening one name get one device.
+ * program reads of them.
+ *
+ * The table of open devices by name is a list read under RCU. Readers: an
+ * open of a name that is open (rig_open, rig_host_device, rig_memory_device
+ * and rig_open_io of it), from any thread at any time: one read-side
+ * section, a string compare per open device and two atomic adds, no lock.
+ * So finding an open device never waits behind the mutex, which is held
+ * for as long as a driver's make (an AMD GPU's boot: seconds) or a
+ * device's end (its stop waits for the work in flight) takes.
+ *
+ * Writers hold devices_lock: make (a device goes in at the head, whole:
+ * the release store that links it pairs with the readers' acquire loads),
+ * a device's end (it comes out first, and a grace period passes before
+ * the end returns, so no reader still holds it when its last reference
+ * frees it), fork and exit. A reader that finds nothing, or finds the
+ * device lost, takes the mutex and looks again: two threads opening one
+ * name that is not open meet there, and one makes it. A reader takes an
+ * open only of a device that has one: the last release decides under the
+ * mutex whether the device ends, so an open it returns is never ended by
+ * a release that raced with it.
+ *
+ *              lookup (RCU)  make/end (devices_lock)   (X: needs exclusion)
+ *   lookup         -               -
+ *   make/end       -               X
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -11,10 +32,11 @@
 
 #include "core/device.h"
 #include "core/error.h"
-#include "host/host.h"
-#include "host/memory.h"
+#include "util/rcu.h"
 
 static pthread_mutex_t devices_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The head; it and each device's next are stored with p_rcu_assign_pointer
+ * under devices_lock and loaded with p_rcu_dereference. */
 static struct rig_device *devices;
 
 static struct rig_device *
@@ -98,12 +120,7 @@ on_events(struct timeline *tl)
 static const void *
 owner_of(struct timeline *tl, uint64_t value)
 {
-	struct rig_device *d = of_timeline(tl);
-	const void *s = submit_running_owner(&d->sub, value);
-
-	/* The job's own first: it goes to the deferred list before it
-	 * stops being the running one. */
-	return s ? s : deferred_submission(d, value);
+	return submit_owner_of(&of_timeline(tl)->sub, value);
 }
 
 /* The poller's call when the word moved and returns are pending. */
@@ -113,17 +130,31 @@ on_reap(struct timeline *tl)
 	alloc_reclaim(of_timeline(tl));
 }
 
+/* Under devices_lock: unlink d from the table. Readers walking it may still
+ * hold d (and reach on through d->next, left as it is) until the next
+ * grace period. */
+static void
+table_remove(struct rig_device *d)
+{
+	struct rig_device **pp;
+
+	for (pp = &devices; *pp; pp = &(*pp)->next)
+		if (*pp == d) {
+			p_rcu_assign_pointer(*pp, d->next);
+			return;
+		}
+}
+
 /* Under devices_lock: stop the driver and return everything (seed 000,
  * the life of a device, step 4). In a forked child nothing is stopped:
  * the threads and the hardware are the parent's. */
 static void
 device_end(struct rig_device *d, const char *reason)
 {
-	struct rig_device **pp;
-
 	if (d->ended || process_forked())
 		return;
 	timeline_lose(&d->tl, reason);
+	table_remove(d);	/* its name opens anew once this returns */
 	/* The device's thread stops the driver and shows every issued value
 	 * in the word; then no driver call of the poller's is left. */
 	submit_stop(&d->sub);
@@ -133,27 +164,84 @@ device_end(struct rig_device *d, const char *reason)
 	if (d->ops->release)
 		d->ops->release(d->handle);
 	timeline_slot_give(&d->tl);
-	for (pp = &devices; *pp; pp = &(*pp)->next)
-		if (*pp == d) {
-			*pp = d->next;
-			break;
-		}
+	/* Every reader that found d in the table has left it: whoever drops
+	 * d's last reference may free it. Pairs with p_rcu_read_unlock() in
+	 * find_open(). */
+	p_synchronize_rcu();
 	d->ended = true;
 }
 
+/* The device named name in the table, or NULL. Under devices_lock, or in
+ * a read-side section. */
+static struct rig_device *
+lookup(const char *name)
+{
+	struct rig_device *d;
+
+	for (d = p_rcu_dereference(devices); d; d = p_rcu_dereference(d->next))
+		if (!strcmp(d->name, name))
+			return d;
+	return NULL;
+}
+
+/* Add one to *n unless it is 0. */
+static bool
+add_unless_zero(_Atomic uint32_t *n)
+{
+	uint32_t v = atomic_load_explicit(n, memory_order_relaxed);
+
+	do {
+		if (!v)
+			return false;
+	} while (!atomic_compare_exchange_weak(n, &v, v + 1));
+	return true;
+}
+
+/*
+ * The open device named name, with an open taken; NULL where none is, or
+ * the one found is lost (ending it, and the next make, need the lock), or
+ * has no open left. No lock: a reader of the table. The reference comes
+ * first, so d stays while the open is tried. A device of no opens is not
+ * taken here: its last release is about to end it, and decides so under
+ * devices_lock, where find_live() alone may take it back.
+ */
+static struct rig_device *
+find_open(const char *name)
+{
+	struct rig_device *d;
+	bool opened = false;
+
+	p_rcu_read_lock();
+	d = lookup(name);
+	if (d && (atomic_load_explicit(&d->tl.lost, memory_order_acquire) ||
+		  !add_unless_zero(&d->refs)))
+		d = NULL;
+	if (d)
+		opened = add_unless_zero(&d->opens);
+	p_rcu_read_unlock();
+	if (d && !opened) {
+		device_put(d);
+		d = NULL;
+	}
+	return d;
+}
+
+/* Under devices_lock: the same, ending a lost one (its name opens anew). */
 static struct rig_device *
 find_live(const char *name)
 {
-	for (struct rig_device *d = devices; d; d = d->next) {
-		if (strcmp(d->name, name))
-			continue;
-		if (!atomic_load(&d->tl.lost))
-			return d;
-		/* Lost: its name opens anew, and the old one stops now. */
-		device_end(d, atomic_load(&d->tl.lost));
+	struct rig_device *d = lookup(name);
+	const char *lost = d ? atomic_load(&d->tl.lost) : NULL;
+
+	if (lost) {
+		device_end(d, lost);
 		return NULL;
 	}
-	return NULL;
+	/* A device whose last reference went is on its way out. */
+	if (!d || !add_unless_zero(&d->refs))
+		return NULL;
+	atomic_fetch_add(&d->opens, 1);
+	return d;
 }
 
 static int
@@ -212,6 +300,7 @@ make_device(const struct rig_opener *o, bool inline_run, struct rig_device **out
 	if ((ret = read_facts(d)) < 0)
 		goto err_stop;
 	d->sub.inline_run = inline_run;
+	d->sub.may_block = d->facts.may_block;
 	d->sub.drv = *(const struct rig_driver *const *)d->facts.edge;
 	d->sub.edge = d->facts.edge;
 	d->sub.ops = d->ops;
@@ -239,8 +328,10 @@ make_device(const struct rig_opener *o, bool inline_run, struct rig_device **out
 		submit_stop(&d->sub);	/* stops the driver */
 		goto err_release;
 	}
-	d->next = devices;
-	devices = d;
+	d->next = devices;	/* d is not yet in the table: a plain store */
+	/* Pairs with the readers' p_rcu_dereference() in lookup(): whoever
+	 * finds d sees it whole. */
+	p_rcu_assign_pointer(devices, d);
 	*out = d;
 	return 0;
 err_stop:
@@ -285,11 +376,12 @@ device_open(const struct rig_opener *o, bool inline_run, struct rig_device **out
 		return rig_cause(RIG_EINVAL, "called from inside a callback of rig's");
 	if ((ret = check_opener(o)) < 0)
 		return ret;
+	if ((d = find_open(o->name))) {
+		*out = d;
+		return 0;
+	}
 	pthread_mutex_lock(&devices_lock);
-	d = find_live(o->name);
-	if (d) {
-		atomic_fetch_add(&d->refs, 1);
-		atomic_fetch_add(&d->opens, 1);
+	if ((d = find_live(o->name))) {
 		*out = d;
 		ret = 0;
 	} else {
@@ -315,7 +407,7 @@ rig_memory_device(const char *name, struct rig_device **out)
 
 	if (!name || !name[0])
 		return rig_fail(RIG_EINVAL, "the name is empty");
-	memory_opener(name, &o);
+	rig_memory_opener(name, &o);
 	ret = device_open(&o, true, out);
 	return ret < 0 ? rig_fail_keep(__func__, ret) : 0;
 }
@@ -323,7 +415,7 @@ rig_memory_device(const char *name, struct rig_device **out)
 int
 rig_host_device(struct rig_device **out)
 {
-	int ret = device_open(&host_opener, false, out);
+	int ret = device_open(&rig_host_opener, false, out);
 
 	return ret < 0 ? rig_fail_keep(__func__, ret) : 0;
 }
@@ -350,7 +442,10 @@ rig_device_release(struct rig_device *d)
 		return;
 	if (atomic_fetch_sub(&d->opens, 1) == 1 && !callback_depth()) {
 		pthread_mutex_lock(&devices_lock);
-		device_end(d, "released");
+		/* An open under the lock may have taken it back meanwhile
+		 * (find_open() never takes a device of no opens). */
+		if (!atomic_load(&d->opens))
+			device_end(d, "released");
 		pthread_mutex_unlock(&devices_lock);
 	}
 	device_put(d);

@@ -11,7 +11,10 @@
 #define WHY_BYTES 1024
 
 static _Thread_local char why[WHY_BYTES];
-static _Thread_local int depth;
+/* Read by every submit (callback_refuse): initial-exec, so the read is one
+ * load from the thread pointer instead of a call to __tls_get_addr (four
+ * bytes of the static TLS surplus a dlopen of librig may use). */
+static _Thread_local int depth __attribute__((tls_model("initial-exec")));
 
 const char *
 rig_why(void)

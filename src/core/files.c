@@ -1,9 +1,10 @@
 /*
- * core/files.c: buffers over files of a disk (rig_disk_create_file,
- * rig_disk_of_file) and rig_disk_barrier(). A file buffer's allocation is
+ * core/files.c: buffers over files of a disk, an Io device whose library
+ * makes files by path (rig_disk_create_file, rig_disk_of_file), and
+ * rig_disk_barrier() on any Io device's file. A file buffer's allocation is
  * like any other (stamps, refs, limbo, the device's end), but its region is
- * the disk's file handle and its location has no address and no host
- * address: only the disk's own work (copies, io.c) and maps of the file
+ * the library's file handle and its location has no address and no host
+ * address: only the device's own work (copies) and maps of the file
  * (borrow.c) reach its bytes. Its bytes count in rig_allocated(disk).
  */
 #include <stddef.h>
@@ -22,8 +23,11 @@ check_disk(const char *func, struct rig_device *d, const char *path,
 		return rig_fail_at(func, RIG_EINVAL, "the %s is NULL", !d ? "device" : "out");
 	if (!path || !path[0])
 		return rig_fail_at(func, RIG_EINVAL, "the path is %s", !path ? "NULL" : "empty");
-	if (!io_is_disk(d))
+	if (!io_device(d))
 		return rig_fail_at(func, RIG_EINVAL, "%s is not a disk (open one with rig_open_io)",
+				   d->name);
+	if (!io_makes_files(d))
+		return rig_fail_at(func, RIG_EINVAL, "%s's Io library makes no files by path",
 				   d->name);
 	return device_check_live(func, d);
 }
@@ -132,7 +136,7 @@ rig_disk_barrier(struct rig_buffer *file, struct rig_point *out)
 	if ((ret = buffer_check(__func__, file)) < 0 ||
 	    (ret = callback_refuse(__func__)) < 0)
 		return ret;
-	if (!io_is_disk(file->a->d))
+	if (!io_device(file->a->d))
 		return rig_fail(RIG_EINVAL, "the buffer lies on %s, which is not a disk",
 				file->a->d->name);
 	if ((ret = device_check_live(__func__, file->a->d)) < 0)

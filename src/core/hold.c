@@ -10,7 +10,7 @@
 
 #include "core/buffer.h"
 #include "core/error.h"
-#include "core/submission.h"
+#include "submit/submission.h"
 
 struct rig_claim {
 	size_t n;

@@ -1,7 +1,7 @@
 /*
  * core/owner.c: the core's side of reclaim/owner.h: where a device keeps
- * what reclaim/ works on. reclaim/ sits below the core and sees no device
- * layout; these are its only way in.
+ * what reclaim/ works on, and when it is done with a value. reclaim/ sits
+ * below the core and sees no device layout; these are its only way in.
  */
 #include <stddef.h>
 
@@ -24,6 +24,12 @@ _Atomic uint64_t *
 device_budget(const struct rig_device *d)
 {
 	return (_Atomic uint64_t *)&d->budget;
+}
+
+bool
+device_done_with(struct rig_device *d, uint64_t value)
+{
+	return timeline_settled(&d->tl, value) && submit_passed(&d->sub, value);
 }
 
 struct rig_device *

@@ -244,7 +244,7 @@ const struct rig_ops host_ops = {
 	.release = host_release,
 };
 
-const struct rig_opener host_opener = {
+const struct rig_opener rig_host_opener = {
 	.name = "HOST",
 	.ops = &host_ops,
 	.make = host_make,

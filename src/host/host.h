@@ -4,8 +4,8 @@
  * device thread that runs values in order and a pool of workers, one per
  * online core with the device thread as the last. Each make opens a new,
  * independent device; a caller that calls make itself stops the handle
- * through host_opener.ops->stop, may then free its regions and unload its
- * images, and ends with host_opener.ops->release.
+ * through rig_host_opener.ops->stop, may then free its regions and unload its
+ * images, and ends with rig_host_opener.ops->release.
  *
  * Facts: arch "x86_64" (or "aarch64"); queues "COMPUTE:0" (Launch, Fill)
  * and "COPY:0" (Copy, the copy engine); completion RIG_BY_HOST; waits on
@@ -30,7 +30,7 @@
 /* The alignment of every region the host device allocates. */
 #define HOST_ALIGN	64
 
-/* The opener of the host device, named "HOST". */
-extern const struct rig_opener host_opener;
+/* The opener of the host device, named "HOST", is rig_host_opener (declared
+ * by rig_edge.h: rig_host_device() opens it). */
 
 #endif

@@ -4,7 +4,9 @@
  * functions) before it returns, then stores the value in the word and
  * answers RIG_COMMITTED. Its one queue "MEMORY:0" runs copies and fills.
  * It waits for no producer (waits {false, false}): rig waits on the host.
- * make opens a new handle each time it is called.
+ * make opens a new handle each time it is called. Its opener,
+ * rig_memory_opener(), is declared by rig_edge.h: rig_memory_device()
+ * opens it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "host/memory.h"
+#include "rig_edge.h"
 
 struct memory_dev {
 	const struct rig_driver *drv;	/* first: the facts' edge points here */
@@ -224,7 +226,7 @@ memory_make(const struct rig_opener *o, _Atomic uint64_t *word, void **handle,
 }
 
 void
-memory_opener(const char *name, struct rig_opener *out)
+rig_memory_opener(const char *name, struct rig_opener *out)
 {
 	*out = (struct rig_opener){
 		.name = name,

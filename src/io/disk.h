@@ -1,7 +1,8 @@
 /*
- * io/disk.h: the disk engine's API for rig's core. Include it from the core
- * only where the core integrates the disk (rig_open_io, buffers over files);
- * the disk itself knows nothing of the core: only rig_edge.h stands under it.
+ * io/disk.h: the disk engine's calls, for its tests and benchmarks. rig's
+ * core never includes it: it runs the disk through its Io table alone
+ * (rig_disk_io, rig_edge.h's struct rig_io), as it would any Io library,
+ * and the disk knows nothing of the core: only rig_edge.h stands under it.
  *
  * For a newcomer
  * --------------
@@ -19,6 +20,9 @@
  *       its I/O, its maps and every value that names it have ended
  *       (release is deferred, never refused).
  *   stop(disk, reason)         ends the disk: see "Stop" below.
+ *   create, open, map, unmap   disk_file_create, disk_file_open,
+ *       disk_file_map, disk_file_unmap below, with the table's messages.
+ *   fault_fd, failure          disk_event_fd, disk_failure below.
  *
  * One thread per disk, the loop (loop.c), runs the work: it takes the
  * values from a lock-free queue that any thread feeds (feed.c), cuts each

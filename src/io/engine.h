@@ -1,13 +1,16 @@
 /*
- * io/engine.h: the disk's private structures, shared by the files of io/.
- * Not for the core: the core reads io/disk.h.
+ * io/engine.h: the disk's private structures, shared by the disk's files
+ * in io/. Not for the core, which reaches the disk only through its Io
+ * table (rig_disk_io, rig_edge.h); tests read io/disk.h.
  *
- *   feed.c    the lock-free queue from submitters to the loop
+ *   feed.c    the queue from submitters to the loop (liburcu's wfcqueue)
  *   submit.c  checks a value's ops and feeds them (the table's submit)
  *   loop.c    the loop thread: order, pieces, hazards, the word
  *   uring.c   the io_uring backend      pool.c  the threads backend
  *   file.c    files: create, open, size, release, map
  *   opener.c  make, stop, modes, accessors    fail.c  messages
+ * Beside them, device.c runs any Io library (the disk is one) as a device;
+ * it knows nothing of the disk.
  */
 #ifndef IO_ENGINE_H
 #define IO_ENGINE_H
@@ -19,6 +22,7 @@
 
 #include "io/disk.h"
 #include "io/feed.h"
+#include "io/tsan.h"
 
 #define DISK_FILE_SLOTS		256	/* registered files per ring */
 #define DISK_BUFFER_SLOTS	64	/* registered host ranges per ring */
@@ -178,6 +182,16 @@ void loop_piece_done(struct disk *d, struct disk_piece *p, int64_t res);
 void file_get(struct disk_file *f);
 void file_put(struct disk_file *f);
 bool file_of(struct disk *d, const void *file);
+/* The table's calls on files (rig_disk_io, rig_edge.h's struct rig_io). */
+int disk_file_size(void *t, void *file, uint64_t *bytes);
+void disk_file_release(void *t, void *file);
+int disk_io_create(void *t, const char *path, uint64_t bytes, void **file,
+		   char *why, size_t len);
+int disk_io_open(void *t, const char *path, bool write, void **file,
+		 char *why, size_t len);
+int disk_io_map(void *file, uint64_t offset, uint64_t bytes, void **host,
+		char *why, size_t len);
+void disk_io_unmap(void *file, void *host, uint64_t bytes);
 
 /* opener.c */
 void disk_put(struct disk *d);
@@ -188,24 +202,5 @@ int pool_start(struct disk *d, char *why, size_t len);
 int uring_register_host(struct disk *d, unsigned slot, void *host,
 			uint64_t bytes);
 void uring_unregister_host(struct disk *d, unsigned slot);
-
-/* TSan cannot see the hand-offs through io_uring's shared rings. */
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define DISK_TSAN 1
-#endif
-#endif
-#if defined(__SANITIZE_THREAD__)
-#define DISK_TSAN 1
-#endif
-#ifdef DISK_TSAN
-void __tsan_acquire(void *addr);
-void __tsan_release(void *addr);
-#define tsan_acquire(a)	__tsan_acquire(a)
-#define tsan_release(a)	__tsan_release(a)
-#else
-#define tsan_acquire(a)	((void)(a))
-#define tsan_release(a)	((void)(a))
-#endif
 
 #endif

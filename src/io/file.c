@@ -17,9 +17,6 @@
 
 #include "io/engine.h"
 
-int disk_file_size(void *t, void *file, uint64_t *bytes);
-void disk_file_release(void *t, void *file);
-
 bool
 file_of(struct disk *d, const void *file)
 {
@@ -221,4 +218,66 @@ disk_file_unmap(void *file, void *host, uint64_t bytes)
 		return disk_refuse(__func__, -errno, "%s: munmap: %s", f->path, strerror(errno));
 	file_put(f);
 	return 0;
+}
+
+/* ---- The Io table's calls on files (rig_edge.h): their why names the
+ * path and the cause, not the call ---- */
+
+/* Drop the "<call>: " that begins the disk_* calls' messages. */
+static void
+cause_only(char *why, const char *call)
+{
+	size_t n = strlen(call);
+
+	if (!strncmp(why, call, n) && !strncmp(why + n, ": ", 2))
+		memmove(why, why + n + 2, strlen(why + n + 2) + 1);
+}
+
+int
+disk_io_create(void *t, const char *path, uint64_t bytes, void **file,
+	       char *why, size_t len)
+{
+	int ret = disk_file_create(t, path, bytes, file, why, len);
+
+	if (ret < 0)
+		cause_only(why, "disk_file_create");
+	return ret;
+}
+
+int
+disk_io_open(void *t, const char *path, bool write, void **file, char *why,
+	     size_t len)
+{
+	int ret = disk_file_open(t, path, file, why, len);
+
+	if (ret < 0) {
+		cause_only(why, "disk_file_open");
+		return ret;
+	}
+	if (write && disk_file_read_only(*file)) {
+		disk_file_release(t, *file);
+		snprintf(why, len, "%s: opening it for writing was refused", path);
+		return -EROFS;
+	}
+	return 0;
+}
+
+int
+disk_io_map(void *file, uint64_t offset, uint64_t bytes, void **host,
+	    char *why, size_t len)
+{
+	int ret = disk_file_map(file, offset, bytes, host);
+
+	if (ret < 0) {
+		snprintf(why, len, "%s", disk_why());
+		cause_only(why, "disk_file_map");
+	}
+	return ret;
+}
+
+void
+disk_io_unmap(void *file, void *host, uint64_t bytes)
+{
+	/* Fails only for arguments disk_io_map() made right. */
+	disk_file_unmap(file, host, bytes);
 }

@@ -14,8 +14,6 @@
 
 int disk_submit(void *t, uint64_t value, const struct rig_io_op *ops,
 		size_t nops, const char **failure);
-int disk_file_size(void *t, void *file, uint64_t *bytes);
-void disk_file_release(void *t, void *file);
 static void disk_stop(void *t, const char *reason);
 static int disk_make(const struct rig_io_opener *o, _Atomic uint64_t *word,
 		     void **handle, char *why, size_t len);
@@ -25,6 +23,12 @@ const struct rig_io rig_disk_io = {
 	.size = disk_file_size,
 	.release = disk_file_release,
 	.stop = disk_stop,
+	.create = disk_io_create,
+	.open = disk_io_open,
+	.map = disk_io_map,
+	.unmap = disk_io_unmap,
+	.fault_fd = disk_event_fd,
+	.failure = disk_failure,
 };
 
 const struct rig_io_opener rig_disk_opener = {

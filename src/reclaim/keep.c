@@ -1,12 +1,18 @@
 /*
- * reclaim/keep.c: deferred references to submissions (reclaim.h). A job
- * the driver took defers its submission's reference until its value is
- * settled: the device's submission thread puts it in the device's limbo of
- * keeps (lock-free), keyed by that one point. Letting a submission go
- * releases buffers and images, which take locks of their own, so the
- * references go after the limbo handed them out, holding nothing. After a
- * loss a value is settled only once the driver stopped (the word is raised
- * then), since the lost device's work may still use what it keeps.
+ * reclaim/keep.c: deferred references to submissions (reclaim.h). A
+ * submission let go while work submitted through it is in flight defers
+ * its last reference until the device is done with its last value (that
+ * value settled, and the device's submitter past it): the reference waits
+ * in the device's limbo of keeps (put lock-free), keyed by that value's
+ * point. Letting a submission go releases buffers and images, which take
+ * locks of their own, so references go after the limbo handed them out,
+ * holding nothing. After a loss a value is settled only once the driver
+ * stopped (the word is raised then), since the lost device's work may
+ * still use what it keeps. A keep whose value is settled but not yet
+ * passed by the submitter (the moment between the driver's work and the
+ * submitter's step, which after a loss lasts until the submitter dropped
+ * the values it held) goes back in, and the poller looks again
+ * KEEP_RETRY_NS later.
  */
 #include <stdlib.h>
 
@@ -15,7 +21,15 @@
 struct keep {
 	struct limbo_item item;		/* first: an item is its keep */
 	struct rig_submission *s;
+	uint64_t value;
 };
+
+static void
+put_keep(struct rig_device *d, struct keep *k)
+{
+	if (limbo_put_mp(&device_reclaim(d)->keeps, &k->item))
+		reclaim_pending(device_timeline(d), 1);
+}
 
 void
 defer_put(struct rig_device *d, struct rig_submission *s, uint64_t value)
@@ -23,41 +37,30 @@ defer_put(struct rig_device *d, struct rig_submission *s, uint64_t value)
 	struct timeline *tl = device_timeline(d);
 	struct keep *k;
 
-	if (timeline_settled(tl, value) || !(k = calloc(1, sizeof(*k)))) {
-		submission_put(s);	/* done already, or no memory to wait */
-		return;
+	while (!(k = calloc(1, sizeof(*k)))) {
+		/* No memory to wait in the limbo: wait here. */
+		if (device_done_with(d, value)) {
+			submission_put(s);
+			return;
+		}
+		timeline_wait_settled(tl, value, 1000000);
 	}
 	k->s = s;
+	k->value = value;
 	limbo_item_add(&k->item, (uint32_t)tl->slot, value);	/* one point: no heap */
-	if (limbo_put_mp(&device_reclaim(d)->keeps, &k->item))
-		reclaim_pending(tl, 1);
+	put_keep(d, k);
 }
 
-static void
-seen(const struct limbo_item *it, void *arg)
-{
-	*(const void **)arg = ((const struct keep *)it)->s;
-}
-
-const void *
-deferred_submission(struct rig_device *d, uint64_t value)
-{
-	const void *s = NULL;
-
-	limbo_find(&device_reclaim(d)->keeps, value, seen, &s);
-	return s;
-}
-
-void
-device_reap(struct rig_device *d)
+bool
+reclaim_keeps(struct rig_device *d)
 {
 	struct limbo *keeps = &device_reclaim(d)->keeps;
 	struct limbo_item *due, *next;
+	bool emptied, again = false;
 	uint64_t none;
-	bool emptied;
 
 	if (!limbo_count(keeps) || process_forked())
-		return;
+		return false;
 	due = limbo_due(keeps, LIMBO_IDLE, 0, 0, &none, &emptied);
 	if (emptied)
 		reclaim_pending(device_timeline(d), -1);
@@ -65,8 +68,22 @@ device_reap(struct rig_device *d)
 		struct keep *k = (struct keep *)due;
 
 		next = due->next;
+		if (!device_done_with(d, k->value)) {
+			put_keep(d, k);
+			again = true;
+			continue;
+		}
 		submission_put(k->s);
 		limbo_item_clear(&k->item);
 		free(k);
 	}
+	return again;
+}
+
+void
+device_reap(struct rig_device *d)
+{
+	if (reclaim_keeps(d))
+		atomic_store_explicit(&device_timeline(d)->reap_at,
+				      rig_now_ns() + KEEP_RETRY_NS, memory_order_relaxed);
 }

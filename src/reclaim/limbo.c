@@ -246,7 +246,7 @@ limbo_due(struct limbo *l, enum limbo_pick pick, uint64_t key, uint64_t now,
 	if (pick != LIMBO_AGED)
 		hold(l);
 	else if (!try_hold(l)) {
-		*next_ns = now;		/* busy: look again at the next scan */
+		*next_ns = now + LIMBO_RETRY_NS;	/* busy: look again soon */
 		return NULL;
 	}
 	gather(l);
@@ -332,24 +332,4 @@ limbo_points(struct limbo *l, struct limbo_point *out, size_t max)
 				merge(out, &n, max, it->points[k]);
 	let_go(l);
 	return n;
-}
-
-bool
-limbo_find(struct limbo *l, uint64_t value,
-	   void (*seen)(const struct limbo_item *it, void *arg), void *arg)
-{
-	struct limbo_item *found = NULL;
-
-	if (!limbo_count(l))
-		return false;
-	hold(l);
-	gather(l);
-	for (size_t i = 0; i < LIMBO_LISTS && !found; i++)
-		for (struct limbo_item *it = l->list[i].head; it && !found; it = it->next)
-			if (it->n && it->points[0].value == value)
-				found = it;
-	if (found)
-		seen(found, arg);
-	let_go(l);
-	return found != NULL;
 }

@@ -22,10 +22,10 @@
  * limbo_put_mp() is visible to whoever it is handed to (the stack's
  * annotated push and pop, then the token's release and acquire).
  *
- *              put_mp  take  due  drain  points  find   (X: one at a time)
- *   put_mp       -      -     -     -      -      -
- *   take         -      X     X     X      X      X
- *   due ... find -      X     X     X      X      X
+ *                put_mp  take  due  drain  points   (X: one at a time)
+ *   put_mp         -      -     -     -      -
+ *   take           -      X     X     X      X
+ *   due ... points -      X     X     X      X
  *
  * Not a liburcu wait-free queue (cds_wfcq): a device is zeroed memory
  * that devices.c sets up, and a zeroed wfcq is not an empty queue while a
@@ -45,6 +45,7 @@
 #define LIMBO_SMALL 3			/* points an item holds without the heap */
 #define LIMBO_LISTS 8			/* [0]: not reused; [1..]: one key each */
 #define LIMBO_AGE_NS 2000000u		/* idle reusable memory waits this long */
+#define LIMBO_RETRY_NS 100000u		/* a due pass that found the token busy */
 
 struct limbo_point {
 	uint32_t slot;
@@ -114,7 +115,7 @@ bool limbo_put_mp(struct limbo *l, struct limbo_item *it);
 struct limbo_item *limbo_take(struct limbo *l, uint64_t key, bool wait, bool *emptied);
 /* What pick chooses to go back, chained by next; *next_ns: when a reusable
  * item kept idle falls due (UINT64_MAX: none). The poller's pass (AGED)
- * only tries the token: busy, it answers NULL and *next_ns = now. */
+ * only tries the token: busy, it answers NULL and *next_ns a moment on. */
 struct limbo_item *limbo_due(struct limbo *l, enum limbo_pick pick, uint64_t key,
 			     uint64_t now, uint64_t *next_ns, bool *emptied);
 /* Every item, chained by next. */
@@ -122,10 +123,5 @@ struct limbo_item *limbo_drain(struct limbo *l, bool *emptied);
 /* The points every item waits for, the highest per slot, into out: how
  * many (at most max; a full out leaves some slots out). */
 size_t limbo_points(struct limbo *l, struct limbo_point *out, size_t max);
-/* Call seen(it, arg) for the first item whose first point has value, under
- * the token (so it is not handed out meanwhile): whether one was found.
- * seen only reads the item. */
-bool limbo_find(struct limbo *l, uint64_t value,
-		void (*seen)(const struct limbo_item *it, void *arg), void *arg);
 
 #endif

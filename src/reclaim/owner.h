@@ -27,7 +27,10 @@ struct rig_device *device_of_submitter(struct submitter *sub);
 size_t alloc_return(struct rig_device *d, enum limbo_pick pick, uint64_t key,
 		    uint64_t now, uint64_t *next_ns);
 
-/* core/submission.c: let a submission go (its buffers, images, keep). */
+/* core/owner.c: d's work of value is settled, and d's submitter passed
+ * it (what a deferred submission waits for). */
+bool device_done_with(struct rig_device *d, uint64_t value);
+/* submit/submission.c: let a submission go (its buffers, images, keep). */
 void submission_put(struct rig_submission *s);
 /* core/process.c: in a child forked while rig was in use, which lets
  * nothing go. */

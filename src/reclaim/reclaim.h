@@ -56,15 +56,17 @@ void reclaim_pending(struct timeline *tl, int delta);
 
 /*
  * ---- keep.c: what a submission keeps (its images, its keep) goes only
- * once the work submitted through it is done. A job handed to the driver
- * defers its reference to the submission until its value is settled;
- * waits, allocations, the poller and the device's end let go of what is
- * due. ----
+ * once the work submitted through it is done. A submission let go with
+ * work in flight defers its last reference until the device is done with
+ * its last value; waits, allocations, the poller and the device's end let
+ * go of what is due. ----
  */
 void defer_put(struct rig_device *d, struct rig_submission *s, uint64_t value);
-/* The submission deferred for value, or NULL (for a loss's record). */
-const void *deferred_submission(struct rig_device *d, uint64_t value);
-/* Let go of what is due; no lock held. */
+/* Let go of what is due; no lock held. True when some was settled but not
+ * yet passed by the device's submitter: look again KEEP_RETRY_NS later. */
+#define KEEP_RETRY_NS 1000000u
+bool reclaim_keeps(struct rig_device *d);
+/* The same, the poller told to look again where needed. */
 void device_reap(struct rig_device *d);
 
 #endif

@@ -22,13 +22,15 @@ reclaim_pending(struct timeline *tl, int delta)
 size_t
 alloc_reclaim(struct rig_device *d)
 {
-	uint64_t next;
+	uint64_t now = rig_now_ns(), next;
+	bool again = reclaim_keeps(d);
 	size_t n;
 
-	device_reap(d);
-	n = alloc_return(d, LIMBO_AGED, 0, rig_now_ns(), &next);
-	/* Kept memory that ages falls due with no word moving: the poller
-	 * looks again then. */
+	n = alloc_return(d, LIMBO_AGED, 0, now, &next);
+	/* Kept memory that ages, or a keep its submitter had not yet
+	 * passed, falls due with no word moving: the poller looks again. */
+	if (again && now + KEEP_RETRY_NS < next)
+		next = now + KEEP_RETRY_NS;
 	atomic_store_explicit(&device_timeline(d)->reap_at, next == UINT64_MAX ? 0 : next,
 			      memory_order_relaxed);
 	return n;

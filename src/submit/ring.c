@@ -2,12 +2,16 @@
  * submit/ring.c: the sequence-numbered ring of ring.h.
  *
  * Sleeping without a lost wake-up: the consumer stores asleep = 1, then
- * reads the slot; a producer stores the slot, then reads asleep. Both are
+ * reads the slot and the cursor; a producer stores the slot (or a thread
+ * that ran a value itself stores the cursor), then reads asleep. All are
  * sequentially consistent, so at least one sees the other's store: either
- * the consumer sees the job and does not sleep, or the producer sees asleep
- * and rings the bell, whose value the consumer read before it looked.
+ * the consumer sees the job (or the moved cursor) and does not sleep, or
+ * the other sees asleep and rings the bell, whose value the consumer read
+ * before it looked.
  */
 #include <sched.h>
+
+#include <ck_pr.h>
 
 #include "util/futex.h"
 #include "submit/ring.h"
@@ -25,15 +29,23 @@ sring_init(struct sring *r, uint64_t base)
 	atomic_init(&r->asleep, 0);
 }
 
+void *
+sring_room(struct sring *r, uint64_t v)
+{
+	struct sring_slot *s = &r->slot[v % SRING_SLOTS];
+
+	/* Pairs with the consumer's release of seq in free: the slot's last
+	 * job is no longer read before we overwrite its room. */
+	while (atomic_load_explicit(&s->seq, memory_order_acquire) != v)
+		sched_yield();
+	return s->room;
+}
+
 void
 sring_publish_mp(struct sring *r, uint64_t v, void *job)
 {
 	struct sring_slot *s = &r->slot[v % SRING_SLOTS];
 
-	/* Pairs with the consumer's release of seq in take: the slot's last
-	 * job was taken before we overwrite it. */
-	while (atomic_load_explicit(&s->seq, memory_order_acquire) != v)
-		sched_yield();
 	s->job = job;
 	/* Pairs with the acquire in take/ready: the job (and all the
 	 * producer wrote before) is visible with seq. seq_cst for the
@@ -53,15 +65,15 @@ sring_ready_sc(struct sring *r, uint64_t v)
 void *
 sring_take_sc(struct sring *r, uint64_t v)
 {
-	struct sring_slot *s = &r->slot[v % SRING_SLOTS];
-	void *job;
+	return sring_ready_sc(r, v) ? r->slot[v % SRING_SLOTS].job : NULL;
+}
 
-	if (!sring_ready_sc(r, v))
-		return NULL;
-	job = s->job;
-	/* Pairs with the acquire in publish: frees the slot for v + SLOTS. */
-	atomic_store_explicit(&s->seq, v + SRING_SLOTS, memory_order_release);
-	return job;
+void
+sring_free_sc(struct sring *r, uint64_t v)
+{
+	/* Pairs with the acquire in room: frees the slot for v + SLOTS. */
+	atomic_store_explicit(&r->slot[v % SRING_SLOTS].seq, v + SRING_SLOTS,
+			      memory_order_release);
 }
 
 void
@@ -71,22 +83,35 @@ sring_ring(struct sring *r)
 	futex_wake_all(&r->bell);
 }
 
+void
+sring_moved(struct sring *r)
+{
+	if (atomic_load_explicit(&r->asleep, memory_order_seq_cst))
+		sring_ring(r);
+}
+
 uint32_t
 sring_bell(struct sring *r)
 {
 	return atomic_load_explicit(&r->bell, memory_order_seq_cst);
 }
 
+static bool
+ready_or_moved(struct sring *r, uint64_t v, _Atomic uint64_t *cursor)
+{
+	return sring_ready_sc(r, v) || atomic_load(cursor) != v;
+}
+
 void
-sring_sleep_sc(struct sring *r, uint64_t v, uint32_t bell)
+sring_sleep_sc(struct sring *r, uint64_t v, _Atomic uint64_t *cursor, uint32_t bell)
 {
 	for (int i = 0; i < SPINS; i++) {
-		if (sring_ready_sc(r, v) || sring_bell(r) != bell)
+		if (ready_or_moved(r, v, cursor) || sring_bell(r) != bell)
 			return;
-		cpu_relax();
+		ck_pr_stall();
 	}
 	atomic_store_explicit(&r->asleep, 1, memory_order_seq_cst);
-	if (!sring_ready_sc(r, v))
+	if (!ready_or_moved(r, v, cursor))
 		futex_wait(&r->bell, bell, UINT64_MAX);
 	atomic_store_explicit(&r->asleep, 0, memory_order_relaxed);
 }

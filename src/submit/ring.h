@@ -5,57 +5,79 @@
  * value order, so the driver sees values in order however the submitters
  * interleave.
  *
- * Producers: any number, each on the slot of its own value. Consumer: one,
- * the submission thread. publish is wait-free unless the ring is full (the
- * slot still holds the value SRING_SLOTS earlier), when it yields until the
- * consumer frees it. take never blocks. What a producer wrote before
- * sring_publish_mp() is visible once sring_take_sc() returns that job.
+ * Why not ck_ring: a ck_ring orders items by when they were enqueued, and
+ * values are drawn (one fetch-add) before their submitters fill them, so
+ * two submitters may finish in either order; the driver must see them in
+ * value order. A slot per value is the ring that keeps that order with no
+ * lock, and it lets each slot carry the job's bytes (room), so a submit
+ * allocates nothing.
  *
- *               publish_mp  take_sc  sleep_sc
- *   publish_mp      -          -        -
- *   take_sc         -          X        X      (X: one thread only)
- *   sleep_sc        -          X        X
+ * Producers: any number, each on the slot of its own value. Consumer: one,
+ * the submission thread. room waits (yielding) only while the ring is full
+ * (the slot still holds the value SRING_SLOTS earlier); publish and take
+ * never block. What a producer wrote into the slot's room or its job
+ * before sring_publish_mp() is visible once sring_take_sc() returns that
+ * job; the consumer may use the room until sring_free_sc().
+ *
+ *               room/publish  take/free  sleep_sc
+ *   room/publish      -           -         -
+ *   take/free         -           X         X      (X: one thread only)
+ *   sleep_sc          -           X         X
  *
  * Slot states, for the value v that maps to it: seq == v: free for v's
- * producer; seq == v + 1: holds v's job; the consumer then sets
+ * producer; seq == v + 1: holds v's job; sring_free_sc() then sets
  * seq = v + SRING_SLOTS, freeing it for the next value that maps there.
  */
 #ifndef SUBMIT_RING_H
 #define SUBMIT_RING_H
 
+#include <stdalign.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-#define SRING_SLOTS 1024
+#define SRING_SLOTS 256
+#define SRING_ROOM 448		/* a job's bytes a slot holds: most jobs fit */
 _Static_assert((SRING_SLOTS & (SRING_SLOTS - 1)) == 0, "a power of two");
 
 struct sring_slot {
-	_Atomic uint64_t seq;
+	alignas(64) _Atomic uint64_t seq;
 	void *job;
+	alignas(16) unsigned char room[SRING_ROOM];
 };
 
 struct sring {
 	struct sring_slot slot[SRING_SLOTS];
-	_Atomic uint32_t bell;		/* bumped by a publish that finds the consumer asleep */
+	alignas(64) _Atomic uint32_t bell;	/* bumped by a publish that finds the consumer asleep */
 	_Atomic uint32_t asleep;	/* the consumer is (about to be) in futex_wait */
 };
 
 /* Ready the ring for values base + 1, base + 2, ... */
 void sring_init(struct sring *r, uint64_t base);
-/* Place v's job; wakes the consumer if it sleeps. */
+/* The SRING_ROOM bytes of v's slot, once the slot is free (reserved by
+ * this thread: it waits only while the ring is full). */
+void *sring_room(struct sring *r, uint64_t v);
+/* Place v's job (after sring_room(r, v)); wakes the consumer if it sleeps. */
 void sring_publish_mp(struct sring *r, uint64_t v, void *job);
-/* v's job, and frees its slot; NULL while v is not yet published. */
+/* v's job, or NULL while v is not yet published; its slot stays the
+ * consumer's until sring_free_sc(). */
 void *sring_take_sc(struct sring *r, uint64_t v);
+/* Free v's slot (taken) for the value SRING_SLOTS later. */
+void sring_free_sc(struct sring *r, uint64_t v);
 /* True when v's job is published (the consumer's peek). */
 bool sring_ready_sc(struct sring *r, uint64_t v);
 /* The bell's count: read it before looking at what a ring announces. */
 uint32_t sring_bell(struct sring *r);
-/* Sleep until v is published or the bell rang since it showed bell
- * (sring_bell() read before the caller's last looks, so no ring between
- * those looks and the sleep is missed). */
-void sring_sleep_sc(struct sring *r, uint64_t v, uint32_t bell);
+/* Sleep until v is published, *cursor moved off v, or the bell rang since
+ * it showed bell (sring_bell() read before the caller's last looks, so no
+ * ring between those looks and the sleep is missed). */
+void sring_sleep_sc(struct sring *r, uint64_t v, _Atomic uint64_t *cursor,
+		    uint32_t bell);
 /* Wake the consumer whatever it waits for (a stop, a commit request). */
 void sring_ring(struct sring *r);
+/* The consumer's cursor moved past a value it may sleep on (a value run
+ * by another thread): wake it if it sleeps. Call after the cursor's
+ * seq_cst store. */
+void sring_moved(struct sring *r);
 
 #endif

@@ -163,15 +163,28 @@ reserve_read(struct seg *g)
 	return 0;
 }
 
+/* The use covers the one segment of a map that has one: a buffer used
+ * whole, the common case, needs no search, split or join. */
+static bool
+whole(const struct stamps *s, uint64_t lo, uint64_t hi)
+{
+	return s->n == 1 && lo == 0 && hi >= s->seg[0].hi;
+}
+
 int
 stamps_prepare(struct stamps *s, uint64_t lo, uint64_t hi, enum use_kind u,
 	       struct waitset *ws)
 {
+	size_t first = 0;
+
 	if (lo >= hi)
 		return 0;
-	if (split_at(s, lo) < 0 || split_at(s, hi) < 0)
-		return -ENOMEM;
-	for (size_t i = find(s, lo); i < s->n && s->seg[i].lo < hi; i++) {
+	if (!whole(s, lo, hi)) {
+		if (split_at(s, lo) < 0 || split_at(s, hi) < 0)
+			return -ENOMEM;
+		first = find(s, lo);
+	}
+	for (size_t i = first; i < s->n && s->seg[i].lo < hi; i++) {
 		struct seg *g = &s->seg[i];
 
 		if (waitset_add(ws, g->write) < 0)
@@ -206,7 +219,7 @@ stamps_record(struct stamps *s, uint64_t lo, uint64_t hi, enum use_kind u,
 {
 	/* The edges lo and hi were made by stamps_prepare(), and nothing
 	 * joins segments until the claim ends (stamps_tidy_near). */
-	for (size_t i = find(s, lo); i < s->n && s->seg[i].lo < hi; i++) {
+	for (size_t i = whole(s, lo, hi) ? 0 : find(s, lo); i < s->n && s->seg[i].lo < hi; i++) {
 		struct seg *g = &s->seg[i];
 
 		if (u == USE_READ) {
@@ -244,8 +257,8 @@ stamps_tidy_near(struct stamps *s, uint64_t lo, uint64_t hi)
 	uint64_t end;
 	size_t first, last, k;
 
-	if (!s->n)
-		return;
+	if (s->n <= 1)
+		return;		/* nothing to join */
 	/* From the segment left of lo to the one holding hi: every pair
 	 * the claim's edges or stamps may have made joinable. */
 	end = s->seg[s->n - 1].hi;

@@ -80,6 +80,14 @@ int stamps_waits(const struct stamps *s, struct waitset *ws);
 /* Add (slot, value) to ws, keeping the highest value per slot. */
 int waitset_add(struct waitset *ws, struct stamp st);
 void waitset_fini(struct waitset *ws);
+/* An empty set, without zeroing its small array (a submit's hot path;
+ * `= { 0 }` does the same at more cost). */
+static inline void
+waitset_init(struct waitset *ws)
+{
+	ws->w = NULL;
+	ws->n = ws->cap = 0;
+}
 
 /* The words a byte range [offset, offset + bytes) touches. */
 static inline void

@@ -85,6 +85,16 @@ submit_call_leave(struct submitter *s)
 	pthread_rwlock_unlock(&s->ops_lock);
 }
 
+/* Under the driver lock, which every writer of committed holds: no
+ * read-modify-write needed. Release: readers of committed then see the
+ * driver's state the commit made. */
+static void
+raise_committed(struct submitter *s, uint64_t v)
+{
+	if (v > atomic_load_explicit(&s->tl->committed, memory_order_relaxed))
+		atomic_store_explicit(&s->tl->committed, v, memory_order_release);
+}
+
 /* Under the driver lock: commit up to v (no further than submitted). */
 static int
 commit_locked(struct submitter *s, uint64_t v)
@@ -102,7 +112,7 @@ commit_locked(struct submitter *s, uint64_t v)
 		submit_lose(s, "commit failed: %s", failure);
 		return RIG_ELOST;
 	}
-	timeline_raise(&s->tl->committed, v);
+	raise_committed(s, v);
 	return 0;
 }
 
@@ -198,9 +208,40 @@ make_room(struct submitter *s, uint64_t v, struct job *job)
 	}
 }
 
-/* Under the driver lock: v's job reaches the driver (or is dropped). */
+/* Note v's owner for a loss's record: a sequence lock whose writer is
+ * the one holding the driver lock. */
 static void
-run_locked(struct submitter *s, uint64_t v, struct job *job, bool more)
+note_owner(struct submitter *s, uint64_t v, const void *owner)
+{
+	__typeof__(s->owners[0]) *o = &s->owners[v % SUBMIT_OWNERS];
+
+	atomic_store_explicit(&o->value, 0, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	atomic_store_explicit(&o->owner, owner, memory_order_relaxed);
+	atomic_store_explicit(&o->value, v, memory_order_release);
+}
+
+const void *
+submit_owner_of(struct submitter *s, uint64_t value)
+{
+	__typeof__(s->owners[0]) *o = &s->owners[value % SUBMIT_OWNERS];
+	const void *owner;
+
+	if (!value || atomic_load_explicit(&o->value, memory_order_acquire) != value)
+		return NULL;
+	owner = atomic_load_explicit(&o->owner, memory_order_relaxed);
+	atomic_thread_fence(memory_order_acquire);
+	return atomic_load_explicit(&o->value, memory_order_relaxed) == value ? owner : NULL;
+}
+
+/*
+ * Under the driver lock: v's job reaches the driver (or is dropped), and
+ * the cursor moves past v. direct: a submitter's own value, which goes
+ * only if room says it fits now (false: nothing was done, and the job goes
+ * to the ring, where the thread waits for room instead of the submitter).
+ */
+static bool
+run_locked(struct submitter *s, uint64_t v, struct job *job, bool more, bool direct)
 {
 	static struct job empty;
 	const char *failure = "no reason given";
@@ -210,12 +251,23 @@ run_locked(struct submitter *s, uint64_t v, struct job *job, bool more)
 		job = &empty;
 	if (job->prepare)
 		job->prepare(job);
-	if (is_lost(s) || !make_room(s, v, job))
+	if (is_lost(s))
 		goto out;
-	/* Release stores, read by submit_running_owner() with acquire:
-	 * no fence on the path of every value. */
-	atomic_store_explicit(&s->running_owner, job->owner, memory_order_release);
-	atomic_store_explicit(&s->running_value, v, memory_order_release);
+	if (direct) {
+		/* Only what is final here: waiting for room (LATER) or growing
+		 * the queues (GROW) is the thread's. */
+		r = s->drv->room(s->edge, job->parts, job->nparts, job->nwaits);
+		if (r == RIG_LATER || r == RIG_GROW)
+			return false;
+		if (r != RIG_FITS) {
+			submit_lose(s, "room answered RIG_NEVER for value %llu",
+				    (unsigned long long)v);
+			goto out;
+		}
+	} else if (!make_room(s, v, job)) {
+		goto out;
+	}
+	note_owner(s, v, job->owner);
 	r = s->drv->submit(s->edge, v, job->parts, job->nparts, job->waits,
 			   job->nwaits, NULL, &failure);
 	if (r == RIG_FAILED) {
@@ -224,7 +276,7 @@ run_locked(struct submitter *s, uint64_t v, struct job *job, bool more)
 	}
 	atomic_store(&s->tl->submitted, v);
 	if (r == RIG_COMMITTED) {
-		timeline_raise(&s->tl->committed, v);
+		raise_committed(s, v);
 		/* Work that ran inside submit moved the word, and nobody else
 		 * looks; otherwise the poller sees the word move. */
 		if (s->inline_run)
@@ -233,25 +285,17 @@ run_locked(struct submitter *s, uint64_t v, struct job *job, bool more)
 		commit_locked(s, v);
 	}
 out:
-	if (job != &empty && job->done)
-		job->done(job);
-	atomic_store_explicit(&s->running_value, 0, memory_order_release);
+	free(job->heap);
+	/* Release: what was done for v is seen with the cursor (a direct
+	 * runner adds the fence the ring's sleep handshake needs). */
+	atomic_store_explicit(&s->next, v + 1, memory_order_release);
+	return true;
 }
 
-const void *
-submit_running_owner(struct submitter *s, uint64_t value)
+bool
+submit_passed(struct submitter *s, uint64_t v)
 {
-	const void *owner;
-
-	/* value, owner, value again: the owner read between two reads of
-	 * value is value's. Values only grow, and the next owner's release
-	 * store comes after running_value went back to 0: an owner load that
-	 * sees it makes the second load see 0 or later. */
-	if (atomic_load_explicit(&s->running_value, memory_order_acquire) != value)
-		return NULL;
-	owner = atomic_load_explicit(&s->running_owner, memory_order_acquire);
-	return atomic_load_explicit(&s->running_value, memory_order_acquire) == value ?
-	       owner : NULL;
+	return atomic_load_explicit(&s->next, memory_order_acquire) > v;
 }
 
 /*
@@ -283,39 +327,40 @@ nap(void)
 	nanosleep(&ts, NULL);
 }
 
-/* Drop the published jobs from *v on (the device is lost). */
+/* Drop the published jobs from the cursor on (the device is lost). A
+ * submitter running its own value moves the cursor past it itself. */
 static void
-drop_ready(struct submitter *s, uint64_t *v)
+drop_ready(struct submitter *s)
 {
 	struct job *job;
+	uint64_t v;
 
-	while (sring_ready_sc(&s->ring, *v)) {
-		job = sring_take_sc(&s->ring, *v);
-		if (job && job->done)
-			job->done(job);
-		(*v)++;
+	while ((job = sring_take_sc(&s->ring, v = atomic_load(&s->next)))) {
+		free(job->heap);
+		atomic_store(&s->next, v + 1);
+		sring_free_sc(&s->ring, v);
 	}
 }
 
 /*
  * After a loss: stop the driver once nothing of ours is in flight, then
- * show every issued value in the word. v: the next value the thread takes
- * (NULL for an inline device, whose reserves hold the driver lock).
+ * show every issued value in the word. thread: called by the device's
+ * thread (an inline device's reserves hold the driver lock instead).
  */
 static void
-stop_driver(struct submitter *s, uint64_t *v)
+stop_driver(struct submitter *s, bool thread)
 {
 	if (atomic_load(&s->stopped))
 		return;
 	for (;;) {
-		if (v)
-			drop_ready(s, v);
+		if (thread)
+			drop_ready(s);
 		if (!atomic_load(&s->inflight))
 			break;
 		nap();
 	}
-	if (v)
-		drop_ready(s, v);
+	if (thread)
+		drop_ready(s);
 	/* Not before the loss reached the devices whose queues wait for
 	 * this word: a stop may raise it (and rig does after it), which
 	 * would let them run on work that was dropped. */
@@ -349,28 +394,29 @@ static void *
 thread_loop(void *arg)
 {
 	struct submitter *s = arg;
-	uint64_t v = atomic_load(&s->tl->submitted) + 1;
 
 	prctl(PR_SET_NAME, "rig-submit");
 	for (;;) {
 		uint32_t bell = sring_bell(&s->ring);	/* before the looks */
+		uint64_t v = atomic_load(&s->next);
 		struct job *job;
 
-		if (is_lost(s))
-			stop_driver(s, &v);
-		if (!sring_ready_sc(&s->ring, v)) {
+		if (is_lost(s)) {
+			stop_driver(s, true);
+			v = atomic_load(&s->next);
+		}
+		if (!(job = sring_take_sc(&s->ring, v))) {
 			if (atomic_load(&s->stopping) &&
 			    v > atomic_load(&s->tl->issued))
 				break;
-			sring_sleep_sc(&s->ring, v, bell);
+			sring_sleep_sc(&s->ring, v, &s->next, bell);
 			continue;
 		}
-		job = sring_take_sc(&s->ring, v);
 		host_waits(s, job);
 		pthread_mutex_lock(&s->driver_lock);
-		run_locked(s, v, job, sring_ready_sc(&s->ring, v + 1));
+		run_locked(s, v, job, sring_ready_sc(&s->ring, v + 1), false);
 		pthread_mutex_unlock(&s->driver_lock);
-		v++;
+		sring_free_sc(&s->ring, v);
 	}
 	return NULL;
 }
@@ -401,6 +447,7 @@ submit_start(struct submitter *s, struct timeline *tl)
 	atomic_init(&s->stopped, false);
 	atomic_init(&s->stopping, false);
 	sring_init(&s->ring, tl->base);
+	atomic_init(&s->next, tl->base + 1);
 	s->has_thread = false;
 	if (s->inline_run)
 		return 0;
@@ -421,7 +468,7 @@ submit_stop(struct submitter *s)
 		pthread_join(s->thread, NULL);
 		s->has_thread = false;
 	}
-	stop_driver(s, NULL);	/* inline, or a thread that never started */
+	stop_driver(s, false);	/* inline, or a thread that never started */
 	/* The driver lock stays: a waiter holding the timeline may still
 	 * take it, and finds the device lost (submit_free destroys it). */
 }
@@ -436,6 +483,19 @@ submit_free(struct submitter *s)
 int
 submit_reserve(struct submitter *s, uint64_t *v)
 {
+	if (s->inline_run) {
+		/* The driver lock, held until the publish, is what a stop
+		 * waits for: no count needed. A loss comes before the stop,
+		 * which takes the lock, so one seen after it is final. */
+		pthread_mutex_lock(&s->driver_lock);
+		if (is_lost(s)) {
+			pthread_mutex_unlock(&s->driver_lock);
+			return RIG_ELOST;
+		}
+		*v = atomic_load_explicit(&s->tl->issued, memory_order_relaxed) + 1;
+		atomic_store(&s->tl->issued, *v);
+		return 0;
+	}
 	/* inflight before the loss check: submit_stop() sees either our
 	 * count or we see the loss (both seq_cst). */
 	atomic_fetch_add(&s->inflight, 1);
@@ -443,31 +503,65 @@ submit_reserve(struct submitter *s, uint64_t *v)
 		atomic_fetch_sub(&s->inflight, 1);
 		return RIG_ELOST;
 	}
-	if (s->inline_run) {
-		pthread_mutex_lock(&s->driver_lock);
-		*v = atomic_load(&s->tl->issued) + 1;
-		atomic_store(&s->tl->issued, *v);
-		return 0;
-	}
 	*v = atomic_fetch_add(&s->tl->issued, 1) + 1;
 	return 0;
 }
 
+void *
+submit_room(struct submitter *s, uint64_t v)
+{
+	return s->inline_run ? s->inline_room : sring_room(&s->ring, v);
+}
+
+#ifdef RIG_TEST_HOOKS
 void (*submit_trace)(int slot, uint64_t value, const struct job *job);
+#endif
+
+/*
+ * A submitter whose value is the thread's next, with no host waits, runs
+ * it itself when the driver lock is free: no hand-off, no wake-up. The
+ * thread, which may be looking at v's slot, sees the cursor move. Not
+ * where the driver's calls may block: a submit returns at once.
+ */
+static bool
+run_direct(struct submitter *s, uint64_t v, struct job *job)
+{
+	if (s->may_block || job->nhost_waits ||
+	    atomic_load_explicit(&s->next, memory_order_relaxed) != v ||
+	    pthread_mutex_trylock(&s->driver_lock) != 0)
+		return false;
+	if (atomic_load(&s->next) != v) {
+		pthread_mutex_unlock(&s->driver_lock);
+		return false;
+	}
+	if (!run_locked(s, v, job, false, true)) {
+		pthread_mutex_unlock(&s->driver_lock);
+		return false;
+	}
+	pthread_mutex_unlock(&s->driver_lock);
+	sring_free_sc(&s->ring, v);
+	/* The cursor's store, then the consumer's asleep (ring.c). */
+	atomic_thread_fence(memory_order_seq_cst);
+	sring_moved(&s->ring);
+	return true;
+}
 
 void
 submit_publish(struct submitter *s, uint64_t v, struct job *job)
 {
+#ifdef RIG_TEST_HOOKS
 	if (submit_trace)
 		submit_trace(s->tl->slot, v, job);
+#endif
 	if (s->inline_run) {
 		/* The driver lock is held since submit_reserve(). Host waits
 		 * under it keep values in order on a synchronous device. */
 		host_waits(s, job);
-		run_locked(s, v, job, false);
+		run_locked(s, v, job, false, false);
 		pthread_mutex_unlock(&s->driver_lock);
-	} else {
-		sring_publish_mp(&s->ring, v, job);
+		return;
 	}
+	if (!run_direct(s, v, job))
+		sring_publish_mp(&s->ring, v, job);
 	atomic_fetch_sub(&s->inflight, 1);
 }

@@ -26,10 +26,11 @@
 #include "timeline/timeline.h"
 
 /*
- * The work of one value. The submitter calls prepare (if set) under the
- * driver lock just before room, so parts may live in the submission (their
- * scratch kept from one call to the next) and be filled for this value
- * there; then done, which frees the job.
+ * The work of one value. It lives in its ring slot's room (or in heap, when
+ * larger, which the submitter frees after the driver's submit). The
+ * submitter calls prepare (if set) under the driver lock just before room,
+ * so parts may live in the submission (their scratch kept from one call to
+ * the next) and be filled for this value there.
  */
 struct job {
 	struct rig_part *parts;
@@ -39,9 +40,11 @@ struct job {
 	struct stamp *host_waits;	/* points the host waits for first */
 	size_t nhost_waits;
 	void (*prepare)(struct job *);
-	void (*done)(struct job *);
+	void *heap;			/* the job's bytes when malloc'd, else NULL */
 	const void *owner;		/* the submission it runs, or NULL (a loss names it) */
 };
+
+#define SUBMIT_OWNERS 1024	/* the last values whose submissions a loss can name */
 
 struct submitter {
 	struct timeline *tl;
@@ -50,16 +53,20 @@ struct submitter {
 	const struct rig_ops *ops;
 	void *handle;
 	bool inline_run;		/* the submitting thread calls the driver */
+	bool may_block;			/* facts.may_block: no submitter runs a value itself */
 	pthread_mutex_t driver_lock;	/* one driver call at a time */
 	_Atomic uint32_t inflight;	/* reserves not yet published */
 	/* Read-held around every driver call made outside the driver lock
 	 * (alloc, free, load, an events call...), write-held around stop. */
 	pthread_rwlock_t ops_lock;
 	_Atomic bool stopped;		/* the driver's stop returned */
-	/* The value whose job the thread is handing over now, and its owner
-	 * (a loss's record may need it before the job is let go). */
-	_Atomic uint64_t running_value;
-	const void *_Atomic running_owner;
+	/* The next value to reach the driver: the thread's cursor, moved
+	 * under the driver lock (by the thread, or by a submitter that ran
+	 * its own value there). Every value below it is done with. */
+	_Atomic uint64_t next;
+	/* The submissions of the last SUBMIT_OWNERS values handed over, for a
+	 * loss's record: value, then owner, read as a sequence lock. */
+	struct { _Atomic uint64_t value; const void *_Atomic owner; } owners[SUBMIT_OWNERS];
 	_Atomic bool stopping;
 	bool has_thread;
 	pthread_t thread;
@@ -67,6 +74,7 @@ struct submitter {
 	/* Return released memory for a grow that came up short; true if
 	 * some came back. Set by core. */
 	bool (*reclaim)(struct submitter *s);
+	unsigned char inline_room[SRING_ROOM];	/* an inline device's job, under the driver lock */
 	struct sring ring;
 };
 
@@ -99,19 +107,30 @@ void submit_free(struct submitter *s);
 
 /* Reserve the next value into *v; RIG_ELOST once the device is lost. */
 int submit_reserve(struct submitter *s, uint64_t *v);
-/* Hand over v's job (reserved by this thread). NULL job: the value was
- * reserved but the caller gave up; it is dropped as empty work. */
+/* The SRING_ROOM bytes where v's job may lie (reserved by this thread). */
+void *submit_room(struct submitter *s, uint64_t v);
+/* Hand over v's job (reserved by this thread, in its room or in heap). A
+ * submitter that finds the device's thread with nothing before v runs the
+ * driver's submit itself (values stay in order: under the driver lock,
+ * and only for the thread's next value). */
 void submit_publish(struct submitter *s, uint64_t v, struct job *job);
+/* Whether the submitter is done with v's job: nothing of rig's reads what
+ * v's job named (its submission) any more once this holds and v is
+ * settled. */
+bool submit_passed(struct submitter *s, uint64_t v);
 
+#ifdef RIG_TEST_HOOKS
 /*
  * A test's window on routing (test_order): when set, called by
  * submit_publish() with the device's slot, the value and its job, before
- * the job is handed over. NULL in programs.
+ * the job is handed over. NULL in programs; absent from release builds.
  */
 extern void (*submit_trace)(int slot, uint64_t value, const struct job *job);
+#endif
 
-/* The owner of the job of value while it is being handed over, or NULL. */
-const void *submit_running_owner(struct submitter *s, uint64_t value);
+/* The submission whose job value was, while it is among the last
+ * SUBMIT_OWNERS handed over; else NULL. */
+const void *submit_owner_of(struct submitter *s, uint64_t value);
 
 /* Lose the device: the reason, kept; no new work reaches the driver. */
 void submit_lose(struct submitter *s, const char *fmt, ...)

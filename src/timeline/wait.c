@@ -23,6 +23,8 @@
  */
 #include <sched.h>
 
+#include <ck_pr.h>
+
 #include "rig.h"
 #include "util/futex.h"
 #include "timeline/timeline.h"
@@ -61,7 +63,7 @@ wait_for(struct timeline *tl, uint64_t v, uint64_t timeout_ns, bool settled)
 	for (int i = 0; i < SPINS; i++) {
 		if (over(tl, v, settled))
 			return outcome(tl, v);
-		cpu_relax();
+		ck_pr_stall();
 	}
 	deadline = deadline_after(timeout_ns);
 	ret = tl->commit(tl, v);

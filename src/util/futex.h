@@ -1,6 +1,6 @@
 /*
- * util/futex.h: the two futex calls rig sleeps and wakes with, and a relax
- * hint for short spins. Private (FUTEX_PRIVATE_FLAG): rig's words are never
+ * util/futex.h: the two futex calls rig sleeps and wakes with (a short
+ * spin's pause is Concurrency Kit's ck_pr_stall()). Private (FUTEX_PRIVATE_FLAG): rig's words are never
  * shared between processes.
  */
 #ifndef UTIL_FUTEX_H
@@ -35,16 +35,6 @@ futex_wake_all(_Atomic uint32_t *addr)
 {
 	syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, INT_MAX, NULL,
 		NULL, 0);
-}
-
-static inline void
-cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield");
-#endif
 }
 
 #endif

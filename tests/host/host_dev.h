@@ -39,9 +39,9 @@ dev_open(struct dev *d, uint64_t start)
 	atomic_init(&d->word, start);
 	pthread_mutex_init(&d->lock, NULL);
 	d->next = start;
-	if (host_opener.make(&host_opener, &d->word, &d->h, why, sizeof(why)) != 0)
+	if (rig_host_opener.make(&rig_host_opener, &d->word, &d->h, why, sizeof(why)) != 0)
 		fail_msg("make: %s", why);
-	assert_int_equal(host_opener.ops->facts(d->h, &d->f, &fault), RIG_OK);
+	assert_int_equal(rig_host_opener.ops->facts(d->h, &d->f, &fault), RIG_OK);
 	d->drv = *(const struct rig_driver *const *)d->f.edge;
 }
 
@@ -49,10 +49,10 @@ static inline void
 dev_close(struct dev *d)
 {
 	/* As rig ends a device: stop, return images and regions, release. */
-	host_opener.ops->stop(d->h, "closed");
+	rig_host_opener.ops->stop(d->h, "closed");
 	if (d->img)
-		host_opener.ops->unload(d->h, d->img);
-	host_opener.ops->release(d->h);
+		rig_host_opener.ops->unload(d->h, d->img);
+	rig_host_opener.ops->release(d->h);
 	pthread_mutex_destroy(&d->lock);
 }
 
@@ -65,7 +65,7 @@ dev_load(struct dev *d, const char *name)
 	size_t len;
 
 	b = kernel_read(name, &len);
-	if (host_opener.ops->load(d->h, b, len, &code, &fault) != RIG_OK)
+	if (rig_host_opener.ops->load(d->h, b, len, &code, &fault) != RIG_OK)
 		fail_msg("load %s: %s", name, fault);
 	free(b);
 	assert_true(code.loaded);
@@ -78,7 +78,7 @@ dev_entry(struct dev *d, void *img, const char *name)
 	struct rig_entry e;
 	uint64_t bytes = 0;
 
-	assert_int_equal(host_opener.ops->entry(d->h, img, name, &e, &bytes), RIG_ENTRY);
+	assert_int_equal(rig_host_opener.ops->entry(d->h, img, name, &e, &bytes), RIG_ENTRY);
 	return e.launch;
 }
 

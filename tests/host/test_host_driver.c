@@ -30,7 +30,7 @@ test_facts(void **state)
 	struct dev *d = *state;
 	const struct rig_facts *f = &d->f;
 
-	assert_string_equal(host_opener.name, "HOST");
+	assert_string_equal(rig_host_opener.name, "HOST");
 #if defined(__x86_64__)
 	assert_string_equal(f->arch, "x86_64");
 #endif
@@ -55,7 +55,7 @@ test_facts(void **state)
 	assert_ptr_equal(d->drv->room, d->drv->room);
 	assert_null(d->drv->settle);
 	assert_null(d->drv->measures);
-	assert_null(host_opener.ops->signaled);
+	assert_null(rig_host_opener.ops->signaled);
 }
 
 static void
@@ -65,7 +65,7 @@ test_make_refuses_a_misaligned_word(void **state)
 	char why[256] = "";
 	void *h = NULL;
 
-	assert_int_equal(host_opener.make(&host_opener, (_Atomic uint64_t *)((char *)words + 4),
+	assert_int_equal(rig_host_opener.make(&rig_host_opener, (_Atomic uint64_t *)((char *)words + 4),
 					  &h, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "not 8 bytes aligned to 8"));
 	assert_null(h);
@@ -75,7 +75,7 @@ static void
 test_memory(void **state)
 {
 	static const uint64_t sizes[] = { 0, 1, 63, 4096, 100000, 3u << 20 };
-	const struct rig_ops *ops = host_opener.ops;
+	const struct rig_ops *ops = rig_host_opener.ops;
 	struct dev *d = *state;
 	struct rig_location loc;
 	const char *fault = NULL;
@@ -114,7 +114,7 @@ test_memory(void **state)
 static void
 test_code(void **state)
 {
-	const struct rig_ops *ops = host_opener.ops;
+	const struct rig_ops *ops = rig_host_opener.ops;
 	struct dev *d = *state;
 	static const char junk[] = "definitely not an object";
 	const char *fault = NULL;
@@ -446,15 +446,15 @@ test_stop_drops_pending_values(void **state)
 	int i;
 
 	dev_open(&d, 10);
-	assert_int_equal(host_opener.ops->alloc(d.h, 1u << 20, RIG_MEMORY_DEVICE, &region, &fault), RIG_OK);
+	assert_int_equal(rig_host_opener.ops->alloc(d.h, 1u << 20, RIG_MEMORY_DEVICE, &region, &fault), RIG_OK);
 	img = dev_load(&d, "empty");
 	for (i = 0; i < 5; i++)
 		v = dev_submit(&d, NULL, 0, &w, 1, NULL);
-	host_opener.ops->stop(d.h, "closed");	/* returns although nothing ran */
+	rig_host_opener.ops->stop(d.h, "closed");	/* returns although nothing ran */
 	assert_int_equal(atomic_load(&d.word), v);	/* the dropped values are shown */
-	host_opener.ops->free(d.h, region);	/* rig returns memory after stop */
-	host_opener.ops->unload(d.h, img);
-	host_opener.ops->release(d.h);
+	rig_host_opener.ops->free(d.h, region);	/* rig returns memory after stop */
+	rig_host_opener.ops->unload(d.h, img);
+	rig_host_opener.ops->release(d.h);
 	pthread_mutex_destroy(&d.lock);
 }
 

@@ -1,6 +1,6 @@
 /*
  * tests/host/test_host_open.c: the host device end to end through rig's
- * public calls: rig_open(&host_opener) accepts its facts, its buffers are
+ * public calls: rig_open(&rig_host_opener) accepts its facts, its buffers are
  * host memory, copies run on its copy queue in the order rig gives them,
  * waits return once its word shows their value, and close stops it; an
  * object compiled by the test build loads as an image whose function runs
@@ -38,9 +38,9 @@ test_open_copy_close(void **state)
 	size_t i;
 	int round;
 
-	check(rig_open(&host_opener, &d), "rig_open");
+	check(rig_open(&rig_host_opener, &d), "rig_open");
 	assert_string_equal(rig_name(d), "HOST");
-	check(rig_open(&host_opener, &again), "rig_open again");
+	check(rig_open(&rig_host_opener, &again), "rig_open again");
 	assert_ptr_equal(again, d);
 	rig_device_release(again);
 	check(rig_buffer_create(d, BYTES, RIG_MEMORY_DEVICE, &a), "create a");
@@ -87,7 +87,7 @@ test_image_launch_after_copy(void **state)
 	size_t len;
 	int i, round;
 
-	check(rig_open(&host_opener, &d), "rig_open");
+	check(rig_open(&rig_host_opener, &d), "rig_open");
 	assert_int_equal(rig_image_load(d, "junk", 4, &img), RIG_EINVAL);
 	assert_non_null(strstr(rig_why(), "not an ELF object"));
 	obj = kernel_read("add", &len);

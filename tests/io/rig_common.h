@@ -9,7 +9,7 @@
 
 #include "common.h"
 #include "rig.h"
-#include "core/io.h"	/* io_disk(): the engine's handle, for its test switches */
+#include "core/io.h"	/* io_handle(): the disk engine's handle, for its test switches */
 
 /* Assert a call failed with code and rig_why() holds each string. */
 #define assert_refused(call, code, ...) do {				\
@@ -45,7 +45,7 @@ rdisk_open(const char *name, const struct rig_disk_options *opt)
 static inline const char *
 rdisk_mode(struct rig_device *d)
 {
-	return disk_mode(io_disk(d));
+	return disk_mode(io_handle(d));
 }
 
 static inline void

@@ -1,7 +1,7 @@
 /*
- * test_disk_feed: the disk's feed (io/feed.c, included here and tested
- * alone) keeps each producer's order, loses nothing, and never sleeps over
- * queued work. A validator: producers and nodes per producer come from the
+ * test_disk_feed: the disk's feed (io/feed.c over liburcu's wfcqueue,
+ * included here and tested alone) keeps each producer's order, loses
+ * nothing, and never sleeps over queued work. A validator: producers and nodes per producer come from the
  * command line (test_disk_feed [producers [nodes]]), start at a barrier,
  * and the consumer checks every node against its producer's sequence; the
  * first violation stops the run. Single-threaded edge cases sit beside it.
@@ -34,7 +34,7 @@ test_empty_and_one(void **state)
 	assert_ptr_equal(feed_pop_sc(&q), &a.node);
 	assert_true(feed_empty_sc(&q));
 	assert_null(feed_pop_sc(&q));
-	/* Again after the stub went round: order holds. */
+	/* Again, once the queue emptied: order holds. */
 	feed_push_mp(&q, &a.node);
 	feed_push_mp(&q, &b.node);
 	assert_ptr_equal(feed_pop_sc(&q), &a.node);

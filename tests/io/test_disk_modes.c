@@ -292,7 +292,7 @@ test_rig_small_cq_drops_nothing(void **state)
 	TRY(rig_wait(p, 120 * SECOND_NS));
 	for (uint64_t v = first.value; v <= p.value; v++)
 		assert_true(rig_reached((struct rig_point){ d, v }));
-	disk_stats(io_disk(d), &st);
+	disk_stats(io_handle(d), &st);
 	print_message("# through rig, %s: %d copies in %.0f ms; most in flight %llu, busy %llu\n",
 		      rdisk_mode(d), N, (double)(now_ns() - t0) / 1e6,
 		      (unsigned long long)st.max_in_flight, (unsigned long long)st.busy);

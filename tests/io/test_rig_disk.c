@@ -123,7 +123,7 @@ test_word_in_order(void **state)
 	TRY(rig_buffer_create(e->host, 4096, RIG_MEMORY_DEVICE, &hs));
 	/* Every third piece comes back short and goes again: the big read's
 	 * pieces trail, so later values' I/O ends first. */
-	disk_short_inject(io_disk(e->disk), 3);
+	disk_short_inject(io_handle(e->disk), 3);
 	for (int i = 0; i < 30; i++) {
 		struct rig_point pb, ps;
 
@@ -135,8 +135,8 @@ test_word_in_order(void **state)
 			fail_msg("round %d: value %llu reached before value %llu", i,
 				 (unsigned long long)ps.value, (unsigned long long)pb.value);
 	}
-	disk_short_inject(io_disk(e->disk), 0);
-	disk_stats(io_disk(e->disk), &st);
+	disk_short_inject(io_handle(e->disk), 0);
+	disk_stats(io_handle(e->disk), &st);
 	print_message("# %llu values completed before an earlier one\n",
 		      (unsigned long long)st.out_of_order);
 	assert_true(st.out_of_order > 0);	/* else the test showed nothing */

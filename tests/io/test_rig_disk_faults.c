@@ -32,7 +32,7 @@ setup(void **state)
 
 	e->disk = rdisk_open("DISK-F", &(struct rig_disk_options){
 		.size = sizeof(struct rig_disk_options), .chunk_bytes = 64 << 10 });
-	e->engine = io_disk(e->disk);
+	e->engine = io_handle(e->disk);
 	TRY(rig_memory_device("M", &e->mem));
 	TRY(rig_host_device(&e->host));
 	*state = e;

@@ -4,7 +4,7 @@
  * Producers put items noted with points on those slots, some settled,
  * some ahead of the word, under keys that overflow the limbo's lists;
  * takers take by key, with and without waiting; a pass thread runs every
- * pick of limbo_due, limbo_points and limbo_find. Every item handed out
+ * pick of limbo_due, and limbo_points. Every item handed out
  * must be idle (its points settled), of the key asked for (take), and
  * handed out once: each item's state
  * moves IN -> OUT by compare-and-swap, so a second hand-out fails the run.
@@ -132,12 +132,6 @@ taker(void *arg)
 	return NULL;
 }
 
-static void
-seen(const struct limbo_item *it, void *arg)
-{
-	CHECK(it->n && it->points[0].value == *(uint64_t *)arg, "find: another value");
-}
-
 static void *
 passer(void *arg)
 {
@@ -148,7 +142,7 @@ passer(void *arg)
 	pthread_barrier_wait(&start);
 	while (rig_now_ns() < deadline_ns && !atomic_load(&failed)) {
 		enum limbo_pick pick = (enum limbo_pick)(rand_r(&seed) % 3);
-		uint64_t key = (uint64_t)(rand_r(&seed) % KEYS), next, v;
+		uint64_t key = (uint64_t)(rand_r(&seed) % KEYS), next;
 		bool emptied;
 		struct limbo_item *due = limbo_due(&l, pick, key, rig_now_ns(), &next, &emptied);
 
@@ -160,8 +154,6 @@ passer(void *arg)
 		for (size_t i = 0, n = limbo_points(&l, p, 8); i < n; i++)
 			CHECK(p[i].slot >= FIRST_SLOT && p[i].slot < RIG_WORD_SLOTS,
 			      "points: slot %u was never noted", p[i].slot);
-		v = word(FIRST_SLOT) + 1;
-		limbo_find(&l, v, seen, &v);
 	}
 	return NULL;
 }

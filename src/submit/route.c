@@ -1,10 +1,12 @@
 /*
- * core/route.c: where a submit's waits go (SPEC §4, rule 3). A wait on the
+ * submit/route.c: where a submit's waits go (SPEC §4, rule 3). A wait on the
  * device's own timeline is dropped (device order, rule 1); a producer the
  * device's queues can wait for (facts.waits) becomes a driver wait, and its
  * value is committed first (no queue waits on work its driver holds); the
  * host waits for the rest before the driver's submit. A wait on a value a
- * loss already dropped refuses the submit.
+ * loss already dropped refuses the submit. The check runs under the claim,
+ * before the value is drawn; the commits after it, so no claim's lock is
+ * held across a call into another device.
  */
 #include "core/device.h"
 #include "core/error.h"
@@ -29,13 +31,14 @@ dropped(const char *func, struct timeline *tl, uint64_t value)
 }
 
 int
-route_waits(const char *func, struct rig_device *d, const struct waitset *ws,
-	    struct job *job)
+route_check(const char *func, struct rig_device *d, struct waitset *ws)
 {
+	size_t keep = 0;
+
 	for (size_t i = 0; i < ws->n; i++) {
 		struct stamp st = ws->w[i];
 		struct timeline *tl;
-		int ret;
+		int ret = 0;
 
 		if ((int)st.slot == d->tl.slot)
 			continue;
@@ -44,32 +47,44 @@ route_waits(const char *func, struct rig_device *d, const struct waitset *ws,
 			continue;	/* ended: its word shows every value */
 		/* Dropped first: after the producer's stop its word shows
 		 * its dropped values too. */
-		if (atomic_load(&tl->lost) && st.value > atomic_load(&tl->lost_at)) {
+		if (atomic_load(&tl->lost) && st.value > atomic_load(&tl->lost_at))
 			ret = dropped(func, tl, st.value);
-			timeline_put(tl);
-			return ret;
-		}
-		if (timeline_settled(tl, st.value)) {
-			timeline_put(tl);
-			continue;
-		}
+		else if (timeline_settled(tl, st.value))
+			ret = 1;
 		/* A producer lost after this, while the wait is a driver's,
 		 * loses this device too (loss.c: the note); a host wait ends
 		 * once the producer stopped, and this device goes on. */
-		ret = queues_wait_for(d, tl->completion) ?
-		      timeline_note_wait(&d->tl, tl, st.value) : 1;
-		if (ret < 0) {
+		else if (queues_wait_for(d, tl->completion) &&
+			 (ret = timeline_note_wait(&d->tl, tl, st.value)) < 0)
 			ret = ret == RIG_ELOST ? device_check_live(func, d) :
 			      rig_fail_at(func, ret, "no memory to note a wait on %s", tl->name);
-			timeline_put(tl);
+		timeline_put(tl);
+		if (ret < 0)
 			return ret;
-		}
-		if (ret == 0 && tl->commit(tl, st.value) == 0)
+		if (ret == 0)
+			ws->w[keep++] = st;
+	}
+	ws->n = keep;
+	return 0;
+}
+
+void
+route_commit(struct rig_device *d, const struct waitset *ws, struct job *job)
+{
+	for (size_t i = 0; i < ws->n; i++) {
+		struct stamp st = ws->w[i];
+		struct timeline *tl = timeline_get(st.slot);
+
+		if (!tl)
+			continue;	/* ended since: its word shows every value */
+		/* A driver wait only on a committed value (no queue waits on
+		 * work its driver holds); a producer lost since is waited for
+		 * on the host, which ends once it stopped. */
+		if (queues_wait_for(d, tl->completion) && tl->commit(tl, st.value) == 0)
 			job->waits[job->nwaits++] = (struct rig_wait){
 				tl->word, st.value, tl->completion };
 		else
 			job->host_waits[job->nhost_waits++] = st;
 		timeline_put(tl);
 	}
-	return 0;
 }

@@ -1,62 +1,61 @@
 /*
- * core/runs.c: a submission's runs and their takers (seed 002, take).
+ * submit/runs.c: a submission's runs and their takers (seed 002, take).
  *
  * Lock-free: a taker first swaps the submission's cached run out (a lone
  * taker finds its own run there every time, with its stores), then pops the
- * free stack, and only when both are empty makes a run. The stack links
- * runs by index and tags its top with a counter bumped on every change, so
- * a pop that read a stale top fails its compare-and-swap (no ABA). Runs live
- * in chunks that never move until the submission goes.
+ * free stack, and only when both are empty makes a run. The stack is
+ * Concurrency Kit's ck_stack: many pushers, many poppers, its head tagged
+ * with a generation a double-width compare-and-swap bumps, so a pop that
+ * read a stale head fails (no ABA). A pop may read the link of a run that
+ * another thread popped meanwhile: runs live in chunks that never move or
+ * go until the submission goes, so that read is of live memory, and the
+ * generation makes the pop retry.
  *
  * Producers (give back) and consumers (take): any threads. Both lock-free.
  * What a thread stored in a run before giving it back is visible to the
- * thread that takes it next (release on give back, acquire on take).
+ * thread that takes it next (release on give back, acquire on take; ck's
+ * asm is told to ThreadSanitizer by hand).
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
-#include "core/submission.h"
+#include "submit/submission.h"
 
-#define TOP(tag, index1) ((uint64_t)(tag) << 32 | (index1))
-
-static struct rig_run *
-run_at(struct rig_submission *s, uint32_t index)
-{
-	struct rig_run *chunk = atomic_load_explicit(&s->chunk[index / RUN_CHUNK],
-						     memory_order_acquire);
-
-	return &chunk[index % RUN_CHUNK];
-}
+#if defined(__SANITIZE_THREAD__)
+#define RUNS_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define RUNS_TSAN 1
+#endif
+#endif
+#ifdef RUNS_TSAN
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+#define TSAN_ACQUIRE(p) __tsan_acquire(p)
+#define TSAN_RELEASE(p) __tsan_release(p)
+#else
+#define TSAN_ACQUIRE(p) do { } while (0)
+#define TSAN_RELEASE(p) do { } while (0)
+#endif
 
 static struct rig_run *
 pop(struct rig_submission *s)
 {
-	/* Pairs with the release CAS in push: the run's link and stores. */
-	uint64_t top = atomic_load_explicit(&s->free_top, memory_order_acquire);
+	ck_stack_entry_t *e = ck_stack_pop_mpmc(&s->free_runs);
+	struct rig_run *r = e ? (struct rig_run *)((char *)e - offsetof(struct rig_run, entry)) : NULL;
 
-	while ((uint32_t)top) {
-		struct rig_run *r = run_at(s, (uint32_t)top - 1);
-		uint32_t next = atomic_load_explicit(&r->next, memory_order_relaxed);
-
-		if (atomic_compare_exchange_weak_explicit(&s->free_top, &top,
-				TOP((top >> 32) + 1, next),
-				memory_order_acquire, memory_order_acquire))
-			return r;
-	}
-	return NULL;
+	if (r)
+		TSAN_ACQUIRE(r);	/* the giver's stores */
+	return r;
 }
 
 static void
 push(struct rig_submission *s, struct rig_run *r)
 {
-	uint64_t top = atomic_load_explicit(&s->free_top, memory_order_relaxed);
-
-	do
-		atomic_store_explicit(&r->next, (uint32_t)top, memory_order_relaxed);
-	while (!atomic_compare_exchange_weak_explicit(&s->free_top, &top,
-			TOP((top >> 32) + 1, r->index + 1),
-			memory_order_release, memory_order_relaxed));
+	TSAN_RELEASE(r);
+	ck_stack_push_upmc(&s->free_runs, &r->entry);
 }
 
 /* A new run, zeroed; NULL when out of memory or of chunks. */
@@ -73,7 +72,7 @@ make_run(struct rig_submission *s)
 	if (!chunk) {
 		if (!(chunk = calloc(RUN_CHUNK, sizeof(*chunk))))
 			return NULL;
-		/* Pairs with the acquire in run_at(): the chunk is zeroed. */
+		/* Pairs with the acquire load above: the chunk is zeroed. */
 		if (!atomic_compare_exchange_strong_explicit(&s->chunk[c], &none, chunk,
 				memory_order_acq_rel, memory_order_acquire)) {
 			free(chunk);

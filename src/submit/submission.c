@@ -1,5 +1,5 @@
 /*
- * core/submission.c: rig_submission_make() and what a submission keeps.
+ * submit/submission.c: rig_submission_make() and what a submission keeps.
  * Every refusal of seed 002 is made here, before anything is kept, with a
  * message that names the part and the rule it breaks.
  */
@@ -10,7 +10,7 @@
 #include "core/buffer.h"
 #include "core/error.h"
 #include "core/io.h"
-#include "core/submission.h"
+#include "submit/submission.h"
 #include "submit/place.h"
 
 static const char *const part_names[] = {
@@ -79,8 +79,20 @@ submission_free(struct rig_submission *s)
 void
 submission_put(struct rig_submission *s)
 {
-	if (atomic_fetch_sub(&s->refs, 1) == 1)
-		submission_free(s);
+	uint64_t last;
+
+	if (atomic_fetch_sub(&s->refs, 1) != 1)
+		return;
+	/* Pairs with note_last()'s release: every submit through s came
+	 * before its run was given back, so last is its last value. */
+	last = atomic_load_explicit(&s->last_value, memory_order_acquire);
+	if (last && !device_done_with(s->d, last)) {
+		/* The deferred reference comes back here once it is. */
+		atomic_store(&s->refs, 1);
+		defer_put(s->d, s, last);
+		return;
+	}
+	submission_free(s);
 }
 
 void

@@ -1,5 +1,5 @@
 /*
- * core/submitting.c: rig_submit(). A submit checks the run's buffers
+ * submit/submitting.c: rig_submit(). A submit checks the run's buffers
  * against what the parts do with each slot, copies what varies into a job
  * (copy ends, blocks with refs placed), claims the memory it uses (claim.c)
  * while it draws the device's value, routes the waits the stamps gave, and
@@ -11,14 +11,13 @@
 
 #include "core/buffer.h"
 #include "core/error.h"
-#include "core/submission.h"
+#include "submit/submission.h"
 
 #define SMALL 16		/* uses kept on the stack */
 
 struct sub_job {
 	struct job job;
 	struct rig_submission *s;
-	uint64_t value;
 	union rig_work *work;		/* per part, installed by prepare */
 	unsigned char *args;		/* the parts' params, refs placed */
 };
@@ -41,38 +40,39 @@ sub_prepare(struct job *job)
 	job->nparts = s->nparts;
 }
 
-static void
-sub_done(struct job *job)
-{
-	struct sub_job *sj = (struct sub_job *)job;
+/* The layout of a job: the job, its work, its args, nwaits waits of each
+ * kind. */
+struct job_layout { size_t work, args, waits, host, bytes; };
 
-	/* What the submission keeps stays until this value's work is done. */
-	defer_put(sj->s->d, sj->s, sj->value);
-	free(sj);
+static struct job_layout
+job_layout(const struct rig_submission *s, size_t nwaits)
+{
+	struct job_layout l;
+
+	l.work = align16(sizeof(struct sub_job));
+	l.args = l.work + align16(s->nparts * sizeof(union rig_work));
+	l.waits = l.args + align16(s->arg_bytes);
+	l.host = l.waits + nwaits * sizeof(struct rig_wait);
+	l.bytes = l.host + nwaits * sizeof(struct stamp);
+	return l;
 }
 
-/* One allocation: the job, its work, its args, room for nwaits waits. */
+/* The job in mem (its ring slot's room, or heap). */
 static struct sub_job *
-job_alloc(struct rig_submission *s, size_t nwaits)
+job_init(void *mem, void *heap, struct rig_submission *s, size_t nwaits)
 {
-	size_t at_work = align16(sizeof(struct sub_job));
-	size_t at_args = at_work + align16(s->nparts * sizeof(union rig_work));
-	size_t at_waits = at_args + align16(s->arg_bytes);
-	size_t at_host = at_waits + nwaits * sizeof(struct rig_wait);
-	char *m = malloc(at_host + nwaits * sizeof(struct stamp));
-	struct sub_job *sj = (struct sub_job *)m;
+	struct job_layout l = job_layout(s, nwaits);
+	char *m = mem;
+	struct sub_job *sj = mem;
 
-	if (!m)
-		return NULL;
-	memset(sj, 0, sizeof(*sj));
-	sj->s = s;
-	sj->work = (union rig_work *)(m + at_work);
-	sj->args = (unsigned char *)(m + at_args);
-	sj->job.waits = (struct rig_wait *)(m + at_waits);
-	sj->job.host_waits = (struct stamp *)(m + at_host);
-	sj->job.prepare = sub_prepare;
-	sj->job.done = sub_done;
-	sj->job.owner = s;
+	*sj = (struct sub_job){
+		.job = { .waits = (struct rig_wait *)(m + l.waits),
+			 .host_waits = (struct stamp *)(m + l.host),
+			 .prepare = sub_prepare, .heap = heap, .owner = s },
+		.s = s,
+		.work = (union rig_work *)(m + l.work),
+		.args = (unsigned char *)(m + l.args),
+	};
 	return sj;
 }
 
@@ -291,6 +291,18 @@ collect_uses(const struct rig_submission *s, struct rig_buffer *const *buffers,
 	return n;
 }
 
+/* The submission's last value: what it keeps stays until that value's
+ * work is done (submission_put). */
+static void
+note_last(struct rig_submission *s, uint64_t v)
+{
+	uint64_t last = atomic_load_explicit(&s->last_value, memory_order_relaxed);
+
+	while (last < v && !atomic_compare_exchange_weak_explicit(&s->last_value, &last, v,
+			memory_order_release, memory_order_relaxed))
+		;
+}
+
 /* Claim, draw the value, route the waits, publish. Frees nothing of r. */
 static int
 place_job(struct rig_run *r, struct rig_buffer *const *buffers,
@@ -300,15 +312,17 @@ place_job(struct rig_run *r, struct rig_buffer *const *buffers,
 	struct rig_device *d = s->d;
 	size_t max = s->nslots + s->nfixed + 2 * s->nparts;
 	struct use small[SMALL], *u = max <= SMALL ? small : malloc(max * sizeof(*u));
-	struct waitset ws = { 0 };
-	struct sub_job *sj = NULL;
-	size_t n;
+	struct waitset ws;
+	struct sub_job *sj;
+	void *heap = NULL;
+	size_t n, bytes;
 	uint64_t v;
 	int ret;
 
 	if (!u)
 		return rig_fail_at("rig_submit", RIG_ENOMEM, "no memory for the submit's claim");
 	n = collect_uses(s, buffers, u);
+	waitset_init(&ws);
 	if ((ret = claim_lock(u, n, &ws)) < 0) {
 		ret = rig_fail_keep("rig_submit", ret);
 		goto out;
@@ -317,18 +331,22 @@ place_job(struct rig_run *r, struct rig_buffer *const *buffers,
 		if (waits[w].device->tl.slot >= 0)
 			ret = waitset_add(&ws, (struct stamp){
 				(uint32_t)waits[w].device->tl.slot, waits[w].value });
-	if (ret < 0 || !(sj = job_alloc(s, ws.n))) {
+	bytes = job_layout(s, ws.n).bytes;
+	if (ret < 0 || (bytes > SRING_ROOM && !(heap = malloc(bytes)))) {
 		claim_unlock(u, n);
 		ret = rig_fail_at("rig_submit", RIG_ENOMEM, "no memory for the submit's job");
 		goto out;
 	}
-	if ((ret = claim_draw("rig_submit", d, u, n, &ws, &sj->job, &v)) < 0) {
-		free(sj);
+	if ((ret = claim_draw("rig_submit", d, u, n, &ws, &v)) < 0) {
+		free(heap);
 		goto out;
 	}
+	/* Under the claim: the buffers' locations are live. */
+	sj = job_init(heap ? heap : submit_room(&d->sub, v), heap, s, ws.n);
 	fill_work(sj, r, buffers);
-	sj->value = v;
-	submission_get(s);
+	claim_unlock(u, n);
+	route_commit(d, &ws, &sj->job);
+	note_last(s, v);
 	submit_publish(&d->sub, v, &sj->job);
 	if (out)
 		*out = (struct rig_point){ d, v };

@@ -1,5 +1,5 @@
 /*
- * core/submission.h: prepared submissions and their runs (seed 002).
+ * submit/submission.h: prepared submissions and their runs (seed 002).
  *
  * A submission is made once: its parts validated, placed on queues with
  * their follow lists (submit/place.c), and its driver parts kept in dparts,
@@ -8,12 +8,18 @@
  * submit copies what varies (copy ends that are slots, a launch's block
  * with refs placed) into a job, which fills dparts just before room.
  *
- * Lifetimes: the program's reference, each taken run and each job in flight
- * hold the submission; it lets go of its buffers, images and keep when the
- * last goes.
+ * Lifetimes: the program's reference and each taken run hold the
+ * submission; once the last goes, it lets go of its buffers, images and
+ * keep when the work of its last value is done (a job in flight takes no
+ * reference: a submit costs no atomic on a line the device's thread
+ * writes).
  */
 #ifndef CORE_SUBMISSION_H
 #define CORE_SUBMISSION_H
+
+#include <stdalign.h>
+
+#include <ck_stack.h>
 
 #include "core/device.h"
 #include "core/image.h"
@@ -54,7 +60,7 @@ struct sub_part {
 struct rig_run {
 	struct rig_submission *s;
 	uint32_t index;
-	_Atomic uint32_t next;		/* the free stack's link: index + 1, 0 ends */
+	ck_stack_entry_t entry;		/* the free stack's link */
 	unsigned char *bytes;		/* the blocks, run_bytes */
 };
 
@@ -63,7 +69,8 @@ struct rig_run {
 
 struct rig_submission {
 	struct rig_device *d;
-	_Atomic uint32_t refs;
+	_Atomic uint32_t refs;		/* the program's, and each taken run's */
+	_Atomic uint64_t last_value;	/* the last value submitted through it */
 	struct sub_part *parts;
 	size_t nparts;
 	struct rig_part *dparts;	/* the driver's view; see above */
@@ -75,10 +82,10 @@ struct rig_submission {
 	size_t run_bytes;		/* bytes of a run's blocks */
 	size_t arg_bytes;		/* bytes of a job's params */
 	size_t nwords_uses;		/* uses of buffers named by parts */
-	/* Runs: the lone taker's cache, then a lock-free stack of indices
-	 * tagged against ABA, over chunks that never move. */
+	/* Runs: the lone taker's cache, then a lock-free stack (ck_stack,
+	 * tagged against ABA), over chunks that never move. */
 	struct rig_run *_Atomic cached;
-	_Atomic uint64_t free_top;	/* tag << 32 | (index + 1) */
+	alignas(16) ck_stack_t free_runs;	/* 16-byte aligned: a double-width CAS */
 	_Atomic uint32_t nruns;
 	struct rig_run *_Atomic chunk[RUN_CHUNKS];
 	struct rig_run shared;		/* the byteless run (run_bytes == 0) */

@@ -1,27 +1,41 @@
 /*
- * core/claim.c: claiming memory (SPEC §4). A claim locks every allocation
- * a submit or host access uses, in address order so two claims never
+ * submit/claim.c: claiming memory (SPEC §4). A claim locks every allocation
+ * a submit or host access uses (util/spin.h: a short lock, since a claim
+ * only reads and stamps segments), in address order so two claims never
  * deadlock, and reads from their stamps what the use must wait for. A
  * submit then draws its value and stamps the uses before it unlocks: two
  * claims on the same memory are ordered by their locks, so each sees the
  * other's stamp or the other sees its own, never neither.
  */
-#include <stdlib.h>
-
 #include "core/device.h"
 #include "core/error.h"
 
 /* By allocation (the lock order), then reads before writes, so a use that
  * both reads and writes a word leaves it written. */
-static int
-by_alloc(const void *x, const void *y)
+static bool
+before(const struct use *u, const struct use *v)
 {
-	const struct use *u = x, *v = y;
-
 	if (u->a != v->a)
-		return (uintptr_t)u->a < (uintptr_t)v->a ? -1 : 1;
-	return (int)u->kind - (int)v->kind;
+		return (uintptr_t)u->a < (uintptr_t)v->a;
+	return u->kind < v->kind;
 }
+
+/* Insertion sort: a submit's uses are few (usually one to four), already
+ * near their order, and qsort's call through a comparator costs more. */
+static void
+sort_uses(struct use *u, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct use x = u[i];
+		size_t j = i;
+
+		for (; j > 0 && before(&x, &u[j - 1]); j--)
+			u[j] = u[j - 1];
+		u[j] = x;
+	}
+}
+
+static void unlock_all(struct use *u, size_t n);
 
 void
 claim_unlock(struct use *u, size_t n)
@@ -30,19 +44,45 @@ claim_unlock(struct use *u, size_t n)
 	 * under its lock), then the locks. */
 	for (size_t i = 0; i < n; i++)
 		stamps_tidy_near(&u[i].a->stamps, u[i].lo, u[i].hi);
+	unlock_all(u, n);
+}
+
+static void
+unlock_all(struct use *u, size_t n)
+{
 	for (size_t i = 0; i < n; i++)
 		if (i == 0 || u[i].a != u[i - 1].a)
-			pthread_mutex_unlock(&u[i].a->lock);
+			spin_unlock(&u[i].a->lock);
+}
+
+/* Lock every allocation of u with no host access under way on any: one
+ * that finds a host access waits for it with no lock held, then starts
+ * over, so a claim never spins against a host access's wait for device
+ * work. */
+static void
+lock_all_quiet(struct use *u, size_t n)
+{
+	for (;;) {
+		struct alloc *busy = NULL;
+
+		for (size_t i = 0; i < n; i++)
+			if (i == 0 || u[i].a != u[i - 1].a)
+				spin_lock(&u[i].a->lock);
+		for (size_t i = 0; i < n && !busy; i++)
+			if (atomic_load_explicit(&u[i].a->host_busy, memory_order_acquire))
+				busy = u[i].a;
+		if (!busy)
+			return;
+		unlock_all(u, n);
+		alloc_await_host(busy);
+	}
 }
 
 int
 claim_lock(struct use *u, size_t n, struct waitset *ws)
 {
-	if (n > 1)
-		qsort(u, n, sizeof(*u), by_alloc);
-	for (size_t i = 0; i < n; i++)
-		if (i == 0 || u[i].a != u[i - 1].a)
-			pthread_mutex_lock(&u[i].a->lock);
+	sort_uses(u, n);
+	lock_all_quiet(u, n);
 	for (size_t i = 0; i < n; i++) {
 		if (u[i].a->dead) {
 			const char *why = u[i].a->dead;
@@ -64,17 +104,20 @@ claim_lock(struct use *u, size_t n, struct waitset *ws)
 	return 0;
 }
 
+#ifdef RIG_TEST_HOOKS
 void (*claim_trace)(const struct use *u, struct stamp st);
+#endif
 
 void
-claim_record_unlock(struct use *u, size_t n, struct stamp st)
+claim_record(struct use *u, size_t n, struct stamp st)
 {
 	for (size_t i = 0; i < n; i++) {
 		stamps_record(&u[i].a->stamps, u[i].lo, u[i].hi, u[i].kind, st);
+#ifdef RIG_TEST_HOOKS
 		if (claim_trace)
 			claim_trace(&u[i], st);
+#endif
 	}
-	claim_unlock(u, n);
 }
 
 int
@@ -97,12 +140,13 @@ claim_wait_host(const struct waitset *ws, struct stamp *dropped)
 
 int
 claim_draw(const char *func, struct rig_device *d, struct use *u, size_t n,
-	   const struct waitset *ws, struct job *job, uint64_t *v)
+	   struct waitset *ws, uint64_t *v)
 {
 	int ret;
 
-	/* Before our value: routing may commit other devices' values. */
-	if ((ret = route_waits(func, d, ws, job)) < 0) {
+	/* Under the claim, before our value: a wait on a value a loss
+	 * dropped refuses the submit while nothing is stamped yet. */
+	if ((ret = route_check(func, d, ws)) < 0) {
 		claim_unlock(u, n);
 		return ret;
 	}
@@ -110,6 +154,6 @@ claim_draw(const char *func, struct rig_device *d, struct use *u, size_t n,
 		claim_unlock(u, n);
 		return device_check_live(func, d);
 	}
-	claim_record_unlock(u, n, (struct stamp){ (uint32_t)d->tl.slot, *v });
+	claim_record(u, n, (struct stamp){ (uint32_t)d->tl.slot, *v });
 	return 0;
 }

@@ -1,5 +1,5 @@
 /*
- * core/copy.c: rig_buffer_copy(), a one-part submission of a copy on the
+ * submit/copy.c: rig_buffer_copy(), a one-part submission of a copy on the
  * buffers' device, on its copy engine: claimed like every submit (claim.c),
  * so it follows the last write of src and every use of dst, on any device.
  *
@@ -21,10 +21,11 @@ struct copy_job {
 	struct rig_wait waits[];	/* then the host waits */
 };
 
-static void
-copy_done(struct job *job)
+/* The bytes of a copy's job with room for nwaits waits of either kind. */
+static size_t
+copy_job_bytes(size_t nwaits)
 {
-	free(job);
+	return sizeof(struct copy_job) + nwaits * (sizeof(struct rig_wait) + sizeof(struct stamp));
 }
 
 /* A copy with a side on an Io device: the other side is memory the host
@@ -77,31 +78,26 @@ check_copy(struct rig_buffer *src, struct rig_buffer *dst)
 	return device_check_live(func, src->a->d);
 }
 
-/* The job of a copy of bytes from src to dst on d, with room for nwaits
- * waits of either kind. Under the claim: the locations are those the
- * memory has while the claim holds it live. */
+/* v's job in mem: a copy of bytes from src to dst on d, with room for
+ * nwaits waits of either kind. Under the claim: the locations are those
+ * the memory has while the claim holds it live. */
 static struct copy_job *
-make_job(struct rig_device *d, const struct rig_buffer *src,
+make_job(void *mem, void *heap, struct rig_device *d, const struct rig_buffer *src,
 	 const struct rig_buffer *dst, uint64_t bytes, size_t nwaits)
 {
-	struct copy_job *cj = calloc(1, sizeof(*cj) + nwaits *
-				     (sizeof(struct rig_wait) + sizeof(struct stamp)));
+	struct copy_job *cj = mem;
 
-	if (!cj)
-		return NULL;
-	cj->part.kind = RIG_COPY_PART;
-	cj->part.queue = (uint32_t)d->facts.copy_engine;
+	cj->job = (struct job){ .parts = &cj->part, .nparts = 1, .waits = cj->waits,
+				.host_waits = (struct stamp *)(cj->waits + nwaits),
+				.heap = heap };
+	cj->part = (struct rig_part){ .kind = RIG_COPY_PART,
+				      .queue = (uint32_t)d->facts.copy_engine };
 	cj->part.u.copy = (struct rig_copy){
 		.src = { src->a->loc, src->offset },
 		.dst = { dst->a->loc, dst->offset },
 		.bytes = bytes, .rows = 1, .src_pitch = bytes, .dst_pitch = bytes,
 		.fill = -1,
 	};
-	cj->job.parts = &cj->part;
-	cj->job.nparts = 1;
-	cj->job.waits = cj->waits;
-	cj->job.host_waits = (struct stamp *)(cj->waits + nwaits);
-	cj->job.done = copy_done;
 	return cj;
 }
 
@@ -110,12 +106,14 @@ copy_post(const char *func, struct rig_device *d, const struct rig_buffer *src,
 	  const struct rig_buffer *dst, uint64_t bytes, struct use *u, size_t n,
 	  struct rig_point *out)
 {
-	struct waitset ws = { 0 };
-	struct copy_job *cj = NULL;
+	struct waitset ws;
+	struct copy_job *cj;
 	const char *dead;
+	void *heap = NULL;
 	uint64_t v;
 	int ret;
 
+	waitset_init(&ws);
 	if ((ret = claim_lock(u, n, &ws)) < 0)
 		return rig_fail_keep(func, ret);
 	/* A device's end marks its memory dead under these locks: checked
@@ -123,19 +121,21 @@ copy_post(const char *func, struct rig_device *d, const struct rig_buffer *src,
 	dead = buffer_dead(src) ? buffer_dead(src) : buffer_dead(dst);
 	if (dead)
 		ret = rig_fail_at(func, RIG_EINVAL, "the buffer is dead: %s", dead);
-	else if (!(cj = make_job(d, src, dst, bytes, ws.n)))
+	else if (copy_job_bytes(ws.n) > SRING_ROOM && !(heap = malloc(copy_job_bytes(ws.n))))
 		ret = rig_fail_at(func, RIG_ENOMEM, "no memory for the copy's job");
-	if (ret < 0) {
+	if (ret < 0)
 		claim_unlock(u, n);
+	else
+		ret = claim_draw(func, d, u, n, &ws, &v);	/* unlocks on failure */
+	if (ret < 0) {
+		free(heap);
 		waitset_fini(&ws);
 		return ret;
 	}
-	ret = claim_draw(func, d, u, n, &ws, &cj->job, &v);
+	cj = make_job(heap ? heap : submit_room(&d->sub, v), heap, d, src, dst, bytes, ws.n);
+	claim_unlock(u, n);
+	route_commit(d, &ws, &cj->job);
 	waitset_fini(&ws);
-	if (ret < 0) {
-		free(cj);
-		return ret;
-	}
 	submit_publish(&d->sub, v, &cj->job);
 	if (out)
 		*out = (struct rig_point){ d, v };

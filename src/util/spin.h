@@ -1,0 +1,74 @@
+/*
+ * util/spin.h: a short lock for sections of a few hundred instructions
+ * (an allocation's claim: reading and stamping its segments). Concurrency
+ * Kit's fetch-and-store spinlock, taken with a bounded spin then a yield,
+ * so a holder preempted on this 2-core kind of machine gets the core back
+ * instead of being spun against for a whole time slice.
+ *
+ * Guarantees: mutual exclusion; what a holder wrote before spin_unlock()
+ * is visible to the next holder after spin_lock() (ck's fas lock is an
+ * acquire on lock and a release on unlock). Not fair, not recursive, and
+ * never held across a wait: whoever must wait (a host access for device
+ * work) marks what it holds and lets go of the lock first.
+ *
+ * ck_pr is inline asm that ThreadSanitizer cannot see, so the lock's
+ * hand-over is told to TSan by hand (toolchain.md §8).
+ */
+#ifndef UTIL_SPIN_H
+#define UTIL_SPIN_H
+
+#include <sched.h>
+#include <stdbool.h>
+
+#include <ck_spinlock.h>
+
+#if defined(__SANITIZE_THREAD__)
+#define SPIN_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SPIN_TSAN 1
+#endif
+#endif
+
+#ifdef SPIN_TSAN
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+#define SPIN_TSAN_ACQUIRE(l) __tsan_acquire(l)
+#define SPIN_TSAN_RELEASE(l) __tsan_release(l)
+#else
+#define SPIN_TSAN_ACQUIRE(l) do { } while (0)
+#define SPIN_TSAN_RELEASE(l) do { } while (0)
+#endif
+
+#define SPIN_PAUSES 128		/* about a microsecond before a yield */
+
+struct spin {
+	ck_spinlock_fas_t l;
+};
+
+static inline void
+spin_init(struct spin *s)
+{
+	ck_spinlock_fas_init(&s->l);
+}
+
+static inline void
+spin_lock(struct spin *s)
+{
+	while (!ck_spinlock_fas_trylock(&s->l)) {
+		for (int i = 0; i < SPIN_PAUSES && ck_spinlock_fas_locked(&s->l); i++)
+			ck_pr_stall();
+		if (ck_spinlock_fas_locked(&s->l))
+			sched_yield();
+	}
+	SPIN_TSAN_ACQUIRE(s);
+}
+
+static inline void
+spin_unlock(struct spin *s)
+{
+	SPIN_TSAN_RELEASE(s);
+	ck_spinlock_fas_unlock(&s->l);
+}
+
+#endif

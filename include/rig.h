@@ -185,11 +185,11 @@ enum rig_access {
 /*
  * rig_buffer_create() - bytes of a device's memory of a kind
  * (RIG_MEMORY_DEVICE, _PINNED or _MAPPED). Zero bytes allocate nothing; the
- * buffer's address is then 0. Its bytes are unspecified: memory a buffer of
- * the same size released may come back as that buffer's work left it, with
- * no call to the driver (rig_buffer_release()). An allocation that would
- * pass the budget, or that the driver has no room for, first returns
- * released memory, waiting for its work where needed, and asks again.
+ * buffer's address is then 0. Memory a buffer of the same size and kind
+ * released may come back, zeroed, with no call to the driver
+ * (rig_buffer_release()). An allocation that would pass the budget, or
+ * that the driver has no room for, first returns released memory, waiting
+ * for its work where needed, and asks again.
  * Returns 0; RIG_EINVAL for a negative size (a size_t negative as
  * ptrdiff_t) or an unknown kind; RIG_ELOST; RIG_ENOMEM when nothing more
  * can come back (rig_why() says how much was asked, held and budgeted),

@@ -5,7 +5,7 @@
  * with work in flight notes the points of that work and puts its
  * allocation in the device's limbo, where the next allocation of its size
  * and kind takes it back once they are settled (handle, stamps and region
- * reused, no driver call), or reclaim/ hands it here to give back. Neither
+ * reused, zeroed, no driver call), or reclaim/ hands it here to give back. Neither
  * path takes mem_lock or allocates; the driver's alloc and free, and the
  * list, are under mem_lock.
  *
@@ -16,6 +16,7 @@
  */
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/device.h"
 #include "core/error.h"
@@ -224,6 +225,10 @@ reuse(struct rig_device *d, uint64_t key, bool wait)
 		reclaim_pending(&d->tl, -1);
 	limbo_item_clear(it);
 	a = of_item(it);
+	/* As the driver's fresh memory comes (every driver here zeroes it):
+	 * no program finds an earlier buffer's bytes. Its uses are settled
+	 * (the word's acquire in the take), so nothing else touches it. */
+	memset(a->loc.host, 0, a->bytes);
 	atomic_store_explicit(&a->refs, 1, memory_order_relaxed);
 	return a;
 }
@@ -278,7 +283,8 @@ make_new(struct rig_device *d, uint64_t bytes, enum rig_memory kind,
 	if (!(m.a = alloc_new(d, bytes, NULL)))
 		return rig_cause(RIG_ENOMEM, "no memory for an allocation's handle");
 	if ((ret = reclaim_retry(d, try_make, &m)) == 0) {
-		m.a->item.key = key;
+		/* Reused only where the host can zero it. */
+		m.a->item.key = m.a->loc.host ? key : 0;
 		*out = m.a;
 		return 0;
 	}
@@ -405,8 +411,7 @@ stays(struct rig_device *d, struct alloc *a)
 	if (!limbo_item_idle(&a->item))
 		return true;
 	return a->item.key &&
-	       atomic_load_explicit(&d->tl.issued, memory_order_relaxed) >
-	       atomic_load_explicit(d->tl.word, memory_order_relaxed);
+	       atomic_load_explicit(&d->tl.issued, memory_order_relaxed) > timeline_word(&d->tl);
 }
 
 /*

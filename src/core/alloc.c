@@ -207,29 +207,39 @@ key_of(uint64_t bytes, enum rig_memory kind)
 	return bytes && bytes < (1ull << 60) ? bytes << 2 | (uint64_t)kind : 0;
 }
 
-/* An allocation of key from d's limbo whose uses are settled, live again;
- * NULL when there is none (or, unless wait, the limbo is busy). */
+/*
+ * An allocation of key from d's limbo whose uses are settled, live again;
+ * NULL when there is none (or, unless wait, the limbo is busy). Inside an
+ * RCU read-side section, as park(): a device's end, a grace period after
+ * the loss, frees the memory of what a taker made live only once the
+ * taker is done with it.
+ */
 static struct alloc *
 reuse(struct rig_device *d, uint64_t key, bool wait)
 {
-	struct limbo_item *it;
-	struct alloc *a;
-	bool emptied;
+	struct limbo_item *it = NULL;
+	struct alloc *a = NULL;
+	bool emptied = false;
 
+	if (!key)
+		return NULL;
+	p_rcu_read_lock();
 	/* A lost device's limbo waits for its end. */
-	if (!key || atomic_load_explicit(&d->tl.lost, memory_order_acquire))
-		return NULL;
-	if (!(it = limbo_take(&d->rc.memory, key, wait, &emptied)))
-		return NULL;
+	if (!atomic_load_explicit(&d->tl.lost, memory_order_acquire))
+		it = limbo_take(&d->rc.memory, key, wait, &emptied);
+	if (it) {
+		limbo_item_clear(it);
+		a = of_item(it);
+		/* As the driver's fresh memory comes (every driver here
+		 * zeroes it): no program finds an earlier buffer's bytes.
+		 * Its uses are settled (the word's acquire in the take), so
+		 * nothing else touches it. */
+		memset(a->loc.host, 0, a->bytes);
+		atomic_store_explicit(&a->refs, 1, memory_order_relaxed);
+	}
+	p_rcu_read_unlock();
 	if (emptied)
 		reclaim_pending(&d->tl, -1);
-	limbo_item_clear(it);
-	a = of_item(it);
-	/* As the driver's fresh memory comes (every driver here zeroes it):
-	 * no program finds an earlier buffer's bytes. Its uses are settled
-	 * (the word's acquire in the take), so nothing else touches it. */
-	memset(a->loc.host, 0, a->bytes);
-	atomic_store_explicit(&a->refs, 1, memory_order_relaxed);
 	return a;
 }
 
@@ -237,6 +247,7 @@ struct make {
 	struct rig_device *d;
 	struct alloc *a;
 	enum rig_memory kind;
+	uint64_t key;
 };
 
 /* One try of the driver within the budget: 0, RIG_ENOMEM (over the budget
@@ -260,6 +271,9 @@ try_make(void *arg)
 		budget_unreserve(&d->rc, bytes);
 		goto out;
 	}
+	/* Reused only where the host can zero it. Before the list: a
+	 * device's end clears loc.host of what it finds there. */
+	m->a->item.key = m->a->loc.host ? m->key : 0;
 	list_add(&d->allocs, m->a);
 out:
 	pthread_mutex_unlock(&d->mem_lock);
@@ -272,7 +286,7 @@ make_new(struct rig_device *d, uint64_t bytes, enum rig_memory kind,
 	 struct alloc **out)
 {
 	uint64_t key = key_of(bytes, kind), held, budget;
-	struct make m = { d, NULL, kind };
+	struct make m = { d, NULL, kind, key };
 	int ret;
 
 	/* What no allocation of this size reuses goes back first; then
@@ -283,8 +297,6 @@ make_new(struct rig_device *d, uint64_t bytes, enum rig_memory kind,
 	if (!(m.a = alloc_new(d, bytes, NULL)))
 		return rig_cause(RIG_ENOMEM, "no memory for an allocation's handle");
 	if ((ret = reclaim_retry(d, try_make, &m)) == 0) {
-		/* Reused only where the host can zero it. */
-		m.a->item.key = m.a->loc.host ? key : 0;
 		*out = m.a;
 		return 0;
 	}
@@ -492,8 +504,9 @@ alloc_end_all(struct rig_device *d, const char *why)
 	struct alloc *a, *next;
 	bool emptied;
 
-	/* d is lost: once a grace period passed, every park() that saw it
-	 * live is over, and later releases take mem_lock. */
+	/* d is lost: once a grace period passed, every park() and reuse()
+	 * that saw it live is over; later releases take mem_lock, later
+	 * allocations find it lost. */
 	p_synchronize_rcu();
 	await_borrowers(d);
 	pthread_mutex_lock(&d->mem_lock);

@@ -75,9 +75,9 @@ void sring_sleep_sc(struct sring *r, uint64_t v, _Atomic uint64_t *cursor,
 		    uint32_t bell);
 /* Wake the consumer whatever it waits for (a stop, a commit request). */
 void sring_ring(struct sring *r);
-/* The consumer's cursor moved past a value it may sleep on (a value run
- * by another thread): wake it if it sleeps. Call after the cursor's
- * seq_cst store. */
-void sring_moved(struct sring *r);
+/* The consumer's cursor moved to next, past a value it may sleep on (one
+ * run by another thread): wake it if it sleeps and next is published.
+ * Call after the cursor's store and a seq_cst fence. */
+void sring_moved(struct sring *r, uint64_t next);
 
 #endif

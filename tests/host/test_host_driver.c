@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "host_dev.h"
+#include "idle.h"
 
 /* ---- Facts, memory, code ------------------------------------------------ */
 
@@ -486,15 +487,7 @@ test_wakes_after_idle(void **state)
 		v = dev_submit(d, &p, 1, NULL, 0, NULL);
 		wait_value(&d->word, v);
 		counted_check(&c);
-		switch (rand_r(&seed) % 3) {
-		case 0:
-			break;
-		case 1:
-			sched_yield();
-			break;
-		default:
-			nanosleep(&(struct timespec){ .tv_nsec = 100000 + rand_r(&seed) % 400000 }, NULL);
-		}
+		idle_pause(&seed);
 	}
 	pthread_mutex_lock(&woken_lock);
 	assert_true(woken_calls - calls0 >= 150);

@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "host/pool.h"
+#include "idle.h"
 
 static unsigned stress_pools = 3, stress_tasks = 300;
 
@@ -78,21 +79,6 @@ run_checked(struct host_pool *pool, unsigned *seed, bool slow, char *why, size_t
 	return ret;
 }
 
-/* A pause between tasks: none, a yield, or long enough to sleep. */
-static void
-gap(unsigned *seed)
-{
-	switch (rand_r(seed) % 4) {
-	case 0:
-		break;
-	case 1:
-		sched_yield();
-		break;
-	default:
-		nanosleep(&(struct timespec){ .tv_nsec = 100000 + rand_r(seed) % 400000 }, NULL);
-	}
-}
-
 static void
 test_pool_runs_each_index_once(void **state)
 {
@@ -128,7 +114,7 @@ test_pool_wakes_after_idle(void **state)
 	for (size_t w = 0; w < sizeof(workers) / sizeof(workers[0]); w++) {
 		assert_int_equal(host_pool_start(&pool, workers[w], why, sizeof(why)), 0);
 		for (i = 0; i < 200; i++) {
-			gap(&seed);
+			idle_pause(&seed);
 			bad = run_checked(pool, &seed, i % 8 == 0, msg, sizeof(msg));
 			if (bad)
 				fail_msg("%u workers, task %d: %s", workers[w], i, bad);
@@ -175,7 +161,7 @@ stress_runner(void *arg)
 		return NULL;
 	}
 	for (i = 0; i < stress_tasks && !atomic_load(&s->stop); i++) {
-		gap(&seed);
+		idle_pause(&seed);
 		bad = run_checked(pool, &seed, i % 16 == 0, why, sizeof(why));
 		if (bad) {
 			stress_fail(s, r->id, i, bad);

@@ -85,12 +85,14 @@ wait_word(struct host_dev *d, const struct rig_wait *w)
 	return shows(w);
 }
 
+/* Groups per chunk: a quarter of each runner's share, at least 1. */
 static int64_t
 launch_chunk(const struct host_dev *d, int64_t groups)
 {
-	int64_t c = groups / (int64_t)(host_pool_runners(d->pool) * 4);
+	int64_t shares = (int64_t)host_pool_runners(d->pool) * 4;
 
-	return c ? c : 1;
+	/* A small grid (an empty kernel's one group) skips the division. */
+	return groups < 2 * shares ? 1 : groups / shares;
 }
 
 /* Run one value's work; false if the device stopped during its waits. */

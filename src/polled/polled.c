@@ -158,7 +158,7 @@ polled_stop(void *t, const char *reason)
 	struct pdev *d = t;
 
 	atomic_fetch_add(&d->p->stops, 1);
-	if (atomic_load(&d->p->in_call))
+	if (atomic_load(&d->p->in_call) || atomic_load(&d->p->c_calls))
 		atomic_fetch_add(&d->p->overlaps, 1);
 	polled_queue_stop(d);
 }

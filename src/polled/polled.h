@@ -69,6 +69,7 @@ struct pdev {
 
 	/* rig's calls' own (one at a time). */
 	uint64_t submitted;		/* the last value submit filled */
+	uint64_t done_seen;		/* done, as they last read it */
 	char failure[64];
 
 	/* Written by rig's calls (and stop), read by the worker. */
@@ -78,6 +79,7 @@ struct pdev {
 
 	/* Written by the worker, read by rig's calls and events. */
 	alignas(64) _Atomic uint64_t done;	/* the last value whose slot it let go */
+	uint64_t committed_seen;	/* committed, as it last read it */
 	uint64_t spin_ns;		/* how long it spins before it sleeps */
 	_Atomic bool faulted;		/* it met the injected fault */
 	struct rig_fault_site site;	/* where (written before faulted) */
@@ -105,7 +107,8 @@ struct rig_polled {
 	_Atomic unsigned block_mask;	/* rig_polled_block(): 1 << call */
 
 	/* Bumped by rig's calls. */
-	alignas(64) _Atomic int in_call;	/* calls of rig's in the driver now */
+	alignas(64) _Atomic int in_call;	/* rig's other calls in the driver now */
+	_Atomic int c_calls;		/* room, submit and commit in the driver now */
 	_Atomic uint64_t commits, submits, grows;
 	_Atomic int blocked;
 	_Atomic int64_t live, images;
@@ -139,7 +142,20 @@ polled_failing(struct rig_polled *p, enum call call)
 	return atomic_compare_exchange_strong(&p->fail, &want, CALL_NONE);
 }
 
-/* Every call of rig's into the driver, for the overlap check of stop. */
+/*
+ * Bump a counter that one thread at a time bumps: rig's C functions (one
+ * at a time, rig_edge.h), or the worker. No locked instruction; other
+ * threads read it with a plain atomic load.
+ */
+static inline void
+polled_bump(_Atomic uint64_t *n)
+{
+	atomic_store_explicit(n, atomic_load_explicit(n, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
+
+/* Every call of rig's into the driver, for the overlap check of stop:
+ * the other operations, which any thread may call at once... */
 static inline void
 polled_enter(struct rig_polled *p)
 {
@@ -150,6 +166,25 @@ static inline void
 polled_leave(struct rig_polled *p)
 {
 	atomic_fetch_sub(&p->in_call, 1);
+}
+
+/* ...and room, submit and commit, which come one at a time: a count
+ * without a locked instruction (a broken promise leaves it off 0, which
+ * the overlap check then reports). */
+static inline void
+polled_enter_c(struct rig_polled *p)
+{
+	atomic_store_explicit(&p->c_calls,
+			      atomic_load_explicit(&p->c_calls, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
+
+static inline void
+polled_leave_c(struct rig_polled *p)
+{
+	atomic_store_explicit(&p->c_calls,
+			      atomic_load_explicit(&p->c_calls, memory_order_relaxed) - 1,
+			      memory_order_relaxed);
 }
 
 /* A short sleep, between two looks at something no one wakes us for. */

@@ -29,6 +29,9 @@
  *   (B) the worker's release store of done pairs with room's and submit's
  *       acquire load: its reads of the slot are over before submit
  *       overwrites it (or reuses the slot's heap block).
+ * Each side reads the other's cursor again only when what it read last
+ * says no (an edge once made still orders the slots up to it), so the
+ * cache lines the two share move once per batch, not once per value.
  * Values arrive in order, one call at a time (rig_edge.h), so the ring
  * needs no producer cursor of its own: submit checks that it is given
  * submitted + 1 and refuses another value rather than run a stale slot.
@@ -224,13 +227,25 @@ run_steps(struct pdev *d, const struct pslot *s, uint64_t v)
 	return !faults;
 }
 
+/* Whether v is committed. committed is read again only past what the
+ * worker saw last: the line it shares with rig's calls moves less. */
+static bool
+is_committed(struct pdev *d, uint64_t v)
+{
+	if (v <= d->committed_seen)
+		return true;
+	/* (A): pairs with commit's release store; the slots up to it are
+	 * written (and stay so for the values the worker has not run). */
+	d->committed_seen = atomic_load_explicit(&d->committed, memory_order_acquire);
+	return v <= d->committed_seen;
+}
+
 /* Whether the worker may run v now. */
 static bool
 runnable(struct pdev *d, uint64_t v)
 {
-	/* (A): pairs with commit's release store; slot v is written. */
-	return v <= atomic_load_explicit(&d->committed, memory_order_acquire) &&
-	       !atomic_load(&d->p->stalled) && !atomic_load(&d->faulted);
+	return is_committed(d, v) && !atomic_load(&d->p->stalled) &&
+	       !atomic_load(&d->faulted);
 }
 
 static bool
@@ -289,10 +304,7 @@ run_value(struct pdev *d, uint64_t v)
 	/* Pairs with rig's acquire loads of the word (and other devices'
 	 * waits): v's work is visible with it. */
 	atomic_store_explicit(d->word, v, memory_order_release);
-	/* The worker alone bumps ran: no locked instruction. */
-	atomic_store_explicit(&d->p->ran,
-			      atomic_load_explicit(&d->p->ran, memory_order_relaxed) + 1,
-			      memory_order_relaxed);
+	polled_bump(&d->p->ran);
 	/* (B): pairs with room's and submit's acquire loads; the slot is
 	 * no longer read. */
 	atomic_store_explicit(&d->done, v, memory_order_release);
@@ -317,7 +329,7 @@ worker(void *arg)
 int
 polled_queue_start(struct pdev *d)
 {
-	d->submitted = d->base;
+	d->submitted = d->done_seen = d->committed_seen = d->base;
 	atomic_init(&d->committed, d->base);
 	atomic_init(&d->done, d->base);
 	atomic_init(&d->stopping, false);
@@ -343,12 +355,16 @@ polled_queue_stop(struct pdev *d)
 
 /* ---- The five C functions ---- */
 
-/* Whether v's slot is free: the worker let go of the value before it. */
+/* Whether v's slot is free: the worker let go of the value before it.
+ * done is read again only when what rig's calls saw last says no. */
 static bool
 slot_free(struct pdev *d, uint64_t v)
 {
+	if (d->done_seen + POLLED_SLOTS >= v)
+		return true;
 	/* (B): pairs with the worker's release store of done. */
-	return atomic_load_explicit(&d->done, memory_order_acquire) + POLLED_SLOTS >= v;
+	d->done_seen = atomic_load_explicit(&d->done, memory_order_acquire);
+	return d->done_seen + POLLED_SLOTS >= v;
 }
 
 static int
@@ -358,7 +374,7 @@ polled_room(void *edge, struct rig_part *parts, size_t n, size_t nwaits)
 	const struct rig_polled_config *c = &d->p->c;
 	int r = RIG_FITS;
 
-	polled_enter(d->p);
+	polled_enter_c(d->p);
 	polled_maybe_block(d->p, CALL_ROOM);
 	if (polled_failing(d->p, CALL_ROOM))
 		r = RIG_NEVER;
@@ -374,7 +390,7 @@ polled_room(void *edge, struct rig_part *parts, size_t n, size_t nwaits)
 	 * POLLED_SLOTS before the next one, which rig commits. */
 	if (r == RIG_FITS && !slot_free(d, d->submitted + 1))
 		r = RIG_LATER;
-	polled_leave(d->p);
+	polled_leave_c(d->p);
 	return r;
 }
 
@@ -479,7 +495,7 @@ submit_work(struct pdev *d, uint64_t value, struct rig_part *parts, size_t n,
 	    const struct rig_wait *waits, size_t nwaits,
 	    struct rig_times *times, const char **failure)
 {
-	atomic_fetch_add_explicit(&d->p->submits, 1, memory_order_relaxed);
+	polled_bump(&d->p->submits);
 	polled_maybe_block(d->p, CALL_SUBMIT);
 	if (polled_failing(d->p, CALL_SUBMIT)) {
 		*failure = polled_injected(d, CALL_SUBMIT);
@@ -510,7 +526,7 @@ submit_work(struct pdev *d, uint64_t value, struct rig_part *parts, size_t n,
 static int
 commit_work(struct pdev *d, uint64_t value, const char **failure)
 {
-	atomic_fetch_add_explicit(&d->p->commits, 1, memory_order_relaxed);
+	polled_bump(&d->p->commits);
 	polled_maybe_block(d->p, CALL_COMMIT);
 	if (polled_failing(d->p, CALL_COMMIT)) {
 		*failure = polled_injected(d, CALL_COMMIT);
@@ -533,9 +549,9 @@ polled_submit(void *edge, uint64_t value, struct rig_part *parts, size_t n,
 	struct pdev *d = edge;
 	int r;
 
-	polled_enter(d->p);
+	polled_enter_c(d->p);
 	r = submit_work(d, value, parts, n, waits, nwaits, times, failure);
-	polled_leave(d->p);
+	polled_leave_c(d->p);
 	return r;
 }
 
@@ -545,9 +561,9 @@ polled_commit(void *edge, uint64_t value, const char **failure)
 	struct pdev *d = edge;
 	int r;
 
-	polled_enter(d->p);
+	polled_enter_c(d->p);
 	r = commit_work(d, value, failure);
-	polled_leave(d->p);
+	polled_leave_c(d->p);
 	return r;
 }
 

@@ -9,6 +9,8 @@
  *     contents, committed, and the slots' heap blocks;
  *   the worker: the word, done, its spin budget, the fault's site;
  *   stop: stopping, then (after the join) everything.
+ * stopping sits with the worker's fields: it reads the flag before each
+ * value, and its own line stays in its cache.
  * The three groups live on cache lines of their own, so the worker's loads
  * of committed do not miss on every store of rig's calls to another field.
  */
@@ -72,13 +74,14 @@ struct pdev {
 	uint64_t done_seen;		/* done, as they last read it */
 	char failure[64];
 
-	/* Written by rig's calls (and stop), read by the worker. */
+	/* Written by rig's calls, read by the worker. */
 	alignas(64) _Atomic uint64_t committed;	/* the last value the worker may run */
 	ck_ec32_t ec;			/* bumped after each change the worker waits for */
-	_Atomic bool stopping;
 
-	/* Written by the worker, read by rig's calls and events. */
+	/* Written by the worker, read by rig's calls and events; and the
+	 * flag stop sets once, which the worker reads before each value. */
 	alignas(64) _Atomic uint64_t done;	/* the last value whose slot it let go */
+	_Atomic bool stopping;
 	uint64_t committed_seen;	/* committed, as it last read it */
 	uint64_t spin_ns;		/* how long it spins before it sleeps */
 	_Atomic bool faulted;		/* it met the injected fault */

@@ -46,11 +46,11 @@
  * worker waits for (commit and the lag's own commit, the end of a stall,
  * stop); an increment that finds the waiters' flag set makes the one
  * futex wake. Multiple-producer mode: stall and stop bump it from other
- * threads. Why no wake-up is lost: the worker reads the counter (snap,
- * then an acquire fence), then committed; a waker stores committed, then
- * increments. If snap saw the increment, the worker's load of committed
- * sees the store (x86-TSO: a store is not passed by a later locked
- * instruction, loads are not reordered), so it does not sleep. If not,
+ * threads. Why no wake-up is lost: the worker reads the counter (snap),
+ * then committed; a waker stores committed, then increments. ck_ec_inc()
+ * is a write barrier before its increment and ck_ec_value() a read
+ * barrier after its load (ck_ec.h), so if snap saw the increment, the
+ * worker's load of committed sees the store and it does not sleep. If not,
  * ck_ec_wait() returns at once where the counter moved from snap, or its
  * compare-exchange sets the flag before the increment, which then sees
  * the flag and wakes it (futex_wait compares the counter in the kernel,
@@ -490,22 +490,33 @@ run_fills(struct pdev *d, uint64_t value, struct rig_part *parts, size_t n,
 	return RIG_OK;
 }
 
+/* Why submit refuses value, or NULL: an injected failure, or a value
+ * other than the next, or one without room (both break rig's promises,
+ * and would run a stale slot). */
+static const char *
+refusal(struct pdev *d, uint64_t value)
+{
+	if (polled_failing(d->p, CALL_SUBMIT))
+		return polled_injected(d, CALL_SUBMIT);
+	if (value == d->submitted + 1 && slot_free(d, value))
+		return NULL;
+	snprintf(d->failure, sizeof(d->failure), "value %llu %s",
+		 (unsigned long long)value, value != d->submitted + 1 ?
+		 "is not the next" : "has no room (room said so)");
+	return d->failure;
+}
+
 static int
 submit_work(struct pdev *d, uint64_t value, struct rig_part *parts, size_t n,
 	    const struct rig_wait *waits, size_t nwaits,
 	    struct rig_times *times, const char **failure)
 {
+	const char *why;
+
 	polled_bump(&d->p->submits);
 	polled_maybe_block(d->p, CALL_SUBMIT);
-	if (polled_failing(d->p, CALL_SUBMIT)) {
-		*failure = polled_injected(d, CALL_SUBMIT);
-		return RIG_FAILED;
-	}
-	if (value != d->submitted + 1 || !slot_free(d, value)) {
-		snprintf(d->failure, sizeof(d->failure), "value %llu %s",
-			 (unsigned long long)value, value != d->submitted + 1 ?
-			 "is not the next" : "has no room (room said so)");
-		*failure = d->failure;
+	if ((why = refusal(d, value))) {
+		*failure = why;
 		return RIG_FAILED;
 	}
 	if (run_fills(d, value, parts, n, failure) != RIG_OK)

@@ -127,25 +127,6 @@ static const struct ck_ec_ops ec_ops = {
 
 static const struct ck_ec_mode ec_mode = { .ops = &ec_ops, .single_producer = false };
 
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void
-relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield");
-#endif
-}
-
 void
 polled_queue_wake(struct pdev *d)
 {
@@ -261,17 +242,17 @@ wanted(struct pdev *d, uint64_t v)
 static void
 idle(struct pdev *d, uint64_t v)
 {
-	uint64_t start = now_ns();
+	uint64_t start = rig_now_ns();
 	uint32_t snap;
 
 	for (unsigned i = 0;; i++) {
 		if (wanted(d, v))
 			return;
 		if (i < SPIN_PAUSES) {
-			relax();
+			ck_pr_stall();	/* the CPU's pause */
 			continue;
 		}
-		if (now_ns() - start >= d->spin_ns)
+		if (rig_now_ns() - start >= d->spin_ns)
 			break;
 		sched_yield();
 	}
@@ -280,7 +261,7 @@ idle(struct pdev *d, uint64_t v)
 	snap = ck_ec_value(&d->ec);
 	if (!wanted(d, v))
 		ck_ec_wait(&d->ec, &ec_mode, snap, NULL);
-	if (now_ns() - start < SPIN_MAX_NS)
+	if (rig_now_ns() - start < SPIN_MAX_NS)
 		d->spin_ns = SPIN_MAX_NS;
 	else if (d->spin_ns / 2 >= SPIN_MIN_NS)
 		d->spin_ns /= 2;

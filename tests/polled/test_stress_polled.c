@@ -221,7 +221,7 @@ monitor(void *arg)
 static void
 chaos(unsigned *seed, unsigned ms, bool fault)
 {
-	uint64_t end = h_now_ns() + ms * 1000000ull;
+	uint64_t end = rig_now_ns() + ms * 1000000ull;
 	bool stalls = next_rand(seed) % 2;
 
 	if (fault)
@@ -231,7 +231,7 @@ chaos(unsigned *seed, unsigned ms, bool fault)
 		usleep(ms * 1000);
 		return;
 	}
-	while (h_now_ns() < end && !atomic_load(&failed)) {
+	while (rig_now_ns() < end && !atomic_load(&failed)) {
 		bool stall = next_rand(seed) % 3 == 0;
 
 		rig_polled_stall(hd.p, stall);
@@ -244,10 +244,10 @@ chaos(unsigned *seed, unsigned ms, bool fault)
 static bool
 drained(uint64_t c)
 {
-	uint64_t until = h_now_ns() + 5 * SECOND_NS;
+	uint64_t until = rig_now_ns() + 5 * SECOND_NS;
 
 	while (atomic_load(&hd.word) < c && !atomic_load(&hd.d->faulted))
-		if (h_now_ns() > until)
+		if (rig_now_ns() > until)
 			return false;
 		else
 			sched_yield();
@@ -334,7 +334,7 @@ main(int argc, char **argv)
 {
 	unsigned nsub = argc > 1 ? (unsigned)atoi(argv[1]) : 4;
 	unsigned seconds = argc > 2 ? (unsigned)atoi(argv[2]) : 5;
-	unsigned seed = argc > 3 ? (unsigned)atoi(argv[3]) : (unsigned)h_now_ns();
+	unsigned seed = argc > 3 ? (unsigned)atoi(argv[3]) : (unsigned)rig_now_ns();
 	uint64_t deadline;
 
 	if (nsub < 1 || nsub > MAX_SUBMITTERS) {
@@ -343,8 +343,8 @@ main(int argc, char **argv)
 		return 1;
 	}
 	printf("seed %u\n", seed);
-	deadline = h_now_ns() + seconds * SECOND_NS;
-	while (h_now_ns() < deadline && !atomic_load(&failed))
+	deadline = rig_now_ns() + seconds * SECOND_NS;
+	while (rig_now_ns() < deadline && !atomic_load(&failed))
 		round_run(nsub, &seed);
 	printf("%llu rounds (%llu drains, %llu stops, %llu faults), %llu values, %llu past a slot\n",
 	       U(rounds), U(drains), U(stops), U(faults), U(values), U(heaps));

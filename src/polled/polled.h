@@ -29,6 +29,7 @@
 
 #include "rig_polled.h"
 
+/* rig_polled.h states these three numbers, and SPIN_MAX_NS (queue.c). */
 #define POLLED_SLOTS	512	/* values queued at most: room answers RIG_LATER beyond */
 #define POLLED_STEPS	4	/* parts a slot holds inline; more go to its heap block */
 #define POLLED_WAITS	4	/* waits a slot holds inline */

@@ -57,11 +57,12 @@
  * so a wake between the flag and the sleep is not lost either).
  *
  * Spinning: before it sleeps, the worker looks for work for spin_ns,
- * pausing, then yielding the core (on two cores, the thread that would
- * end the wait may need it). spin_ns adapts: after a sleep that a spin of
- * SPIN_MAX_NS (about a wake-up's cost) would have covered it spins that
- * long again; after a longer sleep half as long, down to SPIN_MIN_NS, so
- * an idle device stops burning the core it shares.
+ * pausing briefly, then yielding the core (on two cores, the thread that
+ * would end the wait may need it: with both on one core, a round trip
+ * pays every pause before the yield). spin_ns adapts: after a sleep that
+ * a spin of SPIN_MAX_NS (about a wake-up's cost) would have covered it
+ * spins that long again; after a longer sleep half as long, down to
+ * SPIN_MIN_NS, so an idle device stops burning the core it shares.
  *
  * One interleaving (lag 8): submit(5) fills slot 5 and commit(5) stores
  * committed = 5 and bumps the counter to 8 (no flag: the worker is
@@ -93,7 +94,7 @@
 
 #define SPIN_MAX_NS	40000u	/* about a wake-up's cost on this kind of machine */
 #define SPIN_MIN_NS	2000u
-#define SPIN_PAUSES	128u	/* pauses before the spin yields */
+#define SPIN_PAUSES	32u	/* pauses (about a yield's cost) before the spin yields */
 
 /* ---- The event count's operating system ---- */
 

@@ -12,6 +12,13 @@
  * lock, and it lets each slot carry the job's bytes (room), so a submit
  * allocates nothing.
  *
+ * Why its bell is not a ck_ec event count: the consumer sleeps on two
+ * things that different threads move (v's slot, by v's producer, and the
+ * cursor, by a submitter that ran v itself), and the one that moves the
+ * cursor must wake it only where the next slot is already filled; an event
+ * count orders one writer's change before its own bump, not that. A
+ * seq_cst asleep flag read by both (ring.c) does.
+ *
  * Producers: any number, each on the slot of its own value. Consumer: one,
  * the submission thread. room waits (yielding) only while the ring is full
  * (the slot still holds the value SRING_SLOTS earlier); publish and take

@@ -530,6 +530,18 @@ extern _Atomic uint64_t rig_words[RIG_WORD_SLOTS];
 uint64_t rig_now_ns(void);
 
 /*
+ * rig_word_wake() - wake the threads that sleep in a wait on word, now.
+ * A driver whose host code stores its device's timeline word (completion
+ * RIG_BY_HOST, or a handler) calls it after each store. Without the call
+ * a sleeping waiter wakes when rig's polling thread next looks at the
+ * word (1-200 us later); with it, at once. Optional: rig's polling thread
+ * still watches every word that someone waits on. Any thread; never
+ * blocks; a system call only when a thread sleeps on the word, one
+ * locked increment otherwise. A word outside rig_words is left alone.
+ */
+void rig_word_wake(const _Atomic uint64_t *word);
+
+/*
  * rig_code_sync() - make code bytes written through one mapping visible to
  * instruction fetch of the host before they run: the driver of a device
  * whose code the host runs calls it after it writes code.

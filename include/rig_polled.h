@@ -8,6 +8,11 @@
  * committed value's work in value order: it waits (polling) for the
  * producers' words the value waits for, runs its copies and byte fills
  * (launches and words run nothing), then stores the value in the word.
+ * It holds 512 values at most: room answers RIG_LATER while the oldest is
+ * not yet run. A value costs the driver no allocation (but one of more
+ * than 4 parts or 4 waits), lock or system call while the worker keeps
+ * up: the worker looks for work for up to 40 µs before it sleeps, and
+ * only a commit that finds it asleep makes a system call, to wake it.
  * Any bytes load as an image; a function named "name/P/T" reads P params
  * bytes and allows T threads a group, and one named "absent" is absent.
  * Fill functions run inside submit, as rig_edge.h says. One device at a

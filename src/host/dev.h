@@ -6,10 +6,24 @@
  *
  * The ring. Value v's work lives in slot v % HOST_RING. submit (rig calls
  * it one at a time: the one producer) fills the slot of the next value and
- * publishes it; the device thread (the one consumer) runs published values
- * in order, writes the word, and frees the slot by advancing `done`. A slot
- * is refilled only once done >= v - HOST_RING: room answers RIG_LATER
- * before that.
+ * publishes it (`published`, release); the device thread (the one
+ * consumer) runs published values in order, writes the word, and frees the
+ * slot by advancing `done` (release). A slot is refilled only once
+ * done >= v - HOST_RING: room answers RIG_LATER before that. Each side
+ * keeps the other's counter as it last read it (pub_seen, done_seen) and
+ * reads the shared one again only when its copy says wait, so a stream of
+ * values moves those cache lines once per catch-up, not once per value.
+ *
+ * Waking: after each publish submit bumps pub_ec, an event count
+ * (util/ec.h) the device thread sleeps on once its spin is spent (exec.c).
+ * The bump is one plain increment while the thread is awake; it makes a
+ * system call only when the thread has flagged the count to sleep.
+ *
+ *                    submit (producer)   device thread (consumer)
+ *   published        writes (release)    reads (acquire)
+ *   pub_ec           bumps (ec_sp)       waits
+ *   done             reads (acquire)     writes (release)
+ *   ring[v]          fills while free    reads from publish to done
  */
 #ifndef HOST_DEV_H
 #define HOST_DEV_H
@@ -20,8 +34,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <ck_ec.h>
+
 #include "rig_edge.h"
 #include "host/pool.h"
+#include "host/spin.h"
 
 #define HOST_RING	256	/* values in flight at most */
 _Static_assert((HOST_RING & (HOST_RING - 1)) == 0, "HOST_RING is a power of two");
@@ -50,9 +67,10 @@ struct host_op {
 	} u;
 };
 
-/* One value's work: a ring slot. Its arena holds waits, ops and params. */
+/* One value's work: a ring slot, one cache line. Its arena holds waits,
+ * ops and params. */
 struct host_job {
-	uint64_t value;
+	alignas(64) uint64_t value;
 	struct rig_times *times;	/* NULL unless a profile is taken */
 	const struct rig_wait *waits;
 	size_t nwaits;
@@ -61,6 +79,7 @@ struct host_job {
 	unsigned char *arena;
 	size_t arena_bytes;
 };
+_Static_assert(sizeof(struct host_job) == 64, "a ring slot is one cache line");
 
 /* A message kept for the device's life (fault and failure strings). */
 struct host_msg {
@@ -80,17 +99,23 @@ struct host_dev {
 
 	/* Written by submit alone (rig's one caller at a time). */
 	uint64_t submitted;			/* the last value submit took */
+	uint64_t done_seen;			/* done, as submit last read it */
 	bool failed;
 	char failure[192];			/* lives as long as the device */
 
 	pthread_mutex_t msg_lock;		/* guards msgs */
 	struct host_msg *msgs;
 
-	alignas(64) _Atomic uint64_t published;	/* by submit: the last value in the ring */
-	_Atomic uint32_t pub_seq;		/* eventcount the device thread sleeps on */
-	_Atomic uint32_t sleeping;		/* the device thread sleeps on pub_seq */
+	/* Written by submit (and stop), read by the device thread. */
+	alignas(64) _Atomic uint64_t published;	/* the last value in the ring */
+	struct ck_ec32 pub_ec;			/* bumped after each publish, and at stop */
 	_Atomic bool stop;
-	alignas(64) _Atomic uint64_t done;	/* by the device thread: the last value run */
+
+	/* The device thread's (done is read by submit). */
+	alignas(64) _Atomic uint64_t done;	/* the last value run */
+	uint64_t pub_seen;			/* published, as the thread last read it */
+	struct host_spin pub_spin;		/* its waits for a publish */
+	struct host_spin word_spin;		/* its waits for other devices' words */
 };
 
 /* The driver's tables (host.c, submit.c). */

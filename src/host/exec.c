@@ -3,8 +3,22 @@
  * (dev.h). It takes published values in order; for each it waits for the
  * value's waits (other devices' words), runs its launches over the pool and
  * its copies on the copy engine in part order, then stores the value in the
- * word with release. Values complete one after another, so device order
- * holds on both queues and the word advances in value order.
+ * word with release and wakes the word's sleepers (rig_word_wake). Values
+ * complete one after another, so device order holds on both queues and the
+ * word advances in value order.
+ *
+ * Between values the thread waits for the next publish as spin.h says: a
+ * few pauses, then yields, then a sleep on pub_ec. No clock is read for a
+ * value unless a profile times it. A launch the pool would not split (one
+ * group, or one chunk's worth) runs on this thread itself (pool.c), so an
+ * empty kernel's round trip wakes no worker.
+ *
+ * The sleep, and why no publish is missed: the thread reads pub_ec, then
+ * looks at published (and stop) once more, then sleeps only while pub_ec
+ * still shows what it read. submit stores published, then bumps pub_ec,
+ * and ck_ec orders the bump after the store. So either the last look sees
+ * the value, or the bump comes after the read and the wait returns (ck_ec
+ * flagged the count before sleeping, so that bump wakes it).
  *
  * Stop: the device thread leaves at the next value (or inside a wait), so
  * values published but not run are dropped; host_exec_stop() then raises the
@@ -15,8 +29,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/ec.h"
 #include "host/dev.h"
-#include "host/futex.h"
 
 /* The longest sleep between two reads of another device's word. */
 #define WAIT_POLL_MAX_NS	1000000u
@@ -24,7 +38,18 @@
 static bool
 stopping(struct host_dev *d)
 {
+	/* Pairs with host_exec_stop()'s release store. */
 	return atomic_load_explicit(&d->stop, memory_order_acquire);
+}
+
+/* CLOCK_MONOTONIC, the clock rig_now_ns() reads: only for a profile. */
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static bool
@@ -35,33 +60,39 @@ shows(const struct rig_wait *w)
 	return atomic_load_explicit(w->word, memory_order_acquire) >= w->value;
 }
 
-/* Spin briefly, then sleep-poll the word; false if the device stopped. */
+/*
+ * Spin, then sleep-poll the word; false if the device stopped. Polled:
+ * rig_edge.h gives a driver no way to sleep on another device's word.
+ */
 static bool
 wait_word(struct host_dev *d, const struct rig_wait *w)
 {
-	uint64_t start = host_now_ns(), sleep_ns = 1000;
-	unsigned i;
+	struct host_wait hw;
+	long sleep_ns = 1000;
 
-	for (i = 0; !shows(w); i++) {
-		if (stopping(d))
-			return false;
-		if (host_now_ns() - start < HOST_SPIN_NS) {
-			host_backoff(i);
+	if (shows(w))
+		return true;
+	hw = host_wait_begin(&d->word_spin);
+	while (!shows(w) && !stopping(d)) {
+		if (host_wait_spin(&hw))
 			continue;
-		}
-		nanosleep(&(struct timespec){ .tv_nsec = (long)sleep_ns }, NULL);
+		host_wait_slept(&hw);
+		nanosleep(&(struct timespec){ .tv_nsec = sleep_ns }, NULL);
 		if (sleep_ns < WAIT_POLL_MAX_NS)
 			sleep_ns *= 2;
 	}
-	return true;
+	host_wait_end(&hw);
+	return shows(w);
 }
 
+/* Groups per chunk: a quarter of each runner's share, at least 1. */
 static int64_t
 launch_chunk(const struct host_dev *d, int64_t groups)
 {
-	int64_t c = groups / (int64_t)(host_pool_runners(d->pool) * 4);
+	int64_t shares = (int64_t)host_pool_runners(d->pool) * 4;
 
-	return c ? c : 1;
+	/* A small grid (an empty kernel's one group) skips the division. */
+	return groups < 2 * shares ? 1 : groups / shares;
 }
 
 /* Run one value's work; false if the device stopped during its waits. */
@@ -74,7 +105,7 @@ run_job(struct host_dev *d, const struct host_job *job)
 	for (i = 0; i < job->nwaits; i++)
 		if (!wait_word(d, &job->waits[i]))
 			return false;
-	start = job->times ? host_now_ns() : 0;
+	start = job->times ? now_ns() : 0;
 	for (i = 0; i < job->nops; i++) {
 		const struct host_op *op = &job->ops[i];
 
@@ -86,7 +117,7 @@ run_job(struct host_dev *d, const struct host_job *job)
 	}
 	if (job->times) {
 		job->times->start_ns = start;
-		job->times->end_ns = host_now_ns();
+		job->times->end_ns = now_ns();
 	}
 	return true;
 }
@@ -94,34 +125,35 @@ run_job(struct host_dev *d, const struct host_job *job)
 static bool
 published(struct host_dev *d, uint64_t v)
 {
+	if (v <= d->pub_seen)
+		return true;
 	/* Pairs with submit's release store: the job is written. */
-	return atomic_load_explicit(&d->published, memory_order_acquire) >= v;
+	d->pub_seen = atomic_load_explicit(&d->published, memory_order_acquire);
+	return v <= d->pub_seen;
 }
 
 /* Wait until value v is published; false if the device stopped. */
 static bool
 wait_published(struct host_dev *d, uint64_t v)
 {
-	uint64_t start = host_now_ns();
-	uint32_t s;
-	unsigned i;
+	struct host_wait w;
+	uint32_t seen;
 
-	for (i = 0; !published(d, v); i++) {
-		if (stopping(d))
-			return false;
-		if ((i & 63) != 63 || host_now_ns() - start < HOST_SPIN_NS) {
-			host_backoff(i);
+	if (published(d, v))
+		return true;
+	w = host_wait_begin(&d->pub_spin);
+	while (!published(d, v) && !stopping(d)) {
+		if (host_wait_spin(&w))
 			continue;
-		}
-		/* seq_cst: against host_exec_wake()'s bump then sleeping load,
-		 * either it sees us sleeping or we see its value (dev.h). */
-		s = atomic_load_explicit(&d->pub_seq, memory_order_seq_cst);
-		atomic_store_explicit(&d->sleeping, 1, memory_order_seq_cst);
-		if (!published(d, v) && !stopping(d))
-			host_futex_wait(&d->pub_seq, s);
-		atomic_store_explicit(&d->sleeping, 0, memory_order_relaxed);
+		/* The count first, then the last looks (see the top). */
+		seen = ck_ec32_value(&d->pub_ec);
+		if (published(d, v) || stopping(d))
+			break;
+		ck_ec32_wait(&d->pub_ec, ec_sp(), seen, NULL);
+		host_wait_slept(&w);
 	}
-	return true;
+	host_wait_end(&w);
+	return !stopping(d);
 }
 
 static void *
@@ -136,6 +168,9 @@ exec_main(void *arg)
 		/* Release pairs with every reader of the word (rig's waits,
 		 * other devices' waits): v's writes are visible to them. */
 		atomic_store_explicit(d->word, v, memory_order_release);
+		/* After the store: a waiter asleep on the word wakes now, not
+		 * when rig's polling thread next looks. */
+		rig_word_wake(d->word);
 		/* Release pairs with room's and submit's acquire: the slot is
 		 * no longer read. */
 		atomic_store_explicit(&d->done, v, memory_order_release);
@@ -147,34 +182,42 @@ exec_main(void *arg)
 void
 host_exec_wake(struct host_dev *d)
 {
-	atomic_fetch_add_explicit(&d->pub_seq, 1, memory_order_seq_cst);
-	if (atomic_load_explicit(&d->sleeping, memory_order_seq_cst))
-		host_futex_wake(&d->pub_seq);
+	/* submit's bumps never run at once (rig calls it one at a time):
+	 * one producer, a plain increment while the thread is awake. */
+	ck_ec32_inc(&d->pub_ec, ec_sp());
 }
 
 int
 host_exec_start(struct host_dev *d, char *why, size_t why_len)
 {
-	int ret = pthread_create(&d->thread, NULL, exec_main, d);
+	int ret;
 
-	if (ret == 0)
-		pthread_setname_np(d->thread, "rig-host");
+	ck_ec32_init(&d->pub_ec, 0);
+	d->pub_seen = atomic_load_explicit(&d->published, memory_order_relaxed);
+	host_spin_init(&d->pub_spin);
+	host_spin_init(&d->word_spin);
+	ret = pthread_create(&d->thread, NULL, exec_main, d);
 	if (ret != 0) {
 		snprintf(why, why_len, "cannot start the device thread: %s", strerror(ret));
 		return -ret;
 	}
+	pthread_setname_np(d->thread, "rig-host");
 	return 0;
 }
 
 void
 host_exec_stop(struct host_dev *d)
 {
-	atomic_store_explicit(&d->stop, true, memory_order_seq_cst);
-	atomic_fetch_add_explicit(&d->pub_seq, 1, memory_order_seq_cst);
-	host_futex_wake(&d->pub_seq);
+	/* Release pairs with stopping()'s acquire; the bump after it wakes
+	 * a sleeping thread, which then sees stop. Locked (ec_mp): once per
+	 * device, and it must not lose the flag of a thread going to sleep. */
+	atomic_store_explicit(&d->stop, true, memory_order_release);
+	ck_ec32_inc(&d->pub_ec, ec_mp());
 	pthread_join(d->thread, NULL);
 	/* Dropped values: the word shows the last submitted one, so rig may
 	 * free the device's memory (no work of this device runs any more). */
-	if (d->submitted > atomic_load_explicit(d->word, memory_order_relaxed))
+	if (d->submitted > atomic_load_explicit(d->word, memory_order_relaxed)) {
 		atomic_store_explicit(d->word, d->submitted, memory_order_release);
+		rig_word_wake(d->word);
+	}
 }

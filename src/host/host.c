@@ -195,6 +195,7 @@ host_make(const struct rig_opener *o, _Atomic uint64_t *word, void **handle,
 	d->base = d->submitted = atomic_load_explicit(word, memory_order_acquire);
 	atomic_store_explicit(&d->published, d->base, memory_order_relaxed);
 	atomic_store_explicit(&d->done, d->base, memory_order_relaxed);
+	d->done_seen = d->base;
 	d->budget = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
 	d->cache_bytes = cache_bytes();
 	ret = host_pool_start(&d->pool, cores() - 1, why, why_len);

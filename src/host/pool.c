@@ -16,14 +16,17 @@
  * while a worker may read it. A worker whose CAS finds the task closed, or
  * a newer one, joins nothing and reads nothing.
  *
- * Sleeping: a worker spins HOST_SPIN_NS for a new generation, then sleeps
- * on `wake_seq`, an eventcount the runner bumps after each publish. Worked
- * interleaving of the lost-wake-up race: worker reads wake_seq = s, counts
- * itself in `sleepers`, re-reads state (old generation); runner stores the
- * new task, bumps wake_seq to s+1, reads sleepers = 1 and wakes; the
- * worker's futex_wait(s) then finds s+1 and returns at once, or is woken.
- * The runner sleeps on `left_seq` the same way, flagged by `runner_waits`,
- * and the last worker to leave a closed task bumps it.
+ * Waiting (spin.h): a worker waits for a new generation with a few pauses,
+ * then yields, then sleeps on `task_ec`, an event count (util/ec.h) the
+ * runner bumps after each publish; each worker's budget of yields adapts
+ * to how often tasks come. The runner waits for the joined workers to
+ * leave the same way, on `left_ec`, which the last worker to leave a
+ * closed task bumps. A bump makes a system call only when someone sleeps.
+ * Worked interleaving of the lost-wake-up race: a worker reads task_ec = s,
+ * re-reads state (old generation); the runner stores the new task, then
+ * bumps task_ec to s+1 (ck_ec orders the bump after the store); the
+ * worker's ck_ec32_wait(s) then finds s+1 and returns at once, or has
+ * flagged the count first, so that the bump wakes it.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -34,8 +37,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host/futex.h"
+#include "util/ec.h"
 #include "host/pool.h"
+#include "host/spin.h"
 
 /* state: generation << GEN_SHIFT | CLOSED | joined workers. */
 #define GEN_SHIFT	24
@@ -47,6 +51,7 @@ _Static_assert(MAX_WORKERS < JOINED, "the joined count holds every worker");
 struct worker {
 	struct host_pool *p;
 	pthread_t thread;
+	struct host_spin spin;			/* its waits for a task */
 };
 
 struct host_pool {
@@ -57,13 +62,13 @@ struct host_pool {
 	unsigned nworkers;
 	struct worker *w;
 
+	struct host_spin join_spin;		/* the runner's waits for leavers */
+
 	alignas(64) _Atomic uint64_t state;
-	_Atomic uint32_t wake_seq;		/* eventcount for sleeping workers */
-	_Atomic uint32_t sleepers;
+	struct ck_ec32 task_ec;			/* bumped after each publish, and at stop */
 	_Atomic bool stop;
 	alignas(64) _Atomic int64_t next;	/* the next unclaimed index */
-	alignas(64) _Atomic uint32_t left_seq;	/* eventcount for the runner */
-	_Atomic uint32_t runner_waits;
+	alignas(64) struct ck_ec32 left_ec;	/* bumped by the last to leave a closed task */
 };
 
 static void
@@ -88,35 +93,37 @@ newer(uint64_t state, uint64_t seen_gen)
 	return state >> GEN_SHIFT != seen_gen;
 }
 
+static bool
+stopped(struct host_pool *p)
+{
+	/* Pairs with stop_workers()'s release store. */
+	return atomic_load_explicit(&p->stop, memory_order_acquire);
+}
+
 /* A worker's wait for a generation other than seen_gen, or stop. */
 static uint64_t
-wait_task(struct host_pool *p, uint64_t seen_gen)
+wait_task(struct host_pool *p, struct worker *w, uint64_t seen_gen)
 {
-	uint64_t t, start = host_now_ns();
-	uint32_t s;
-	unsigned i;
+	struct host_wait hw = host_wait_begin(&w->spin);
+	uint32_t seen;
+	uint64_t t;
 
-	for (i = 0;; i++) {
-		t = atomic_load_explicit(&p->state, memory_order_relaxed);
-		if (newer(t, seen_gen) || atomic_load_explicit(&p->stop, memory_order_acquire))
-			return t;
-		if ((i & 63) == 63 && host_now_ns() - start > HOST_SPIN_NS)
-			break;
-		host_backoff(i);
-	}
 	for (;;) {
-		s = atomic_load_explicit(&p->wake_seq, memory_order_seq_cst);
-		atomic_fetch_add_explicit(&p->sleepers, 1, memory_order_seq_cst);
-		/* seq_cst against the runner's wake_seq bump then sleepers
-		 * load: either it sees us counted, or we see its task. */
-		t = atomic_load_explicit(&p->state, memory_order_seq_cst);
-		if (!newer(t, seen_gen) && !atomic_load_explicit(&p->stop, memory_order_seq_cst))
-			host_futex_wait(&p->wake_seq, s);
-		atomic_fetch_sub_explicit(&p->sleepers, 1, memory_order_relaxed);
 		t = atomic_load_explicit(&p->state, memory_order_relaxed);
-		if (newer(t, seen_gen) || atomic_load_explicit(&p->stop, memory_order_acquire))
-			return t;
+		if (newer(t, seen_gen) || stopped(p))
+			break;
+		if (host_wait_spin(&hw))
+			continue;
+		/* The count first, then the last look (see the top). */
+		seen = ck_ec32_value(&p->task_ec);
+		t = atomic_load_explicit(&p->state, memory_order_relaxed);
+		if (newer(t, seen_gen) || stopped(p))
+			break;
+		ck_ec32_wait(&p->task_ec, ec_sp(), seen, NULL);
+		host_wait_slept(&hw);
 	}
+	host_wait_end(&hw);
+	return t;
 }
 
 /* Join the open task *t names, or a newer open one (*t follows the CAS);
@@ -140,13 +147,14 @@ leave(struct host_pool *p)
 	uint64_t was;
 
 	/* Release pairs with the runner's acquire in wait_joined(): what fn
-	 * wrote is visible to it. seq_cst against runner_waits (see above). */
-	was = atomic_fetch_sub_explicit(&p->state, 1, memory_order_seq_cst);
-	if ((was & JOINED) == 1 && (was & CLOSED)) {
-		atomic_fetch_add_explicit(&p->left_seq, 1, memory_order_seq_cst);
-		if (atomic_load_explicit(&p->runner_waits, memory_order_seq_cst))
-			host_futex_wake(&p->left_seq);
-	}
+	 * wrote is visible to it. */
+	was = atomic_fetch_sub_explicit(&p->state, 1, memory_order_release);
+	/* The last to leave a closed task: after the decrement, so a runner
+	 * that reads the count after this bump sees none joined. The runner
+	 * may go on once it sees the decrement, so the next task's last
+	 * leaver may bump while this one does: ec_mp. */
+	if ((was & JOINED) == 1 && (was & CLOSED))
+		ck_ec32_inc(&p->left_ec, ec_mp());
 }
 
 static void *
@@ -158,8 +166,8 @@ worker_main(void *arg)
 	bool joined;
 
 	for (;;) {
-		t = wait_task(p, seen_gen);
-		if (atomic_load_explicit(&p->stop, memory_order_acquire))
+		t = wait_task(p, w, seen_gen);
+		if (stopped(p))
 			return NULL;
 		joined = join(p, &t);
 		seen_gen = t >> GEN_SHIFT;
@@ -181,23 +189,26 @@ none_joined(struct host_pool *p)
 static void
 wait_joined(struct host_pool *p)
 {
-	uint64_t start = host_now_ns();
-	uint32_t s;
-	unsigned i;
+	struct host_wait w;
+	uint32_t seen;
 
-	atomic_fetch_or_explicit(&p->state, CLOSED, memory_order_seq_cst);
-	for (i = 0; !none_joined(p); i++) {
-		if ((i & 63) == 63 && host_now_ns() - start > HOST_SPIN_NS)
-			break;
-		host_backoff(i);
-	}
+	/* Relaxed: the changes of state have one order, so a join CAS after
+	 * the close finds the task closed; none_joined() acquires. */
+	atomic_fetch_or_explicit(&p->state, CLOSED, memory_order_relaxed);
+	if (none_joined(p))
+		return;
+	w = host_wait_begin(&p->join_spin);
 	while (!none_joined(p)) {
-		s = atomic_load_explicit(&p->left_seq, memory_order_seq_cst);
-		atomic_store_explicit(&p->runner_waits, 1, memory_order_seq_cst);
-		if (!none_joined(p))
-			host_futex_wait(&p->left_seq, s);
-		atomic_store_explicit(&p->runner_waits, 0, memory_order_relaxed);
+		if (host_wait_spin(&w))
+			continue;
+		/* The count first, then the last look (see the top). */
+		seen = ck_ec32_value(&p->left_ec);
+		if (none_joined(p))
+			break;
+		ck_ec32_wait(&p->left_ec, ec_mp(), seen, NULL);
+		host_wait_slept(&w);
 	}
+	host_wait_end(&w);
 }
 
 void
@@ -220,9 +231,9 @@ host_pool_run_sc(struct host_pool *p, host_range_fn fn, const void *params,
 	gen = (atomic_load_explicit(&p->state, memory_order_relaxed) >> GEN_SHIFT) + 1;
 	/* Release pairs with join()'s acquire: the fields above first. */
 	atomic_store_explicit(&p->state, gen << GEN_SHIFT, memory_order_release);
-	atomic_fetch_add_explicit(&p->wake_seq, 1, memory_order_seq_cst);
-	if (atomic_load_explicit(&p->sleepers, memory_order_seq_cst))
-		host_futex_wake(&p->wake_seq);
+	/* After the store (see the top). The runner alone bumps it while
+	 * workers run: ec_sp, a plain increment while none sleeps. */
+	ck_ec32_inc(&p->task_ec, ec_sp());
 	run_chunks(p);
 	wait_joined(p);
 }
@@ -238,9 +249,10 @@ stop_workers(struct host_pool *p, unsigned started)
 {
 	unsigned i;
 
-	atomic_store_explicit(&p->stop, true, memory_order_seq_cst);
-	atomic_fetch_add_explicit(&p->wake_seq, 1, memory_order_seq_cst);
-	host_futex_wake(&p->wake_seq);
+	/* Release pairs with stopped(); the bump after it wakes sleepers,
+	 * which then see stop. ec_mp: it must not lose a sleeper's flag. */
+	atomic_store_explicit(&p->stop, true, memory_order_release);
+	ck_ec32_inc(&p->task_ec, ec_mp());
 	for (i = 0; i < started; i++)
 		pthread_join(p->w[i].thread, NULL);
 }
@@ -260,6 +272,9 @@ host_pool_start(struct host_pool **out, unsigned workers, char *why, size_t why_
 		return -ENOMEM;
 	}
 	memset(p, 0, sizeof(*p));
+	ck_ec32_init(&p->task_ec, 0);
+	ck_ec32_init(&p->left_ec, 0);
+	host_spin_init(&p->join_spin);
 	p->nworkers = workers;
 	p->w = calloc(workers ? workers : 1, sizeof(*p->w));
 	if (!p->w) {
@@ -269,6 +284,7 @@ host_pool_start(struct host_pool **out, unsigned workers, char *why, size_t why_
 	}
 	for (i = 0; i < workers; i++) {
 		p->w[i] = (struct worker){ .p = p };
+		host_spin_init(&p->w[i].spin);
 		ret = pthread_create(&p->w[i].thread, NULL, worker_main, &p->w[i]);
 		if (ret == 0) {
 			char name[16];

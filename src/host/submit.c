@@ -111,6 +111,19 @@ cannot(const struct rig_part *p)
 	return NULL;
 }
 
+/* Whether value's slot is free: its previous job is done. Reads done only
+ * when the copy of it submit kept says no. */
+static bool
+slot_free(struct host_dev *d, uint64_t value)
+{
+	if (value - d->done_seen <= HOST_RING)
+		return true;
+	/* Acquire pairs with the device thread's release store of done:
+	 * the slot's previous job is no longer read once done passed it. */
+	d->done_seen = atomic_load_explicit(&d->done, memory_order_acquire);
+	return value - d->done_seen <= HOST_RING;
+}
+
 int
 host_room(void *edge, struct rig_part *parts, size_t nparts, size_t nwaits)
 {
@@ -120,11 +133,7 @@ host_room(void *edge, struct rig_part *parts, size_t nparts, size_t nwaits)
 	for (i = 0; i < nparts; i++)
 		if (never(parts, i))
 			return RIG_NEVER;
-	/* Acquire pairs with the device thread's release store of done:
-	 * the slot's previous job is no longer read once done passed it. */
-	if (d->submitted + 1 - atomic_load_explicit(&d->done, memory_order_acquire) > HOST_RING)
-		return RIG_LATER;
-	return RIG_FITS;
+	return slot_free(d, d->submitted + 1) ? RIG_FITS : RIG_LATER;
 }
 
 static int
@@ -249,8 +258,7 @@ check(struct host_dev *d, uint64_t value, const struct rig_part *parts,
 	if (value != d->submitted + 1)
 		return fail(d, failure, "value %llu submitted after %llu, not next",
 			    (unsigned long long)value, (unsigned long long)d->submitted);
-	/* Acquire pairs with the device thread's release store of done. */
-	if (value - atomic_load_explicit(&d->done, memory_order_acquire) > HOST_RING)
+	if (!slot_free(d, value))
 		return fail(d, failure, "value %llu submitted while its slot still runs (room said RIG_LATER)",
 			    (unsigned long long)value);
 	for (i = 0; i < nparts; i++) {

@@ -84,9 +84,14 @@ sring_ring(struct sring *r)
 }
 
 void
-sring_moved(struct sring *r)
+sring_moved(struct sring *r, uint64_t next)
 {
-	if (atomic_load_explicit(&r->asleep, memory_order_seq_cst))
+	/* Only when the value at the new cursor is already published: a
+	 * later publish finds the consumer asleep and rings itself. seq_cst
+	 * loads: against the publisher's seq then asleep, and the consumer's
+	 * asleep then cursor and seq. */
+	if (atomic_load_explicit(&r->asleep, memory_order_seq_cst) &&
+	    atomic_load_explicit(&r->slot[next % SRING_SLOTS].seq, memory_order_seq_cst) == next + 1)
 		sring_ring(r);
 }
 

@@ -12,6 +12,13 @@
  * lock, and it lets each slot carry the job's bytes (room), so a submit
  * allocates nothing.
  *
+ * Why its bell is not a ck_ec event count: the consumer sleeps on two
+ * things that different threads move (v's slot, by v's producer, and the
+ * cursor, by a submitter that ran v itself), and the one that moves the
+ * cursor must wake it only where the next slot is already filled; an event
+ * count orders one writer's change before its own bump, not that. A
+ * seq_cst asleep flag read by both (ring.c) does.
+ *
  * Producers: any number, each on the slot of its own value. Consumer: one,
  * the submission thread. room waits (yielding) only while the ring is full
  * (the slot still holds the value SRING_SLOTS earlier); publish and take
@@ -75,9 +82,9 @@ void sring_sleep_sc(struct sring *r, uint64_t v, _Atomic uint64_t *cursor,
 		    uint32_t bell);
 /* Wake the consumer whatever it waits for (a stop, a commit request). */
 void sring_ring(struct sring *r);
-/* The consumer's cursor moved past a value it may sleep on (a value run
- * by another thread): wake it if it sleeps. Call after the cursor's
- * seq_cst store. */
-void sring_moved(struct sring *r);
+/* The consumer's cursor moved to next, past a value it may sleep on (one
+ * run by another thread): wake it if it sleeps and next is published.
+ * Call after the cursor's store and a seq_cst fence. */
+void sring_moved(struct sring *r, uint64_t next);
 
 #endif

@@ -542,7 +542,7 @@ run_direct(struct submitter *s, uint64_t v, struct job *job)
 	sring_free_sc(&s->ring, v);
 	/* The cursor's store, then the consumer's asleep (ring.c). */
 	atomic_thread_fence(memory_order_seq_cst);
-	sring_moved(&s->ring);
+	sring_moved(&s->ring, v + 1);
 	return true;
 }
 

@@ -8,7 +8,7 @@
  * driver's word later passes it, since the device's work is no longer
  * trusted.
  */
-#include "util/futex.h"
+#include "util/ec.h"
 #include "timeline/timeline.h"
 
 void
@@ -66,7 +66,8 @@ timeline_settled(struct timeline *tl, uint64_t v)
 void
 timeline_wake(struct timeline *tl)
 {
-	atomic_fetch_add_explicit(tl->futex, 1, memory_order_release);
-	if (atomic_load(&tl->waiters))
-		futex_wake_all(tl->futex);
+	/* After whatever the waker saw or stored (the word, lost): the bump
+	 * is a store barrier after it, and wakes the flagged sleepers
+	 * (wait.c). Wakers are many (the poller, a loss, a driver): ec_mp. */
+	ck_ec32_inc(tl->futex, ec_mp());
 }

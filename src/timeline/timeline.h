@@ -20,19 +20,23 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <ck_ec.h>
+
 #include "rig.h"
 
 struct timeline {
 	int slot;			/* index in rig_words, or -1 */
 	const char *name;		/* the device's, for messages */
 	_Atomic uint64_t *word;		/* &rig_words[slot] */
-	_Atomic uint32_t *futex;	/* bumped whenever the word moves or the device is lost */
+	struct ck_ec32 *futex;		/* event count bumped whenever the word moves or the
+					 * device is lost (util/ec.h); waits sleep on it */
 	uint64_t base;			/* the word's value when make returned */
 	_Atomic uint64_t issued;
 	_Atomic uint64_t submitted;
 	_Atomic uint64_t committed;
 	_Atomic uint64_t commit_want;	/* highest value a waiter needs committed */
-	_Atomic uint32_t waiters;	/* threads sleeping on futex */
+	_Atomic uint32_t waiters;	/* threads in the sleeping part of a wait (the poller
+					 * watches the word while any are) */
 	_Atomic(const char *) lost;	/* why the device was lost (loss->reason); NULL while live */
 	struct rig_loss *loss;		/* the loss's record, set before lost */
 	_Atomic uint64_t lost_at;	/* values above it were dropped by the loss */
@@ -113,7 +117,8 @@ int timeline_note_wait(struct timeline *tl, struct timeline *producer, uint64_t 
 void loss_chain_text(const struct rig_loss *l, char *buf, size_t len);
 /* Free the loss's record, at the device's end. */
 void timeline_forget(struct timeline *tl);
-/* Wake the waiters of tl (after rig itself saw the word move). */
+/* Wake the waiters of tl (after rig itself saw the word move): a bump of
+ * its event count, a system call only when one sleeps. */
 void timeline_wake(struct timeline *tl);
 /* Raise an atomic to at least v. */
 void timeline_raise(_Atomic uint64_t *a, uint64_t v);

@@ -3,14 +3,20 @@
  * each slot. A slot is taken at open and given back at the device's end;
  * the word keeps its value, so the next device's values start above it.
  * Slots change hands rarely: a mutex guards the free list.
+ *
+ * Beside each word, the event count its waits sleep on (util/ec.h, wait.c):
+ * rig bumps it when it sees the word move (the poller) or loses the device,
+ * and a driver that stored the word itself may bump it at once
+ * (rig_word_wake()).
  */
 #include <pthread.h>
 #include <time.h>
 
+#include "util/ec.h"
 #include "timeline/timeline.h"
 
 _Atomic uint64_t rig_words[RIG_WORD_SLOTS];
-static _Atomic uint32_t word_futex[RIG_WORD_SLOTS];
+static struct ck_ec32 word_ec[RIG_WORD_SLOTS];
 
 static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool slot_taken[RIG_WORD_SLOTS];
@@ -42,8 +48,20 @@ timeline_slot_take(struct timeline *tl)
 	if (slot < 0)
 		return -1;
 	tl->word = &rig_words[slot];
-	tl->futex = &word_futex[slot];
+	tl->futex = &word_ec[slot];
 	return slot;
+}
+
+void
+rig_word_wake(const _Atomic uint64_t *word)
+{
+	/* Addresses, not a pointer difference: word may lie anywhere. */
+	uintptr_t off = (uintptr_t)word - (uintptr_t)rig_words;
+
+	if (off >= sizeof(rig_words) || off % sizeof(rig_words[0]))
+		return;
+	/* After the driver's store of the word (see timeline_wake()). */
+	ck_ec32_inc(&word_ec[off / sizeof(rig_words[0])], ec_mp());
 }
 
 void

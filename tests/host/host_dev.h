@@ -17,6 +17,31 @@
 #include "host/host.h"
 #include "kernels.h"
 
+/*
+ * rig_word_wake(), which librig defines, for the driver alone: it counts
+ * the calls and checks each against the word. The device thread calls it
+ * after each store of the word, so each call finds a word that moved
+ * since the call before on the same word.
+ */
+static pthread_mutex_t woken_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t woken_calls, woken_stale;	/* under woken_lock */
+static const _Atomic uint64_t *woken_word;
+static uint64_t woken_last;
+
+void
+rig_word_wake(const _Atomic uint64_t *word)
+{
+	uint64_t w = atomic_load(word);
+
+	pthread_mutex_lock(&woken_lock);
+	if (word == woken_word && w <= woken_last)
+		woken_stale++;
+	woken_word = word;
+	woken_last = w;
+	woken_calls++;
+	pthread_mutex_unlock(&woken_lock);
+}
+
 /* A host device opened for a test, and the one lock rig would hold. */
 struct dev {
 	void *h;

@@ -3,8 +3,10 @@
  * its opener and tables as rig calls it (room, submit and commit one at a
  * time: a mutex serializes them here). Facts, memory and code ops; room's
  * refusals; every group of random grids runs exactly once; fills and a
- * fill's failure; waits on other words; times; stop; the word advancing in
- * value order under many threads. Copies: test_host_copy.c.
+ * fill's failure; waits on other words; times; stop; values submitted
+ * after pauses that put the device thread to sleep, each word store
+ * followed by rig_word_wake(); the word advancing in value order under
+ * many threads. Copies: test_host_copy.c.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -21,6 +23,7 @@
 #include <cmocka.h>
 
 #include "host_dev.h"
+#include "idle.h"
 
 /* ---- Facts, memory, code ------------------------------------------------ */
 
@@ -458,6 +461,40 @@ test_stop_drops_pending_values(void **state)
 	pthread_mutex_destroy(&d.lock);
 }
 
+/*
+ * Submits with pauses between them, some long enough for the device thread
+ * to fall asleep: each value still runs, and its word store is followed by
+ * a call of rig_word_wake() (host_dev.h's stub counts them).
+ */
+static void
+test_wakes_after_idle(void **state)
+{
+	static const uint32_t one[3] = { 1, 1, 1 };
+	struct dev *d = *state;
+	uint64_t calls0, v = 0;
+	unsigned seed = 17;
+	int i;
+
+	pthread_mutex_lock(&woken_lock);
+	calls0 = woken_calls;
+	pthread_mutex_unlock(&woken_lock);
+	for (i = 0; i < 150; i++) {
+		struct counted c;
+		struct rig_part p;
+
+		counted_init(&c, one);
+		p = launch_part(d->groups, &c.p, sizeof(c.p), one, one);
+		v = dev_submit(d, &p, 1, NULL, 0, NULL);
+		wait_value(&d->word, v);
+		counted_check(&c);
+		idle_pause(&seed);
+	}
+	pthread_mutex_lock(&woken_lock);
+	assert_true(woken_calls - calls0 >= 150);
+	assert_int_equal(woken_stale, 0);
+	pthread_mutex_unlock(&woken_lock);
+}
+
 /* Many submitting threads; a watcher checks the word's order as it moves. */
 enum { THREADS = 4, PER_THREAD = 150, MAX_VALUES = THREADS * PER_THREAD + 1 };
 
@@ -593,6 +630,7 @@ main(void)
 		cmocka_unit_test(test_commit_and_times),
 		cmocka_unit_test(test_ring_full_answers_later),
 		cmocka_unit_test(test_stop_drops_pending_values),
+		cmocka_unit_test(test_wakes_after_idle),
 		cmocka_unit_test(test_many_threads_word_in_value_order),
 	};
 

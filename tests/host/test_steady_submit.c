@@ -97,6 +97,34 @@ submit_steady(struct rig_submission *s, struct rig_buffer **bufs, size_t nbufs,
 	assert_int_equal(locks, 0);
 }
 
+/* The polled device: a launch reading one buffer and writing another. */
+static void
+test_polled_submit_is_steady(void **state)
+{
+	struct polled_dev pd = polled_open((struct rig_polled_config){ .name = "STEADY", .lag = 8 });
+	struct rig_ref refs[] = { RIG_READ(0, 0), RIG_WRITE(1, 8) };
+	struct rig_buffer *x, *y;
+	struct rig_image *img;
+	struct rig_function *fn;
+	struct rig_submission *s;
+	struct rig_part_spec part;
+	uint64_t params[2] = { 0, 0 };
+
+	allocs = locks = 0;
+	assert_int_equal(rig_buffer_create(pd.d, 4096, RIG_MEMORY_DEVICE, &x), 0);
+	assert_int_equal(rig_buffer_create(pd.d, 4096, RIG_MEMORY_DEVICE, &y), 0);
+	assert_int_equal(rig_image_load(pd.d, "k", 1, &img), 0);
+	assert_int_equal(rig_image_function(img, "k/16/64", &fn), 0);
+	part = rig_part_launch(fn, 16, refs, 2);
+	assert_int_equal(rig_submission_make(pd.d, &part, 1, NULL, 0, (struct rig_keep){ 0 }, &s), 0);
+	submit_steady(s, (struct rig_buffer *[]){ x, y }, 2, params, sizeof(params));
+	rig_submission_release(s);
+	rig_image_release(img);
+	rig_buffer_release(x);
+	rig_buffer_release(y);
+	polled_close(pd);
+}
+
 /* The host device: an empty kernel, as bench/host.c's batched_submit. */
 static void
 test_host_submit_is_steady(void **state)
@@ -131,6 +159,7 @@ main(void)
 	return 0;
 #else
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_polled_submit_is_steady),
 		cmocka_unit_test(test_host_submit_is_steady),
 	};
 

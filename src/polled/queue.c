@@ -1,0 +1,567 @@
+/*
+ * polled/queue.c: the polled device's queue and its worker. rig's C
+ * functions (room, submit, commit) fill a ring of value slots; the
+ * device's worker thread runs each committed value's work in value order
+ * and stores the value in the word, so the word is always the last
+ * committed value whose work (and every earlier value's) completed. In the
+ * steady state a value costs no allocation, no lock and no system call:
+ * the worker spins a little before it sleeps, and a commit makes a system
+ * call only to wake a worker that sleeps.
+ *
+ * The ring. Value v's work lives in slot v % POLLED_SLOTS: its parts as
+ * steps and its waits, inline, or for a value of more than POLLED_STEPS
+ * parts or POLLED_WAITS waits in a heap block that the slot keeps for its
+ * next large value (stop frees it). Three cursors, all values:
+ *   submitted  the last value submit filled; rig's calls alone use it;
+ *   committed  the last value the worker may run; rig's calls store it;
+ *   done       the last value the worker let go of; the worker stores it.
+ * Invariant: base <= done <= committed <= submitted <= done + POLLED_SLOTS.
+ * The first two hold because the worker runs v only once v <= committed,
+ * the third because commit never passes submitted, the last because room
+ * answers RIG_LATER while the next value's slot still holds the value
+ * POLLED_SLOTS before it (rig then commits what it holds and waits for
+ * the word; the word reaches that value as done does).
+ *
+ * Slot v is rig's calls' from done >= v - POLLED_SLOTS until commit
+ * publishes committed >= v, then the worker's until it stores done = v:
+ *   (A) commit's release store of committed pairs with the worker's
+ *       acquire load: what submit wrote into the slot is visible to it;
+ *   (B) the worker's release store of done pairs with room's and submit's
+ *       acquire load: its reads of the slot are over before submit
+ *       overwrites it (or reuses the slot's heap block).
+ * Each side reads the other's cursor again only when what it read last
+ * says no (an edge once made still orders the slots up to it), so the
+ * cache lines the two share move once per batch, not once per value.
+ * Values arrive in order, one call at a time (rig_edge.h), so the ring
+ * needs no producer cursor of its own: submit checks that it is given
+ * submitted + 1 and refuses another value rather than run a stale slot.
+ *
+ * Why not ck_ring: its SPSC ring copies each entry in and out (a slot is
+ * ~400 bytes) and knows one producer cursor, while the worker may run
+ * only up to committed, a second one; indexed by value, submit fills the
+ * slot in place and the cursors are the values themselves.
+ *
+ * Waking: Concurrency Kit's event count (ck_ec) beside committed. Its
+ * counter is bumped, with a locked increment, after each change the
+ * worker waits for (commit and the lag's own commit, the end of a stall,
+ * stop); an increment that finds the waiters' flag set makes the one
+ * futex wake. Multiple-producer mode: stall and stop bump it from other
+ * threads. Why no wake-up is lost: the worker reads the counter (snap),
+ * then committed; a waker stores committed, then increments. ck_ec_inc()
+ * is a write barrier before its increment and ck_ec_value() a read
+ * barrier after its load (ck_ec.h), so if snap saw the increment, the
+ * worker's load of committed sees the store and it does not sleep. If not,
+ * ck_ec_wait() returns at once where the counter moved from snap, or its
+ * compare-exchange sets the flag before the increment, which then sees
+ * the flag and wakes it (futex_wait compares the counter in the kernel,
+ * so a wake between the flag and the sleep is not lost either).
+ *
+ * Spinning: before it sleeps, the worker looks for work for spin_ns,
+ * pausing briefly, then yielding the core (on two cores, the thread that
+ * would end the wait may need it: with both on one core, a round trip
+ * pays every pause before the yield). spin_ns adapts: after a sleep that
+ * a spin of SPIN_MAX_NS (about a wake-up's cost) would have covered it
+ * spins that long again; after a longer sleep half as long, down to
+ * SPIN_MIN_NS, so an idle device stops burning the core it shares.
+ *
+ * One interleaving (lag 8): submit(5) fills slot 5 and commit(5) stores
+ * committed = 5 and bumps the counter to 8 (no flag: the worker is
+ * spinning, so no system call). The worker sees 5, runs slot 5, stores
+ * the word = 5 and done = 5, spins on 6 for spin_ns, reads snap = 8 and
+ * committed = 5, and sleeps (flag set). submit(6) and commit(6) store
+ * committed = 6 and bump the counter: it had the flag, so commit wakes it.
+ *
+ * Which pairs may run at once (X: they exclude each other):
+ *                   rig's calls  worker  wake  stop
+ *   rig's calls          X          -      -     X
+ *   worker               -          X      -     (joined)
+ *   wake                 -          -      -     -
+ *   stop                 X       (joins)   -     X
+ * rig's calls are one at a time by the contract, stop runs once none is in
+ * flight (Driver.stop), and a wake (rig_polled_stall) looks at the device
+ * under ctl_lock, which release takes before it frees the device.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "polled/polled.h"
+
+#define SPIN_MAX_NS	40000u	/* about a wake-up's cost on this kind of machine */
+#define SPIN_MIN_NS	2000u
+#define SPIN_PAUSES	32u	/* pauses (about a yield's cost) before the spin yields */
+
+/* ---- The event count's operating system ---- */
+
+static int
+ec_gettime(const struct ck_ec_ops *ops, struct timespec *out)
+{
+	return clock_gettime(CLOCK_MONOTONIC, out);
+}
+
+/* ck_ec's deadline is absolute on ec_gettime's clock: FUTEX_WAIT_BITSET
+ * reads it so (FUTEX_WAIT's is relative). */
+static void
+ec_wait32(const struct ck_ec_wait_state *state, const uint32_t *word,
+	  uint32_t expected, const struct timespec *deadline)
+{
+	syscall(SYS_futex, word, FUTEX_WAIT_BITSET_PRIVATE, expected, deadline,
+		NULL, FUTEX_BITSET_MATCH_ANY);
+}
+
+static void
+ec_wake32(const struct ck_ec_ops *ops, const uint32_t *word)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+static const struct ck_ec_ops ec_ops = {
+	.gettime = ec_gettime,
+	.wait32 = ec_wait32,
+	.wake32 = ec_wake32,
+};
+
+static const struct ck_ec_mode ec_mode = { .ops = &ec_ops, .single_producer = false };
+
+void
+polled_queue_wake(struct pdev *d)
+{
+	ck_ec_inc(&d->ec, &ec_mode);
+}
+
+/* ---- The worker ---- */
+
+static bool
+stopping(struct pdev *d)
+{
+	return atomic_load_explicit(&d->stopping, memory_order_acquire);
+}
+
+/* Poll each producer word until it shows its value (or we stop). */
+static bool
+await_producers(struct pdev *d, const struct pslot *s)
+{
+	for (uint32_t i = 0; i < s->nwaits; i++)
+		/* Pairs with the producer's release store of its word: its
+		 * work's writes are visible to what runs after the wait. */
+		while (atomic_load_explicit(s->waits[i].word, memory_order_acquire) <
+		       s->waits[i].value) {
+			if (stopping(d))
+				return false;
+			polled_nap();
+		}
+	return true;
+}
+
+/* The device's addresses are host addresses, whatever the host is told. */
+static void
+run_copy(const struct pstep *c)
+{
+	for (uint64_t r = 0; r < c->rows; r++) {
+		if (c->fill >= 0)
+			memset(c->dst + r * c->dst_pitch, c->fill, c->bytes);
+		else
+			memmove(c->dst + r * c->dst_pitch, c->src + r * c->src_pitch,
+				c->bytes);
+	}
+}
+
+/* The injected fault at part of v, on queue: nothing more runs on this
+ * device, and its interrupt source says why. */
+static void
+fault(struct pdev *d, uint64_t v, int part, uint32_t queue)
+{
+	uint64_t one = 1;
+
+	d->site = (struct rig_fault_site){ v, part, (int)queue };
+	snprintf(d->fault_text, sizeof(d->fault_text),
+		 "injected fault at part %d of value %llu", part,
+		 (unsigned long long)v);
+	/* Release: polled_events() reads the site once it sees the flag. */
+	atomic_store(&d->faulted, true);
+	if (write(d->efd, &one, sizeof(one)) < 0)
+		perror("polled: eventfd");
+}
+
+/* Run v's steps; false if it met the injected fault. */
+static bool
+run_steps(struct pdev *d, const struct pslot *s, uint64_t v)
+{
+	int part = atomic_load(&d->p->fault_part);
+	bool faults = atomic_load(&d->p->fault_value) == v;
+	uint32_t queue = s->nsteps ? s->steps[s->nsteps - 1].queue : 0;
+
+	for (uint32_t i = 0; i < s->nsteps; i++) {
+		if (faults && (int)i >= part) {
+			queue = s->steps[i].queue;
+			break;
+		}
+		if (s->steps[i].is_copy)
+			run_copy(&s->steps[i]);
+	}
+	if (faults)
+		fault(d, v, part, queue);
+	return !faults;
+}
+
+/* Whether v is committed. committed is read again only past what the
+ * worker saw last: the line it shares with rig's calls moves less. */
+static bool
+is_committed(struct pdev *d, uint64_t v)
+{
+	if (v <= d->committed_seen)
+		return true;
+	/* (A): pairs with commit's release store; the slots up to it are
+	 * written (and stay so for the values the worker has not run). */
+	d->committed_seen = atomic_load_explicit(&d->committed, memory_order_acquire);
+	return v <= d->committed_seen;
+}
+
+/* Whether the worker may run v now. */
+static bool
+runnable(struct pdev *d, uint64_t v)
+{
+	return is_committed(d, v) && !atomic_load(&d->p->stalled) &&
+	       !atomic_load(&d->faulted);
+}
+
+static bool
+wanted(struct pdev *d, uint64_t v)
+{
+	return stopping(d) || runnable(d, v);
+}
+
+/*
+ * Nothing to run: spin for spin_ns, then sleep on the event count until
+ * it moves. Returns when there may be something to do; the caller looks.
+ */
+static void
+idle(struct pdev *d, uint64_t v)
+{
+	uint64_t start = rig_now_ns();
+	uint32_t snap;
+
+	for (unsigned i = 0;; i++) {
+		if (wanted(d, v))
+			return;
+		if (i < SPIN_PAUSES) {
+			ck_pr_stall();	/* the CPU's pause */
+			continue;
+		}
+		if (rig_now_ns() - start >= d->spin_ns)
+			break;
+		sched_yield();
+	}
+	/* The snapshot before the last look: a change after the look
+	 * moves the counter off it (the proof above). */
+	snap = ck_ec_value(&d->ec);
+	if (!wanted(d, v))
+		ck_ec_wait(&d->ec, &ec_mode, snap, NULL);
+	if (rig_now_ns() - start < SPIN_MAX_NS)
+		d->spin_ns = SPIN_MAX_NS;
+	else if (d->spin_ns / 2 >= SPIN_MIN_NS)
+		d->spin_ns /= 2;
+}
+
+/* Run v; false if the worker stopped in its waits or v faulted. */
+static bool
+run_value(struct pdev *d, uint64_t v)
+{
+	const struct pslot *s = &d->slot[v % POLLED_SLOTS];
+	const struct rig_polled_config *c = &d->p->c;
+
+	if (!await_producers(d, s))
+		return false;
+	if (c->ran)
+		c->ran(c->ran_arg, v, 0);
+	if (!run_steps(d, s, v))
+		return false;
+	if (c->ran)
+		c->ran(c->ran_arg, v, 1);
+	/* Pairs with rig's acquire loads of the word (and other devices'
+	 * waits): v's work is visible with it. */
+	atomic_store_explicit(d->word, v, memory_order_release);
+	polled_bump(&d->p->ran);
+	/* (B): pairs with room's and submit's acquire loads; the slot is
+	 * no longer read. */
+	atomic_store_explicit(&d->done, v, memory_order_release);
+	return true;
+}
+
+static void *
+worker(void *arg)
+{
+	struct pdev *d = arg;
+	uint64_t v = d->base + 1;
+
+	while (!stopping(d)) {
+		if (!runnable(d, v))
+			idle(d, v);
+		else if (run_value(d, v))
+			v++;
+	}
+	return NULL;
+}
+
+int
+polled_queue_start(struct pdev *d)
+{
+	d->submitted = d->done_seen = d->committed_seen = d->base;
+	atomic_init(&d->committed, d->base);
+	atomic_init(&d->done, d->base);
+	atomic_init(&d->stopping, false);
+	atomic_init(&d->faulted, false);
+	ck_ec_init(&d->ec, 0);
+	d->spin_ns = SPIN_MAX_NS;
+	return pthread_create(&d->worker, NULL, worker, d);
+}
+
+void
+polled_queue_stop(struct pdev *d)
+{
+	atomic_store(&d->stopping, true);
+	polled_queue_wake(d);
+	pthread_join(d->worker, NULL);
+	/* The worker is gone and rig's calls are over: the slots are ours. */
+	for (size_t i = 0; i < POLLED_SLOTS; i++) {
+		free(d->slot[i].heap);
+		d->slot[i].heap = NULL;
+		d->slot[i].heap_bytes = 0;
+	}
+}
+
+/* ---- The five C functions ---- */
+
+/* Whether v's slot is free: the worker let go of the value before it.
+ * done is read again only when what rig's calls saw last says no. */
+static bool
+slot_free(struct pdev *d, uint64_t v)
+{
+	if (d->done_seen + POLLED_SLOTS >= v)
+		return true;
+	/* (B): pairs with the worker's release store of done. */
+	d->done_seen = atomic_load_explicit(&d->done, memory_order_acquire);
+	return d->done_seen + POLLED_SLOTS >= v;
+}
+
+static int
+polled_room(void *edge, struct rig_part *parts, size_t n, size_t nwaits)
+{
+	struct pdev *d = edge;
+	const struct rig_polled_config *c = &d->p->c;
+	int r = RIG_FITS;
+
+	polled_enter_c(d->p);
+	polled_maybe_block(d->p, CALL_ROOM);
+	if (polled_failing(d->p, CALL_ROOM))
+		r = RIG_NEVER;
+	else if (c->grows && !d->p->grown)
+		r = RIG_GROW;
+	for (size_t i = 0; i < n && r == RIG_FITS; i++) {
+		if (parts[i].kind < RIG_WORDS_PART || parts[i].kind > RIG_LAUNCH_PART ||
+		    parts[i].queue >= c->nqueues ||
+		    !(c->queues[parts[i].queue].runs & RIG_RUNS(parts[i].kind)))
+			r = RIG_NEVER;
+	}
+	/* Full: the worker frees the slot once the word shows the value
+	 * POLLED_SLOTS before the next one, which rig commits. */
+	if (r == RIG_FITS && !slot_free(d, d->submitted + 1))
+		r = RIG_LATER;
+	polled_leave_c(d->p);
+	return r;
+}
+
+/* Where slot s keeps n steps and nwaits waits: inline, or its heap block
+ * (grown when too small). false on no memory. */
+static bool
+slot_arrays(struct pslot *s, size_t n, size_t nwaits, struct pstep **steps,
+	    struct rig_wait **waits)
+{
+	size_t need = n * sizeof(**steps) + nwaits * sizeof(**waits);
+
+	if (n <= POLLED_STEPS && nwaits <= POLLED_WAITS) {
+		*steps = s->step;
+		*waits = s->wait;
+		return true;
+	}
+	if (s->heap_bytes < need) {
+		free(s->heap);
+		s->heap_bytes = 0;
+		if (!(s->heap = malloc(need)))
+			return false;
+		s->heap_bytes = need;
+	}
+	*steps = s->heap;
+	*waits = (struct rig_wait *)(*steps + n);
+	return true;
+}
+
+static void
+step_of(struct pstep *st, const struct rig_part *part)
+{
+	const struct rig_copy *c = &part->u.copy;
+
+	st->queue = part->queue;
+	st->is_copy = part->kind == RIG_COPY_PART;
+	if (!st->is_copy)
+		return;
+	st->src = (unsigned char *)(uintptr_t)c->src.at.address + c->src.offset;
+	st->dst = (unsigned char *)(uintptr_t)c->dst.at.address + c->dst.offset;
+	st->fill = c->fill;
+	st->bytes = c->bytes;
+	st->rows = c->rows;
+	st->src_pitch = c->src_pitch;
+	st->dst_pitch = c->dst_pitch;
+}
+
+/* Fill v's slot (free: room said so). false on no memory. */
+static bool
+fill_slot(struct pdev *d, uint64_t v, const struct rig_part *parts, size_t n,
+	  const struct rig_wait *waits, size_t nwaits)
+{
+	struct pslot *s = &d->slot[v % POLLED_SLOTS];
+	struct pstep *steps;
+	struct rig_wait *w;
+
+	if (!slot_arrays(s, n, nwaits, &steps, &w))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		step_of(&steps[i], &parts[i]);
+	if (nwaits)
+		memcpy(w, waits, nwaits * sizeof(*waits));
+	s->steps = steps;
+	s->waits = w;
+	s->nsteps = (uint32_t)n;
+	s->nwaits = (uint32_t)nwaits;
+	return true;
+}
+
+/* Let the worker run up to v (rig's calls only). */
+static void
+publish_commit(struct pdev *d, uint64_t v)
+{
+	/* (A): pairs with the worker's acquire load; the slots up to v are
+	 * written. Then the event count, which wakes a sleeping worker. */
+	atomic_store_explicit(&d->committed, v, memory_order_release);
+	polled_queue_wake(d);
+}
+
+/* Fills run inside submit, with their argument valid only then. */
+static int
+run_fills(struct pdev *d, uint64_t value, struct rig_part *parts, size_t n,
+	  const char **failure)
+{
+	for (size_t i = 0; i < n; i++) {
+		int r;
+
+		if (parts[i].kind != RIG_FILL_PART)
+			continue;
+		r = parts[i].u.fill.fn(NULL, parts[i].u.fill.arg, value);
+		if (r) {
+			snprintf(d->failure, sizeof(d->failure),
+				 "fill of part %zu returned %d", i, r);
+			*failure = d->failure;
+			return RIG_FAILED;
+		}
+	}
+	return RIG_OK;
+}
+
+/* Why submit refuses value, or NULL: an injected failure, or a value
+ * other than the next, or one without room (both break rig's promises,
+ * and would run a stale slot). */
+static const char *
+refusal(struct pdev *d, uint64_t value)
+{
+	if (polled_failing(d->p, CALL_SUBMIT))
+		return polled_injected(d, CALL_SUBMIT);
+	if (value == d->submitted + 1 && slot_free(d, value))
+		return NULL;
+	snprintf(d->failure, sizeof(d->failure), "value %llu %s",
+		 (unsigned long long)value, value != d->submitted + 1 ?
+		 "is not the next" : "has no room (room said so)");
+	return d->failure;
+}
+
+static int
+submit_work(struct pdev *d, uint64_t value, struct rig_part *parts, size_t n,
+	    const struct rig_wait *waits, size_t nwaits,
+	    struct rig_times *times, const char **failure)
+{
+	const char *why;
+
+	polled_bump(&d->p->submits);
+	polled_maybe_block(d->p, CALL_SUBMIT);
+	if ((why = refusal(d, value))) {
+		*failure = why;
+		return RIG_FAILED;
+	}
+	if (run_fills(d, value, parts, n, failure) != RIG_OK)
+		return RIG_FAILED;
+	if (!fill_slot(d, value, parts, n, waits, nwaits)) {
+		*failure = "no memory to queue the work";
+		return RIG_FAILED;
+	}
+	if (times)
+		*times = (struct rig_times){ 0, 0 };
+	d->submitted = value;
+	if (value - atomic_load_explicit(&d->committed, memory_order_relaxed) >=
+	    d->p->c.lag)
+		publish_commit(d, value);
+	return RIG_OK;
+}
+
+static int
+commit_work(struct pdev *d, uint64_t value, const char **failure)
+{
+	polled_bump(&d->p->commits);
+	polled_maybe_block(d->p, CALL_COMMIT);
+	if (polled_failing(d->p, CALL_COMMIT)) {
+		*failure = polled_injected(d, CALL_COMMIT);
+		return RIG_FAILED;
+	}
+	/* Never past submitted: the slots beyond hold older values. */
+	if (value > d->submitted)
+		value = d->submitted;
+	if (value > atomic_load_explicit(&d->committed, memory_order_relaxed))
+		publish_commit(d, value);
+	return RIG_OK;
+}
+
+/* submit and commit, counted for the overlap check of stop. */
+static int
+polled_submit(void *edge, uint64_t value, struct rig_part *parts, size_t n,
+	      const struct rig_wait *waits, size_t nwaits,
+	      struct rig_times *times, const char **failure)
+{
+	struct pdev *d = edge;
+	int r;
+
+	polled_enter_c(d->p);
+	r = submit_work(d, value, parts, n, waits, nwaits, times, failure);
+	polled_leave_c(d->p);
+	return r;
+}
+
+static int
+polled_commit(void *edge, uint64_t value, const char **failure)
+{
+	struct pdev *d = edge;
+	int r;
+
+	polled_enter_c(d->p);
+	r = commit_work(d, value, failure);
+	polled_leave_c(d->p);
+	return r;
+}
+
+const struct rig_driver polled_driver = {
+	.room = polled_room,
+	.submit = polled_submit,
+	.commit = polled_commit,
+};

@@ -7,67 +7,19 @@
  * What rig's own threads do (the submission thread, a driver's workers) is
  * not the submit's cost and is not counted.
  *
- * The counters interpose the functions in this executable, which librig's
- * calls resolve to first. A sanitizer's runtime interposes them too, so
- * under ASan or TSan the test is skipped.
+ * The counters (tests/core/calls.h) interpose the functions in this
+ * executable; under ASan or TSan, whose runtimes interpose them too, the
+ * test is skipped.
  */
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "../core/calls.h"
 #include "../core/common.h"
 #include "kernels.h"
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-
 #ifndef SANITIZED
-/* Counted on the thread that set counting. */
-static _Thread_local bool counting;
-static _Thread_local unsigned long allocs, locks;
-
-void *__libc_malloc(size_t);
-void *__libc_calloc(size_t, size_t);
-void *__libc_realloc(void *, size_t);
-
-void *
-malloc(size_t n)
-{
-	allocs += counting;
-	return __libc_malloc(n);
-}
-
-void *
-calloc(size_t n, size_t size)
-{
-	allocs += counting;
-	return __libc_calloc(n, size);
-}
-
-void *
-realloc(void *p, size_t n)
-{
-	allocs += counting;
-	return __libc_realloc(p, n);
-}
-
-static int (*real_lock)(pthread_mutex_t *);
-
-int
-pthread_mutex_lock(pthread_mutex_t *m)
-{
-	locks += counting;
-	if (!real_lock)		/* a call before main */
-		real_lock = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_lock");
-	return real_lock(m);
-}
-
 #define WARM 2000
 #define COUNTED 20000
 

@@ -2,12 +2,12 @@
  * core/alloc.c: a device's allocations as objects: asked of the driver,
  * kept on the device's list, released by their last buffer, their memory
  * given back to the driver. When memory goes back is reclaim/'s: a release
- * with work in flight notes the points of that work and puts its
- * allocation in the device's limbo, where the next allocation of its size
- * and kind takes it back once they are settled (handle, stamps and region
- * reused, zeroed, no driver call), or reclaim/ hands it here to give back. Neither
- * path takes mem_lock or allocates; the driver's alloc and free, and the
- * list, are under mem_lock.
+ * on a busy device notes the points of the work that used the memory and
+ * puts its allocation in the device's limbo, where the next allocation of
+ * its size and kind takes it back once they are settled (handle, stamps
+ * and region reused, the bytes zeroed, no driver call), or reclaim/ hands
+ * it here to give back. Neither path takes mem_lock or allocates; the
+ * driver's alloc and free, and the list, are under mem_lock.
  *
  * A borrowed allocation (borrow.c) maps another allocation, its root, on a
  * second device: it shares the root's stamps and lock, holds a reference to

@@ -1,8 +1,9 @@
 /*
  * reclaim/limbo.h: things let go that may go back only once their points
  * are settled, a point being (slot, value) of rig_words. A device has two
- * (reclaim.h): memory whose last buffer went while work that uses it was
- * in flight, and what submissions keep until their value is done.
+ * (reclaim.h): memory whose last buffer went while its device was busy
+ * (work that uses it in flight, or other work), and what submissions keep
+ * until their last value is done.
  *
  * Memory of one size and kind is reusable (its key): an allocation of that
  * size takes the oldest of it once its points are settled (limbo_take),
@@ -30,7 +31,10 @@
  * Not a liburcu wait-free queue (cds_wfcq): a device is zeroed memory
  * that devices.c sets up, and a zeroed wfcq is not an empty queue while a
  * zeroed lfs stack and flag are. The stack's pop-all needs no RCU; the
- * token orders the lists taken from it.
+ * token orders the lists taken from it. No call_rcu either: nothing reads
+ * an item but under the token or after it was handed out, so nothing here
+ * waits for a grace period (a device's end does, for its puts and takes:
+ * core/alloc.c).
  */
 #ifndef RECLAIM_LIMBO_H
 #define RECLAIM_LIMBO_H

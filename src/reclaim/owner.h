@@ -4,8 +4,10 @@
  * header of the core's objects: a full layering would have the core hand
  * reclaim its device's state and hooks at open, which devices.c (not ours
  * to change now) does not do, so these few functions, defined by the core
- * (core/owner.c, core/alloc.c), are reclaim's window on it. Beside them
- * reclaim uses core/error.h, the one way to set rig_why().
+ * (core/owner.c, core/alloc.c), are reclaim's window on it, with
+ * submission_put() of submit/ (also above reclaim), which a deferred keep
+ * calls at last. Beside them reclaim uses core/error.h, the one way to set
+ * rig_why().
  */
 #ifndef RECLAIM_OWNER_H
 #define RECLAIM_OWNER_H

@@ -185,9 +185,10 @@ enum rig_access {
 /*
  * rig_buffer_create() - bytes of a device's memory of a kind
  * (RIG_MEMORY_DEVICE, _PINNED or _MAPPED). Zero bytes allocate nothing; the
- * buffer's address is then 0. Memory a buffer of the same size and kind
- * released may come back, zeroed, with no call to the driver
- * (rig_buffer_release()). An allocation that would pass the budget, or
+ * buffer's address is then 0. Its bytes are unspecified: memory a buffer
+ * of the same size and kind released may come back as its last use left
+ * it, with no call to the driver (rig_buffer_release()); write what must
+ * be known first. An allocation that would pass the budget, or
  * that the driver has no room for, first returns released memory, waiting
  * for its work where needed, and asks again.
  * Returns 0; RIG_EINVAL for a negative size (a size_t negative as

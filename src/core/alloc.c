@@ -5,8 +5,8 @@
  * on a busy device notes the points of the work that used the memory and
  * puts its allocation in the device's limbo, where the next allocation of
  * its size and kind takes it back once they are settled (handle, stamps
- * and region reused, the bytes zeroed, no driver call), or reclaim/ hands
- * it here to give back. Neither path takes mem_lock or allocates; the
+ * and region reused, no driver call), or reclaim/ hands it here to give
+ * back. Neither path takes mem_lock or allocates; the
  * driver's alloc and free, and the list, are under mem_lock.
  *
  * A borrowed allocation (borrow.c) maps another allocation, its root, on a
@@ -16,7 +16,6 @@
  */
 #include <stddef.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "core/device.h"
 #include "core/error.h"
@@ -228,13 +227,11 @@ reuse(struct rig_device *d, uint64_t key, bool wait)
 	if (!atomic_load_explicit(&d->tl.lost, memory_order_acquire))
 		it = limbo_take(&d->rc.memory, key, wait, &emptied);
 	if (it) {
+		/* Its bytes stay as its last use left them (rig.h): zeroing
+		 * 4 KiB another core's work last wrote cost more than the
+		 * rest of a release and a reuse together (bench_reclaim). */
 		limbo_item_clear(it);
 		a = of_item(it);
-		/* As the driver's fresh memory comes (every driver here
-		 * zeroes it): no program finds an earlier buffer's bytes.
-		 * Its uses are settled (the word's acquire in the take), so
-		 * nothing else touches it. */
-		memset(a->loc.host, 0, a->bytes);
 		atomic_store_explicit(&a->refs, 1, memory_order_relaxed);
 	}
 	p_rcu_read_unlock();
@@ -271,9 +268,7 @@ try_make(void *arg)
 		budget_unreserve(&d->rc, bytes);
 		goto out;
 	}
-	/* Reused only where the host can zero it. Before the list: a
-	 * device's end clears loc.host of what it finds there. */
-	m->a->item.key = m->a->loc.host ? m->key : 0;
+	m->a->item.key = m->key;
 	list_add(&d->allocs, m->a);
 out:
 	pthread_mutex_unlock(&d->mem_lock);

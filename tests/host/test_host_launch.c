@@ -66,11 +66,16 @@ launch_and_check(struct rig_submission *s, const uint32_t grid[3], const uint32_
 	struct rig_buffer *in = buffer_new(host, 8), *out = buffer_new(host, 8);
 	struct rig_buffer *bufs[] = { hits, calls, bad, in, out };
 	struct groups_params params = { .total = total };
-	uint32_t *h = malloc((size_t)total * 4);
+	uint32_t *h = calloc((size_t)total, 4);
 	int64_t ncalls = 0, nbad = 0;
 	struct rig_run *r;
 	struct rig_point p;
 
+	/* New memory's bytes are unspecified (rig_buffer_create): the
+	 * counters start from zeros written here. */
+	assert_int_equal(rig_buffer_write(hits, 0, h, (size_t)total * 4), 0);
+	assert_int_equal(rig_buffer_write(calls, 0, &ncalls, 8), 0);
+	assert_int_equal(rig_buffer_write(bad, 0, &nbad, 8), 0);
 	assert_int_equal(rig_run_take(s, &r), 0);
 	assert_int_equal(rig_run_store(r, 0, grid, group, &params, sizeof(params)), 0);
 	assert_int_equal(rig_submit(r, bufs, 5, NULL, 0, &p), 0);

@@ -22,7 +22,7 @@
 
 #include "io/disk.h"
 #include "io/feed.h"
-#include "io/tsan.h"
+#include "util/tsan.h"
 
 #define DISK_FILE_SLOTS		256	/* registered files per ring */
 #define DISK_BUFFER_SLOTS	64	/* registered host ranges per ring */

@@ -26,7 +26,7 @@
 #include <stddef.h>
 
 #include "io/feed.h"
-#include "io/tsan.h"
+#include "util/tsan.h"
 
 void
 feed_init(struct feed *q)

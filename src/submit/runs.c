@@ -21,24 +21,8 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "util/tsan.h"
 #include "submit/submission.h"
-
-#if defined(__SANITIZE_THREAD__)
-#define RUNS_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define RUNS_TSAN 1
-#endif
-#endif
-#ifdef RUNS_TSAN
-void __tsan_acquire(void *addr);
-void __tsan_release(void *addr);
-#define TSAN_ACQUIRE(p) __tsan_acquire(p)
-#define TSAN_RELEASE(p) __tsan_release(p)
-#else
-#define TSAN_ACQUIRE(p) do { } while (0)
-#define TSAN_RELEASE(p) do { } while (0)
-#endif
 
 static struct rig_run *
 pop(struct rig_submission *s)
@@ -47,14 +31,14 @@ pop(struct rig_submission *s)
 	struct rig_run *r = e ? (struct rig_run *)((char *)e - offsetof(struct rig_run, entry)) : NULL;
 
 	if (r)
-		TSAN_ACQUIRE(r);	/* the giver's stores */
+		tsan_acquire(r);	/* the giver's stores */
 	return r;
 }
 
 static void
 push(struct rig_submission *s, struct rig_run *r)
 {
-	TSAN_RELEASE(r);
+	tsan_release(r);
 	ck_stack_push_upmc(&s->free_runs, &r->entry);
 }
 

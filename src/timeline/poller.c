@@ -41,7 +41,7 @@
 #include "util/rcu.h"
 #include "timeline/timeline.h"
 
-#ifdef RCU_TSAN
+#ifdef RIG_TSAN
 char rcu_tsan_gp_token;
 #endif
 

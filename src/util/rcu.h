@@ -20,22 +20,14 @@
 #include <urcu-bp.h>
 #include <urcu/lfstack.h>
 
-#if defined(__SANITIZE_THREAD__)
-#define RCU_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define RCU_TSAN 1
-#endif
-#endif
+#include "util/tsan.h"
 
-#ifdef RCU_TSAN
-void __tsan_acquire(void *addr);
-void __tsan_release(void *addr);
+#ifdef RIG_TSAN
 extern char rcu_tsan_gp_token;
-#define RCU_TSAN_RELEASE() __tsan_release(&rcu_tsan_gp_token)
-#define RCU_TSAN_ACQUIRE() __tsan_acquire(&rcu_tsan_gp_token)
-#define RCU_TSAN_RELEASE_AT(a) __tsan_release((void *)(a))
-#define RCU_TSAN_ACQUIRE_AT(a) __tsan_acquire((void *)(a))
+#define RCU_TSAN_RELEASE() tsan_release(&rcu_tsan_gp_token)
+#define RCU_TSAN_ACQUIRE() tsan_acquire(&rcu_tsan_gp_token)
+#define RCU_TSAN_RELEASE_AT(a) tsan_release((void *)(a))
+#define RCU_TSAN_ACQUIRE_AT(a) tsan_acquire((void *)(a))
 #define p_rcu_dereference(p) __atomic_load_n(&(p), __ATOMIC_ACQUIRE)
 #define p_rcu_assign_pointer(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
 #else

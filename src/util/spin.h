@@ -22,23 +22,7 @@
 
 #include <ck_spinlock.h>
 
-#if defined(__SANITIZE_THREAD__)
-#define SPIN_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define SPIN_TSAN 1
-#endif
-#endif
-
-#ifdef SPIN_TSAN
-void __tsan_acquire(void *addr);
-void __tsan_release(void *addr);
-#define SPIN_TSAN_ACQUIRE(l) __tsan_acquire(l)
-#define SPIN_TSAN_RELEASE(l) __tsan_release(l)
-#else
-#define SPIN_TSAN_ACQUIRE(l) do { } while (0)
-#define SPIN_TSAN_RELEASE(l) do { } while (0)
-#endif
+#include "util/tsan.h"
 
 #define SPIN_PAUSES 128		/* about a microsecond before a yield */
 
@@ -61,13 +45,13 @@ spin_lock(struct spin *s)
 		if (ck_spinlock_fas_locked(&s->l))
 			sched_yield();
 	}
-	SPIN_TSAN_ACQUIRE(s);
+	tsan_acquire(s);
 }
 
 static inline void
 spin_unlock(struct spin *s)
 {
-	SPIN_TSAN_RELEASE(s);
+	tsan_release(s);
 	ck_spinlock_fas_unlock(&s->l);
 }
 

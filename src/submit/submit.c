@@ -8,6 +8,18 @@
  * arrives) or when a waiter asked for the value. Waiters that find their
  * value already submitted commit it themselves, under the driver lock.
  *
+ * A submitter whose value is the thread's next (its cursor, moved only
+ * under the driver lock) and whose driver lock is free calls room and
+ * submit itself instead of handing the job over (run_direct): no hand-off
+ * and no wake-up while the thread has nothing before that value. Values
+ * stay in order: one caller at a time, and only the cursor's value. Room
+ * that does not fit now, host waits, and drivers whose calls may block
+ * stay the thread's.
+ *
+ * An inline device (work run before submit returns) has no thread: its
+ * reserve takes the driver lock and its publish runs the job and lets the
+ * lock go, so values run in the order drawn.
+ *
  * A loss (SPEC §7): no reserve succeeds any more, and the thread, woken,
  * drops the jobs still published (they never reach the driver). Once no
  * reserve is still publishing (inflight == 0) and no counted call is in

@@ -1,15 +1,17 @@
 /*
  * submit/submit.h: handing work to a driver. A submitter owns the calls of
  * the five C functions for one device: rig calls them one at a time, under
- * the driver lock, from the device's submission thread (or, for a device
- * whose work runs before submit returns, from the submitting thread).
+ * the driver lock, from the device's submission thread, or from a
+ * submitting thread whose value is the thread's next (and, for a device
+ * whose work runs before submit returns, always from the submitting one).
  *
- * A submit is two steps, so that its caller can claim memory (stamps) in
+ * A submit is three steps, so that its caller can claim memory (stamps) in
  * the same order as values:
  *   submit_reserve()  - the device's next value (one fetch-add);
- *   submit_publish()  - the job of that value, handed to the ring (or run).
+ *   submit_room()     - where that value's job lies (its ring slot);
+ *   submit_publish()  - the job, handed to the ring (or run).
  * Between them the caller records the value in the stamps of the memory the
- * job uses. Every reserved value must be published.
+ * job uses and builds the job. Every reserved value must be published.
  *
  * Not here: what the memory a job uses is (core/), the words and futexes
  * (timeline/).

@@ -82,56 +82,22 @@
  * under ctl_lock, which release takes before it frees the device.
  */
 #include <errno.h>
-#include <limits.h>
-#include <linux/futex.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "polled/polled.h"
+#include "util/ec.h"
 
 #define SPIN_MAX_NS	40000u	/* about a wake-up's cost on this kind of machine */
 #define SPIN_MIN_NS	2000u
 #define SPIN_PAUSES	32u	/* pauses (about a yield's cost) before the spin yields */
 
-/* ---- The event count's operating system ---- */
-
-static int
-ec_gettime(const struct ck_ec_ops *ops, struct timespec *out)
-{
-	return clock_gettime(CLOCK_MONOTONIC, out);
-}
-
-/* ck_ec's deadline is absolute on ec_gettime's clock: FUTEX_WAIT_BITSET
- * reads it so (FUTEX_WAIT's is relative). */
-static void
-ec_wait32(const struct ck_ec_wait_state *state, const uint32_t *word,
-	  uint32_t expected, const struct timespec *deadline)
-{
-	syscall(SYS_futex, word, FUTEX_WAIT_BITSET_PRIVATE, expected, deadline,
-		NULL, FUTEX_BITSET_MATCH_ANY);
-}
-
-static void
-ec_wake32(const struct ck_ec_ops *ops, const uint32_t *word)
-{
-	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
-}
-
-static const struct ck_ec_ops ec_ops = {
-	.gettime = ec_gettime,
-	.wait32 = ec_wait32,
-	.wake32 = ec_wake32,
-};
-
-static const struct ck_ec_mode ec_mode = { .ops = &ec_ops, .single_producer = false };
-
 void
 polled_queue_wake(struct pdev *d)
 {
-	ck_ec_inc(&d->ec, &ec_mode);
+	ck_ec_inc(&d->ec, ec_mp());
 }
 
 /* ---- The worker ---- */
@@ -261,7 +227,7 @@ idle(struct pdev *d, uint64_t v)
 	 * moves the counter off it (the proof above). */
 	snap = ck_ec_value(&d->ec);
 	if (!wanted(d, v))
-		ck_ec_wait(&d->ec, &ec_mode, snap, NULL);
+		ck_ec_wait(&d->ec, ec_mp(), snap, NULL);
 	if (rig_now_ns() - start < SPIN_MAX_NS)
 		d->spin_ns = SPIN_MAX_NS;
 	else if (d->spin_ns / 2 >= SPIN_MIN_NS)

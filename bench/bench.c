@@ -295,3 +295,14 @@ bench_per_op(const struct bench *b, const char *name, const char *impl,
 	free(all);
 	return ret ? failed(b, name, impl, ret) : 0;
 }
+
+size_t
+bench_read_file(const char *path, void *buf, size_t cap)
+{
+	FILE *f = fopen(path, "rb");
+	size_t len = f ? fread(buf, 1, cap, f) : 0;
+
+	if (f)
+		fclose(f);
+	return len;
+}

@@ -60,6 +60,10 @@ uint64_t bench_count(const struct bench *b, uint64_t count, uint64_t quick_count
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t bench_now_ns(void);
 
+/* Read up to cap bytes of the file at path into buf (a kernel object):
+ * how many, or 0 when it cannot be read. */
+size_t bench_read_file(const char *path, void *buf, size_t cap);
+
 /* Runs n operations; returns 0 or a negative status. */
 typedef int (*bench_batch_fn)(void *arg, uint64_t n);
 /* Runs one operation; returns 0 or a negative status. */

@@ -64,13 +64,10 @@ load(const char *path, const char *name, int64_t params, const struct rig_ref *r
      size_t nrefs, struct rig_image **img, struct rig_submission **s)
 {
 	static char object[1 << 16];
-	FILE *f = fopen(path, "rb");
-	size_t len = f ? fread(object, 1, sizeof(object), f) : 0;
+	size_t len = bench_read_file(path, object, sizeof(object));
 	struct rig_function *fn;
 	struct rig_part_spec part;
 
-	if (f)
-		fclose(f);
 	if (!len) {
 		fprintf(stderr, "host: cannot read %s\n", path);
 		return -1;

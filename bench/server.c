@@ -400,13 +400,10 @@ open_rig(struct rig_image **img)
 {
 	static char object[1 << 16];
 	struct rig_ref refs[] = { RIG_READ(0, 0), RIG_WRITE(1, 8) };
-	FILE *f = fopen(SERVE_OBJECT, "rb");
-	size_t len = f ? fread(object, 1, sizeof(object), f) : 0;
+	size_t len = bench_read_file(SERVE_OBJECT, object, sizeof(object));
 	struct rig_function *fn;
 	struct rig_part_spec part;
 
-	if (f)
-		fclose(f);
 	if (!len) {
 		bench_note(prog, "cannot read %s", SERVE_OBJECT);
 		return -1;

@@ -447,6 +447,13 @@ struct rig_io_op {
  *   that rig loses the device at once rather than at its next submit;
  *   failure(t): the failure's text, NULL while the library runs well.
  *   Both or neither.
+ * submit_after(t, value, ops, n, waits, nwaits, failure): as submit, and
+ *   the value's ops start only once each wait's word shows its value (an
+ *   acquire load: what the producer wrote before its store is visible to
+ *   the ops). Never blocks: the library watches the words itself. With
+ *   it, the device's queues wait for every producer (facts.waits) and
+ *   rig hands it the waits of a copy on another device's work; without
+ *   it, rig waits for them on the host before it calls submit.
  */
 struct rig_io {
 	int (*submit)(void *t, uint64_t value, const struct rig_io_op *ops,
@@ -463,6 +470,9 @@ struct rig_io {
 	void (*unmap)(void *file, void *host, uint64_t bytes);
 	int (*fault_fd)(void *t);
 	const char *(*failure)(void *t);
+	int (*submit_after)(void *t, uint64_t value, const struct rig_io_op *ops,
+			    size_t nops, const struct rig_wait *waits,
+			    size_t nwaits, const char **failure);
 };
 
 /* ---- Openers ----------------------------------------------------------- */
@@ -540,6 +550,17 @@ uint64_t rig_now_ns(void);
  * locked increment otherwise. A word outside rig_words is left alone.
  */
 void rig_word_wake(const _Atomic uint64_t *word);
+
+/*
+ * rig_word_sleep() - sleep until word shows value (an acquire load), for
+ * timeout_ns at most. A driver whose queues wait for another device's word
+ * on the host calls it between its looks, in place of a timed sleep: a
+ * producer that calls rig_word_wake() (or rig's polling thread, for a word
+ * someone waits on through rig) ends the sleep at once. Returns true when
+ * the word shows value. Any thread; blocks (a futex wait) for timeout_ns at
+ * most; for a word outside rig_words, a plain sleep of timeout_ns.
+ */
+bool rig_word_sleep(const _Atomic uint64_t *word, uint64_t value, uint64_t timeout_ns);
 
 /*
  * rig_code_sync() - make code bytes written through one mapping visible to

@@ -61,8 +61,10 @@ shows(const struct rig_wait *w)
 }
 
 /*
- * Spin, then sleep-poll the word; false if the device stopped. Polled:
- * rig_edge.h gives a driver no way to sleep on another device's word.
+ * Spin, then sleep on the word (rig_word_sleep) for growing times; false if
+ * the device stopped. A producer that calls rig_word_wake() after its
+ * store (the disk, this device) ends a sleep at once; for others the sleep
+ * times out and the thread looks again, as a poll.
  */
 static bool
 wait_word(struct host_dev *d, const struct rig_wait *w)
@@ -77,7 +79,8 @@ wait_word(struct host_dev *d, const struct rig_wait *w)
 		if (host_wait_spin(&hw))
 			continue;
 		host_wait_slept(&hw);
-		nanosleep(&(struct timespec){ .tv_nsec = sleep_ns }, NULL);
+		if (rig_word_sleep(w->word, w->value, sleep_ns))
+			break;
 		if (sleep_ns < WAIT_POLL_MAX_NS)
 			sleep_ns *= 2;
 	}

@@ -19,8 +19,13 @@
  * A side is a file where its location has no host address. The library
  * starts the value's work at once and stores the value in the word once
  * that work and every earlier value's completed (in value order), so
- * submit answers RIG_COMMITTED. Its queues wait for no producer: rig waits
- * on the host for other devices' work before it calls submit.
+ * submit answers RIG_COMMITTED. Where the library has submit_after, its
+ * queues wait for every producer: a copy of memory another device's work
+ * writes is handed to the library with its waits at once (the submitting
+ * thread may then run it, with no hand-off to the submission thread), and
+ * the library holds its ops until the words show them. Without it, the
+ * queues wait for no producer: rig waits on the host for other devices'
+ * work before it calls submit.
  *
  * A failure of the library (an I/O error, a file that shrank) stops its
  * word; it shows at the next submit (RIG_FAILED), and sooner where the
@@ -81,10 +86,12 @@ runs(const struct rig_part *p)
 static int
 io_room(void *edge, struct rig_part *parts, size_t n, size_t nwaits)
 {
+	struct io_dev *t = edge;
+
 	for (size_t i = 0; i < n; i++)
 		if (!runs(&parts[i]))
 			return RIG_NEVER;
-	return nwaits ? RIG_NEVER : RIG_FITS;
+	return nwaits && !t->io->submit_after ? RIG_NEVER : RIG_FITS;
 }
 
 /* The op of one copy; false for an empty copy that does nothing. */
@@ -128,7 +135,8 @@ io_submit(void *edge, uint64_t value, struct rig_part *parts, size_t n,
 		nops += op_of(&parts[i].u.copy, &t->ops[nops]);
 	/* RIG_OK from the library: the work is going and the word will show
 	 * the value, with no commit from rig. */
-	if (t->io->submit(t->t, value, t->ops, nops, failure) != RIG_OK)
+	if ((nwaits ? t->io->submit_after(t->t, value, t->ops, nops, waits, nwaits, failure) :
+		     t->io->submit(t->t, value, t->ops, nops, failure)) != RIG_OK)
 		return RIG_FAILED;
 	return RIG_COMMITTED;
 }
@@ -159,6 +167,8 @@ io_facts(void *h, struct rig_facts *f, const char **fault)
 		.nqueues = 1,
 		.copy_engine = 0,
 		.completion = RIG_BY_HOST,
+		.waits = { .stores = t->io->submit_after != NULL,
+			   .hosts = t->io->submit_after != NULL },
 		.hang_ms = RIG_NONE,	/* a slow disk is no hung one */
 		.alignment = 1,
 		.cache_bytes = RIG_NONE,

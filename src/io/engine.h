@@ -45,6 +45,8 @@ struct disk_file {
 	int fd;
 	int slot;			/* registered file index, or -1 */
 	bool read_only;
+	bool write_inline;		/* uring.c: its file system runs buffered
+					 * writes in io_uring's workers only */
 	uint64_t bytes;			/* the extent, fixed at create or open */
 	_Atomic uint64_t refs;
 	char path[];
@@ -58,8 +60,12 @@ struct disk_job {
 	size_t op;			/* the next op to cut into pieces */
 	uint64_t cut;			/* bytes of ops[op] already cut */
 	uint32_t in_flight;		/* pieces not yet completed */
+	const struct rig_wait *waits;	/* its ops start once these words show */
+	size_t nwaits;
+	size_t waited;			/* waits the loop saw shown */
+	bool ready;			/* all waits shown (or dropped): may start */
 	size_t nops;
-	struct rig_io_op ops[];
+	struct rig_io_op ops[];		/* then the waits */
 };
 
 /* A piece of I/O in flight: one read, write or fsync. */
@@ -80,15 +86,16 @@ struct disk_piece {
  * A backend runs pieces. The loop alone calls issue and reap; any thread
  * calls bell. issue queues one piece (0, or -EAGAIN when it must reap
  * first); reap hands each finished piece to loop_piece_done(), sleeping
- * first when block is set until a piece finishes or the bell rings, and
- * returns 0 or a negative errno (which fails the disk). cancel (the loop,
+ * first when block is set until a piece finishes or the bell rings, or
+ * for timeout_ns at most where that is not 0, and returns 0 or a negative
+ * errno (which fails the disk). cancel (the loop,
  * once, at stop) asks that pieces not yet started end at once with
  * -ECANCELED; pieces already running end as they will. fini runs under
  * files_lock once the loop ended; the caller then clears be_state.
  */
 struct disk_backend {
 	int (*issue)(struct disk *d, struct disk_piece *p);
-	int (*reap)(struct disk *d, bool block);
+	int (*reap)(struct disk *d, bool block, uint64_t timeout_ns);
 	void (*bell)(struct disk *d);
 	void (*cancel)(struct disk *d);
 	void (*fini)(struct disk *d);
@@ -127,6 +134,8 @@ struct disk {
 	pthread_t loop;
 	struct disk_job *first, *last;	/* values fed, not yet in the word */
 	struct disk_job *cursor;	/* the first value with ops left to cut */
+	const struct rig_wait *blocked;	/* the cursor's wait whose word is behind */
+	unsigned wait_step;		/* looks at it since it blocked */
 	uint64_t shown;			/* the value last stored in the word */
 	uint64_t cut_value;		/* the last value whose ops are all cut */
 	struct disk_piece *pieces;	/* depth of them */

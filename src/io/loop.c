@@ -8,15 +8,26 @@
  *    submitters may swap neighbours, so the insert walks back from last,
  *    and the cursor never starts a value before the one after cut_value
  *    arrived: values are started in value order, always.
- *  - The cursor is the first job with ops left to cut. Ops are cut into
- *    pieces of at most chunk_bytes, in op order; a barrier is one piece.
- *  - Hazards: before a piece is issued, it is checked against every piece
- *    in flight (at most depth): same file, overlapping bytes, one of them a
- *    write (a barrier counts as a read of the whole file, so it waits for
- *    the writes before it and holds the writes after it); or overlapping
- *    host bytes, one of them a read (a read writes host memory). A
- *    conflicting piece waits, and so does everything after it: issue order
- *    is op order, so the result is the one of running the ops one by one.
+ *  - A value with waits (submit_after) starts only once each wait's word
+ *    shows its value (an acquire load, before any of its pieces is
+ *    issued: `ready`); until then the loop looks at the word between its
+ *    reaps (d->blocked, wait_word()).
+ *  - The cursor is the first job with ops left to cut (or not ready). Ops
+ *    are cut into pieces of at most chunk_bytes, in op order; a barrier is
+ *    one piece.
+ *  - Hazards: two uses conflict where they touch the same file, overlapping
+ *    bytes, one of them a write (a barrier counts as a read of the whole
+ *    file, so it waits for the writes before it and holds the writes after
+ *    it); or overlapping host bytes, one of them a read (a read writes
+ *    host memory). Each pass walks the jobs from the cursor in value
+ *    order. A piece is issued only if it conflicts with no piece in flight
+ *    (at most depth) and with nothing left to cut of the jobs the walk
+ *    passed (a job not ready, or whose piece had to wait): so two
+ *    conflicting uses are issued in op order and never run at once, and
+ *    the result is the one of running the ops one by one, while a piece
+ *    that conflicts with nothing before it (another file's write behind
+ *    an fsync) goes at once. Invariant: a job is cut only once every
+ *    value before it arrived.
  *  - The word: a job retires once it is fully cut and its pieces are done,
  *    and only from the head of the list, so the word shows values in order
  *    whatever order their completions came in. Invariant: shown <= the
@@ -27,6 +38,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -71,8 +83,10 @@ job_insert(struct disk *d, struct disk_job *j)
 	*at = j;
 	if (!j->later)
 		d->last = j;
-	if (halted(d))
+	if (halted(d)) {
 		j->op = j->nops;	/* dropped: nothing of it runs */
+		j->ready = true;
+	}
 	else if (!d->cursor || j->value < d->cursor->value)
 		d->cursor = j;
 }
@@ -153,29 +167,75 @@ box_remove(struct disk *d, const struct disk_piece *p)
 		*b = (struct disk_box){ 0 };
 }
 
+/* What a piece or the rest of an op touches. */
+struct span {
+	enum rig_io_op_kind kind;
+	const void *file;
+	uint64_t offset, bytes;
+	uintptr_t host;
+};
+
+static struct span
+piece_span(const struct disk_piece *p)
+{
+	return (struct span){ p->kind, p->file, p->offset, p->bytes, (uintptr_t)p->host };
+}
+
+/* Whether a and b may not run at once: on one file, a write against any
+ * use of its bytes (a barrier uses the whole file); in host memory, a read
+ * (which writes it) against any use. */
+static bool
+conflict(const struct span *a, const struct span *b)
+{
+	if (a->file == b->file) {
+		if (a->kind == RIG_IO_BARRIER || b->kind == RIG_IO_BARRIER) {
+			if (a->kind == RIG_IO_WRITE || b->kind == RIG_IO_WRITE)
+				return true;
+		} else if ((a->kind == RIG_IO_WRITE || b->kind == RIG_IO_WRITE) &&
+			   overlap(a->offset, a->bytes, b->offset, b->bytes)) {
+			return true;
+		}
+	}
+	return a->kind != RIG_IO_BARRIER && b->kind != RIG_IO_BARRIER &&
+	       (a->kind == RIG_IO_READ || b->kind == RIG_IO_READ) &&
+	       overlap(a->host, a->bytes, b->host, b->bytes);
+}
+
 /* Does the piece q (not yet issued) conflict with a piece in flight? */
 static bool
 held_back(struct disk *d, const struct disk_piece *q)
 {
+	struct span sq = piece_span(q);
+
 	if (!may_conflict(d, q))
 		return false;
 	for (unsigned i = 0; i < d->opt.depth; i++) {
 		const struct disk_piece *p = &d->pieces[i];
+		struct span sp;
 
 		if (!p->job)
 			continue;
-		if (p->file == q->file) {
-			if (q->kind == RIG_IO_BARRIER || p->kind == RIG_IO_BARRIER) {
-				if (p->kind == RIG_IO_WRITE || q->kind == RIG_IO_WRITE)
-					return true;
-			} else if ((p->kind == RIG_IO_WRITE || q->kind == RIG_IO_WRITE) &&
-				   overlap(p->offset, p->bytes, q->offset, q->bytes)) {
-				return true;
-			}
-		}
-		if (p->kind != RIG_IO_BARRIER && q->kind != RIG_IO_BARRIER &&
-		    (p->kind == RIG_IO_READ || q->kind == RIG_IO_READ) &&
-		    overlap((uintptr_t)p->host, p->bytes, (uintptr_t)q->host, q->bytes))
+		sp = piece_span(p);
+		if (conflict(&sp, &sq))
+			return true;
+	}
+	return false;
+}
+
+/* Does q conflict with what is left to cut of an earlier job s (its op
+ * being cut from s->cut on, and the ops after it)? */
+static bool
+behind(const struct disk_job *s, const struct disk_piece *q)
+{
+	struct span sq = piece_span(q);
+
+	for (size_t k = s->op; k < s->nops; k++) {
+		const struct rig_io_op *op = &s->ops[k];
+		uint64_t skip = k == s->op ? s->cut : 0;
+		struct span so = { op->kind, op->file, op->offset + skip, op->bytes - skip,
+				   op->host ? (uintptr_t)op->host + skip : 0 };
+
+		if (conflict(&so, &sq))
 			return true;
 	}
 	return false;
@@ -217,24 +277,50 @@ cut_piece(struct disk *d, struct disk_job *j, struct disk_piece *p)
 	return true;
 }
 
-/* Move the cursor past ops (and jobs) with nothing left to cut. */
-static struct disk_job *
-cursor_job(struct disk *d)
+static bool
+shows(const struct rig_wait *w)
+{
+	/* Pairs with the producer's release store of its word: what its
+	 * work wrote (the host bytes a write reads) is visible to the I/O
+	 * issued after this load. */
+	return atomic_load_explicit(w->word, memory_order_acquire) >= w->value;
+}
+
+/* Whether j may start: every word it waits for shows its value. Sets
+ * d->blocked to the first that does not, unless an earlier job's is set. */
+static bool
+waits_shown(struct disk *d, struct disk_job *j)
+{
+	while (j->waited < j->nwaits && shows(&j->waits[j->waited]))
+		j->waited++;
+	if (j->waited == j->nwaits)
+		return j->ready = true;
+	if (!d->blocked)
+		d->blocked = &j->waits[j->waited];
+	return false;
+}
+
+/* Move j past ops with nothing to cut (empty copies); true if all are cut. */
+static bool
+cut_all(struct disk_job *j)
+{
+	while (j->op < j->nops && j->ops[j->op].kind != RIG_IO_BARRIER &&
+	       j->ops[j->op].bytes == 0)
+		j->op++;
+	return j->op == j->nops;
+}
+
+/* Move the cursor past the jobs that started and are all cut, in value
+ * order with no value missing. */
+static void
+cursor_move(struct disk *d)
 {
 	struct disk_job *j;
 
-	while ((j = d->cursor)) {
-		if (j->op == 0 && j->cut == 0 && j->value != d->cut_value + 1)
-			return NULL;	/* an earlier value has not arrived */
-		while (j->op < j->nops && j->ops[j->op].kind != RIG_IO_BARRIER &&
-		       j->ops[j->op].bytes == 0)
-			j->op++;
-		if (j->op < j->nops)
-			return j;
+	while ((j = d->cursor) && j->value == d->cut_value + 1 && j->ready && cut_all(j)) {
 		d->cut_value = j->value;
 		d->cursor = j->later;
 	}
-	return NULL;
 }
 
 static void
@@ -245,14 +331,63 @@ piece_free(struct disk *d, struct disk_piece *p)
 	d->free_pieces = p;
 }
 
-/* Issue what may go now; true if anything went. */
+/* Jobs the issue walk looks at past the cursor, and jobs with ops left
+ * that it passes, at most: it stays short while everything waits. */
+#define WALK_JOBS	256
+#define WALK_PASSED	16
+
+/* Issue j's next piece: 1 if it went, 0 if it waits for a piece in flight
+ * or for what is left of a job passed (passed[0..n)), -1 if the backend
+ * takes no more now. */
+static int
+issue_next(struct disk *d, struct disk_job *j, struct disk_job *const *passed, size_t n)
+{
+	struct disk_piece *p = d->free_pieces;
+	bool held = held_back(d, (cut_piece(d, j, p), p));
+
+	for (size_t i = 0; i < n && !held; i++)
+		held = behind(passed[i], p);
+	if (held) {
+		stat_add(&d->stats.held);
+		return 0;
+	}
+	p->job = j;
+	d->free_pieces = p->next;
+	if (d->be->issue(d, p) < 0) {
+		piece_free(d, p);
+		return -1;
+	}
+	j->in_flight++;
+	d->in_flight++;
+	box_add(d, p);
+	stat_add(&d->stats.pieces);
+	if (p->buf >= 0)
+		stat_add(&d->stats.fixed_buffers);
+	stat_max(&d->stats.max_in_flight, d->in_flight);
+	j->cut += p->bytes;
+	if (p->kind == RIG_IO_BARRIER || j->cut == j->ops[j->op].bytes) {
+		j->op++;
+		j->cut = 0;
+	}
+	return 1;
+}
+
+/* Issue what may go now; true if anything went. The walk goes from the
+ * cursor in value order (and stops where a value has not arrived); a job
+ * that must wait (its words, a conflict) is passed, and a later job's
+ * piece goes only if it conflicts with nothing in flight and with nothing
+ * left of the jobs passed. */
 static bool
 issue_some(struct disk *d)
 {
+	struct disk_job *passed[WALK_PASSED], *j;
+	uint64_t expect = d->cut_value + 1;
+	size_t n = 0, walked = 0;
 	struct disk_piece *p;
-	struct disk_job *j;
 	bool went = false;
+	int r = 1;
 
+	d->blocked = NULL;	/* waits_shown() says again */
 	while ((p = d->again)) {
 		d->again = p->next;	/* before issue, which may reuse next */
 		if (d->be->issue(d, p) < 0) {
@@ -262,34 +397,23 @@ issue_some(struct disk *d)
 		}
 		went = true;
 	}
-	while (!halted(d) && d->free_pieces && (j = cursor_job(d))) {
-		p = d->free_pieces;
-		cut_piece(d, j, p);
-		if (held_back(d, p)) {
-			stat_add(&d->stats.held);
-			break;
+	if (halted(d))
+		return went;
+	cursor_move(d);
+	for (j = d->cursor; j && r >= 0 && d->free_pieces && n < WALK_PASSED &&
+	     walked++ < WALK_JOBS; j = j->later, expect++) {
+		if (j->value != expect)
+			break;		/* an earlier value has not arrived */
+		if (!j->ready && !waits_shown(d, j)) {
+			passed[n++] = j;
+			continue;
 		}
-		p->job = j;
-		d->free_pieces = p->next;
-		if (d->be->issue(d, p) < 0) {
-			piece_free(d, p);
-			break;
-		}
-		went = true;
-		j->in_flight++;
-		d->in_flight++;
-		box_add(d, p);
-		stat_add(&d->stats.pieces);
-		if (p->buf >= 0)
-			stat_add(&d->stats.fixed_buffers);
-		stat_max(&d->stats.max_in_flight, d->in_flight);
-		j->cut += p->bytes;
-		if (p->kind == RIG_IO_BARRIER || j->cut == j->ops[j->op].bytes) {
-			j->op++;
-			j->cut = 0;
-		}
-		cursor_job(d);		/* move past j at once if it is cut */
+		while (!cut_all(j) && d->free_pieces && (r = issue_next(d, j, passed, n)) > 0)
+			went = true;
+		if (!cut_all(j))
+			passed[n++] = j;
 	}
+	cursor_move(d);
 	return went;
 }
 
@@ -305,9 +429,10 @@ job_free(struct disk_job *j)
 static void
 advance(struct disk *d)
 {
+	uint64_t was = d->shown;
 	struct disk_job *j;
 
-	while ((j = d->first) && j->op == j->nops && !j->in_flight &&
+	while ((j = d->first) && j->ready && j->op == j->nops && !j->in_flight &&
 	       j != d->cursor) {
 		if (!halted(d)) {
 			/* Pairs with the acquire loads of the word by rig and
@@ -322,6 +447,11 @@ advance(struct disk *d)
 			d->last = NULL;
 		job_free(j);
 	}
+	/* After the stores: a waiter asleep on the word (a program's wait
+	 * for a barrier) wakes now, not at the polling thread's next look.
+	 * One increment while nobody sleeps. */
+	if (d->shown != was)
+		rig_word_wake(d->word);
 }
 
 /* After a failure or at stop: nothing more is cut. */
@@ -330,8 +460,10 @@ drop_unstarted(struct disk *d)
 {
 	struct disk_piece *p;
 
-	for (struct disk_job *j = d->first; j; j = j->later)
+	for (struct disk_job *j = d->first; j; j = j->later) {
 		j->op = j->nops;
+		j->ready = true;
+	}
 	d->cursor = NULL;
 	while ((p = d->again)) {
 		d->again = p->next;
@@ -401,6 +533,17 @@ loop_piece_done(struct disk *d, struct disk_piece *p, int64_t res)
  * values then feeds a loop that is awake, and pays no wake-up per value. */
 #define SPINS 4096
 
+/* Looks at a word the cursor waits for: pauses, then yields (the thread
+ * that will store it may want this core), then sleeps in the backend's
+ * reap, from WAIT_SLEEP_MIN_NS doubling to WAIT_SLEEP_MAX_NS, so a long
+ * wait costs a look every 100 us, and completions and the bell still
+ * end each sleep. Polled: rig_edge.h gives a driver no way to sleep on
+ * another device's word (the host device waits so too). */
+#define WAIT_PAUSES		32
+#define WAIT_YIELDS		32
+#define WAIT_SLEEP_MIN_NS	2000u
+#define WAIT_SLEEP_MAX_NS	100000u
+
 static void
 relax(void)
 {
@@ -420,6 +563,29 @@ work_came(struct disk *d)
 		relax();
 	}
 	return false;
+}
+
+/* The cursor waits for d->blocked's word: look again, after a pause, a
+ * yield or a sleep (above). Completions are reaped meanwhile. */
+static int
+wait_word(struct disk *d)
+{
+	unsigned step = d->wait_step++, n;
+
+	if (shows(d->blocked)) {
+		d->wait_step = 0;
+		return d->be->reap(d, false, 0);
+	}
+	if (step < WAIT_PAUSES) {
+		relax();
+		return d->be->reap(d, false, 0);
+	}
+	if (step < WAIT_PAUSES + WAIT_YIELDS) {
+		sched_yield();
+		return d->be->reap(d, false, 0);
+	}
+	n = step - WAIT_PAUSES - WAIT_YIELDS;
+	return d->be->reap(d, true, n < 6 ? WAIT_SLEEP_MIN_NS << n : WAIT_SLEEP_MAX_NS);
 }
 
 void *
@@ -447,17 +613,24 @@ loop_main(void *arg)
 		}
 		went = issue_some(d);
 		advance(d);
+		if (!d->blocked)
+			d->wait_step = 0;
 		if (went) {
 			/* All pieces out: submit and wait for one in one call. */
-			ret = d->be->reap(d, !d->free_pieces);
+			ret = d->be->reap(d, !d->free_pieces && !d->blocked, 0);
+		} else if (d->blocked) {
+			/* The cursor waits for another device's word, which no
+			 * completion of ours moves: look at it, also while
+			 * pieces are in flight (an fsync may take long). */
+			ret = wait_word(d);
 		} else if (d->in_flight) {
 			/* Nothing more may go until a piece ends (no free piece,
 			 * a conflict, a full ring): wait for one, not spin. */
-			ret = d->be->reap(d, true);
+			ret = d->be->reap(d, true, 0);
 		} else if (work_came(d) || feed_sleep_sc(&d->feed)) {
-			ret = d->be->reap(d, false);
+			ret = d->be->reap(d, false, 0);
 		} else {
-			ret = d->be->reap(d, true);	/* idle: until the bell */
+			ret = d->be->reap(d, true, 0);	/* idle: until the bell */
 			feed_wake_sc(&d->feed);
 		}
 		if (ret < 0)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "io/engine.h"
@@ -94,15 +95,38 @@ pool_issue(struct disk *d, struct disk_piece *p)
 	return 0;
 }
 
+/* timeout_ns from now on the clock done_cv waits by (CLOCK_MONOTONIC). */
+static struct timespec
+deadline(uint64_t timeout_ns)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += (time_t)(timeout_ns / 1000000000u);
+	ts.tv_nsec += (long)(timeout_ns % 1000000000u);
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	return ts;
+}
+
 static int
-pool_reap(struct disk *d, bool block)
+pool_reap(struct disk *d, bool block, uint64_t timeout_ns)
 {
 	struct pool *q = P(d);
 	struct disk_piece *p, *next;
+	struct timespec until;
 
+	if (block && timeout_ns)
+		until = deadline(timeout_ns);
 	pthread_mutex_lock(&q->lock);
-	while (block && !q->done && !q->bell)
-		pthread_cond_wait(&q->done_cv, &q->lock);
+	while (block && !q->done && !q->bell) {
+		if (!timeout_ns)
+			pthread_cond_wait(&q->done_cv, &q->lock);
+		else if (pthread_cond_timedwait(&q->done_cv, &q->lock, &until) == ETIMEDOUT)
+			break;
+	}
 	p = q->done;
 	q->done = NULL;
 	q->bell = false;
@@ -193,6 +217,7 @@ int
 pool_start(struct disk *d, char *why, size_t len)
 {
 	struct pool *q = calloc(1, sizeof(*q) + d->opt.workers * sizeof(pthread_t));
+	pthread_condattr_t monotonic;
 	int ret;
 
 	if (!q) {
@@ -201,7 +226,10 @@ pool_start(struct disk *d, char *why, size_t len)
 	}
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_cond_init(&q->work_cv, NULL);
-	pthread_cond_init(&q->done_cv, NULL);
+	pthread_condattr_init(&monotonic);
+	pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
+	pthread_cond_init(&q->done_cv, &monotonic);
+	pthread_condattr_destroy(&monotonic);
 	for (unsigned i = 0; i < d->opt.workers; i++) {
 		ret = pthread_create(&q->workers[i], NULL, worker_main, q);
 		if (ret) {

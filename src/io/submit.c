@@ -1,7 +1,8 @@
 /*
- * io/submit.c: the table's submit. Checks a value's ops against its files,
- * copies them into a job and feeds the job to the loop; never blocks, never
- * waits for I/O. A refusal fails the disk (RIG_FAILED loses the device in
+ * io/submit.c: the table's submit and submit_after. Checks a value's ops
+ * against its files, copies them (and the words it waits for) into a job
+ * and feeds the job to the loop; never blocks, never waits for I/O or for
+ * another device's word. A refusal fails the disk (RIG_FAILED loses the device in
  * rig_edge.h's contract), with a message naming the op and the cause.
  */
 #include <errno.h>
@@ -13,6 +14,9 @@
 
 int disk_submit(void *t, uint64_t value, const struct rig_io_op *ops,
 		size_t nops, const char **failure);
+int disk_submit_after(void *t, uint64_t value, const struct rig_io_op *ops,
+		      size_t nops, const struct rig_wait *waits, size_t nwaits,
+		      const char **failure);
 
 /* Check one op; on a fault fail the disk and return false. */
 static bool
@@ -55,6 +59,16 @@ int
 disk_submit(void *t, uint64_t value, const struct rig_io_op *ops, size_t nops,
 	    const char **failure)
 {
+	return disk_submit_after(t, value, ops, nops, NULL, 0, failure);
+}
+
+/* The table's submit_after: the loop starts the value's ops once every
+ * wait's word shows its value (loop.c), so nothing here waits. */
+int
+disk_submit_after(void *t, uint64_t value, const struct rig_io_op *ops,
+		  size_t nops, const struct rig_wait *waits, size_t nwaits,
+		  const char **failure)
+{
 	struct disk *d = t;
 	struct disk_job *j;
 	uint64_t prev = value - 1;
@@ -64,7 +78,13 @@ disk_submit(void *t, uint64_t value, const struct rig_io_op *ops, size_t nops,
 	for (size_t i = 0; i < nops; i++)
 		if (!op_ok(d, value, i, &ops[i]))
 			goto failed;
-	j = malloc(sizeof(*j) + nops * sizeof(*ops));
+	for (size_t i = 0; i < nwaits; i++)
+		if (!waits[i].word) {
+			disk_fail(d, "submit of value %" PRIu64 ": wait %zu names no word",
+				  value, i);
+			goto failed;
+		}
+	j = malloc(sizeof(*j) + nops * sizeof(*ops) + nwaits * sizeof(*waits));
 	if (!j) {
 		disk_fail(d, "submit of value %" PRIu64 ": no memory for %zu ops", value, nops);
 		goto failed;
@@ -83,6 +103,10 @@ disk_submit(void *t, uint64_t value, const struct rig_io_op *ops, size_t nops,
 	j->value = value;
 	j->nops = nops;
 	memcpy(j->ops, ops, nops * sizeof(*ops));
+	j->waits = (const struct rig_wait *)(j->ops + nops);
+	j->nwaits = nwaits;
+	if (nwaits)
+		memcpy((struct rig_wait *)j->waits, waits, nwaits * sizeof(*waits));
 	for (size_t i = 0; i < nops; i++)
 		file_get(ops[i].file);	/* put when the job retires (loop.c) */
 	if (feed_push_mp(&d->feed, &j->node))

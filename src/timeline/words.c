@@ -64,6 +64,31 @@ rig_word_wake(const _Atomic uint64_t *word)
 	ck_ec32_inc(&word_ec[off / sizeof(rig_words[0])], ec_mp());
 }
 
+bool
+rig_word_sleep(const _Atomic uint64_t *word, uint64_t value, uint64_t timeout_ns)
+{
+	uintptr_t off = (uintptr_t)word - (uintptr_t)rig_words;
+	struct timespec until;
+	struct ck_ec32 *ec;
+	uint64_t end;
+	uint32_t f;
+
+	if (off >= sizeof(rig_words) || off % sizeof(rig_words[0])) {
+		nanosleep(&(struct timespec){ (time_t)(timeout_ns / 1000000000u),
+					      (long)(timeout_ns % 1000000000u) }, NULL);
+		return atomic_load_explicit(word, memory_order_acquire) >= value;
+	}
+	ec = &word_ec[off / sizeof(rig_words[0])];
+	/* The count, then the look (wait.c says why no wake is lost). */
+	f = ck_ec32_value(ec);
+	if (atomic_load_explicit(word, memory_order_acquire) >= value)
+		return true;
+	end = rig_now_ns() + timeout_ns;
+	until = (struct timespec){ (time_t)(end / 1000000000u), (long)(end % 1000000000u) };
+	ck_ec32_wait(ec, ec_mp(), f, &until);
+	return atomic_load_explicit(word, memory_order_acquire) >= value;
+}
+
 void
 timeline_start(struct timeline *tl)
 {

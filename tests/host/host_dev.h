@@ -42,6 +42,18 @@ rig_word_wake(const _Atomic uint64_t *word)
 	pthread_mutex_unlock(&woken_lock);
 }
 
+/* rig_word_sleep(), which librig defines (an event count's wait), for the
+ * driver alone: a sleep of the timeout, then a look. */
+bool
+rig_word_sleep(const _Atomic uint64_t *word, uint64_t value, uint64_t timeout_ns)
+{
+	struct timespec ts = { (time_t)(timeout_ns / 1000000000u),
+			       (long)(timeout_ns % 1000000000u) };
+
+	nanosleep(&ts, NULL);
+	return atomic_load_explicit(word, memory_order_acquire) >= value;
+}
+
 /* A host device opened for a test, and the one lock rig would hold. */
 struct dev {
 	void *h;

@@ -22,6 +22,14 @@
  * every 1 ms: returns are batched, and an allocation that needs room
  * returns memory itself, so they need no haste worth a busy poller.
  *
+ * A word whose driver wakes its sleepers itself (rig_word_wake() after its
+ * store: the host device, the disk) needs no haste either: when such a
+ * word moved, its event count moved too since the poller last left it, and
+ * the move does not shorten the scans (the poller still bumps the count:
+ * a bump nobody sleeps on is one increment). The timer is periodic, and
+ * re-armed only when the period the poller wants changes, or a deadline
+ * comes sooner: one timerfd_settime() per change, not per scan.
+ *
  * The poller reads timelines inside an RCU read-side section; a device's
  * end unregisters its timeline and waits for a grace period before the
  * timeline's memory may go, so the poller never reads freed memory. What
@@ -56,6 +64,7 @@ static _Atomic uint32_t high;		/* slots at or above it were never watched */
 /* The poller's own: the last word it saw, and when each hang clock started
  * (0: stopped). */
 static uint64_t seen[RIG_WORD_SLOTS];
+static uint32_t ec_seen[RIG_WORD_SLOTS];	/* the count as the poller left it */
 static uint64_t clock_from[RIG_WORD_SLOTS];
 
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -172,11 +181,15 @@ scan(uint64_t now, bool *waiting, bool *reaping, bool *moved)
 		w = timeline_word(tl);
 		went = w != seen[i];
 		if (went) {
+			/* Bumped since our last look: its driver wakes its
+			 * sleepers (or a loss did); no haste on its account. */
+			if (ck_ec32_value(tl->futex) == ec_seen[i])
+				*moved = true;
 			seen[i] = w;
-			*moved = true;
 			if (clock_from[i])
 				clock_from[i] = now;	/* progress */
 			timeline_wake(tl);
+			ec_seen[i] = ck_ec32_value(tl->futex);
 		}
 		until = reaps ? reap(tl, went, now) : UINT64_MAX;
 		*waiting |= waits;
@@ -221,19 +234,29 @@ anything_pending(void)
 	return any;
 }
 
-/* Arm the timer to fire after ns (UINT64_MAX: disarm). */
+/* The timer as last armed: its period (UINT64_MAX: off) and its first
+ * expiry. The poller's own. */
+static uint64_t armed_ns = UINT64_MAX, armed_at;
+
+/* Arm the timer to fire after ns and every ns after (UINT64_MAX: disarm),
+ * unless it already fires every ns and will fire within ns of now. */
 static void
-arm(uint64_t ns)
+arm(uint64_t ns, uint64_t now)
 {
 	struct itimerspec it = { 0 };
 
+	if (ns == armed_ns && (ns == UINT64_MAX || armed_at <= now + ns))
+		return;
 	if (ns != UINT64_MAX) {
 		if (!ns)
 			ns = 1;
 		it.it_value.tv_sec = (time_t)(ns / 1000000000u);
 		it.it_value.tv_nsec = (long)(ns % 1000000000u);
+		it.it_interval = it.it_value;
 	}
 	timerfd_settime(timer_fd, 0, &it, NULL);
+	armed_ns = ns;
+	armed_at = now + ns;
 }
 
 static void *
@@ -273,7 +296,7 @@ poll_loop(void *arg)
 				continue;
 			}
 		}
-		arm(wake);
+		arm(wake, now);
 		rcu_thread_offline();
 		n = epoll_wait(epfd, ev, 16, -1);
 		rcu_thread_online();

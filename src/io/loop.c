@@ -332,21 +332,73 @@ piece_free(struct disk *d, struct disk_piece *p)
 }
 
 /* Jobs the issue walk looks at past the cursor, and jobs with ops left
- * that it passes, at most: it stays short while everything waits. */
-#define WALK_JOBS	256
-#define WALK_PASSED	16
+ * that it passes, at most: it stays bounded while everything waits, and
+ * is long enough that one program thread's values held behind its fsync
+ * (a batch of them) do not hold back another's. */
+#define WALK_JOBS	1024
+#define WALK_PASSED	256
+#define WALK_FILES	4
+
+/* What the walk passed: the jobs, and a coarse summary of what is left of
+ * them (its files, up to WALK_FILES, and the bounds of its host bytes), so
+ * that a piece that touches none of it skips the scan of the jobs. */
+struct passed {
+	struct disk_job *job[WALK_PASSED];
+	size_t n;
+	const void *file[WALK_FILES];
+	size_t nfiles;			/* WALK_FILES + 1: too many to list */
+	uintptr_t host_lo, host_hi;
+};
+
+static void
+passed_add(struct passed *ps, struct disk_job *j)
+{
+	ps->job[ps->n++] = j;
+	for (size_t k = j->op; k < j->nops; k++) {
+		const struct rig_io_op *op = &j->ops[k];
+		size_t f = 0;
+
+		while (f < ps->nfiles && f < WALK_FILES && ps->file[f] != op->file)
+			f++;
+		if (f == ps->nfiles && f < WALK_FILES)
+			ps->file[ps->nfiles++] = op->file;
+		else if (f == WALK_FILES)
+			ps->nfiles = WALK_FILES + 1;
+		if (!op->host || !op->bytes)
+			continue;
+		if (ps->host_lo == ps->host_hi || (uintptr_t)op->host < ps->host_lo)
+			ps->host_lo = (uintptr_t)op->host;
+		if ((uintptr_t)op->host + op->bytes > ps->host_hi)
+			ps->host_hi = (uintptr_t)op->host + op->bytes;
+	}
+}
+
+/* Does q conflict with what is left of a job the walk passed? */
+static bool
+behind_passed(const struct passed *ps, const struct disk_piece *q)
+{
+	bool file = ps->nfiles > WALK_FILES;
+
+	for (size_t f = 0; f < ps->nfiles && f < WALK_FILES && !file; f++)
+		file = ps->file[f] == q->file;
+	if (!file && (q->kind == RIG_IO_BARRIER ||
+		      !overlap((uintptr_t)q->host, q->bytes, ps->host_lo, ps->host_hi - ps->host_lo)))
+		return false;
+	for (size_t i = 0; i < ps->n; i++)
+		if (behind(ps->job[i], q))
+			return true;
+	return false;
+}
 
 /* Issue j's next piece: 1 if it went, 0 if it waits for a piece in flight
  * or for what is left of a job passed (passed[0..n)), -1 if the backend
  * takes no more now. */
 static int
-issue_next(struct disk *d, struct disk_job *j, struct disk_job *const *passed, size_t n)
+issue_next(struct disk *d, struct disk_job *j, const struct passed *ps)
 {
 	struct disk_piece *p = d->free_pieces;
-	bool held = held_back(d, (cut_piece(d, j, p), p));
+	bool held = held_back(d, (cut_piece(d, j, p), p)) || behind_passed(ps, p);
 
-	for (size_t i = 0; i < n && !held; i++)
-		held = behind(passed[i], p);
 	if (held) {
 		stat_add(&d->stats.held);
 		return 0;
@@ -380,9 +432,10 @@ issue_next(struct disk *d, struct disk_job *j, struct disk_job *const *passed, s
 static bool
 issue_some(struct disk *d)
 {
-	struct disk_job *passed[WALK_PASSED], *j;
+	struct passed ps;
+	struct disk_job *j;
 	uint64_t expect = d->cut_value + 1;
-	size_t n = 0, walked = 0;
+	size_t walked = 0;
 	struct disk_piece *p;
 	bool went = false;
 	int r = 1;
@@ -400,18 +453,20 @@ issue_some(struct disk *d)
 	if (halted(d))
 		return went;
 	cursor_move(d);
-	for (j = d->cursor; j && r >= 0 && d->free_pieces && n < WALK_PASSED &&
+	ps.n = ps.nfiles = 0;
+	ps.host_lo = ps.host_hi = 0;
+	for (j = d->cursor; j && r >= 0 && d->free_pieces && ps.n < WALK_PASSED &&
 	     walked++ < WALK_JOBS; j = j->later, expect++) {
 		if (j->value != expect)
 			break;		/* an earlier value has not arrived */
 		if (!j->ready && !waits_shown(d, j)) {
-			passed[n++] = j;
+			passed_add(&ps, j);
 			continue;
 		}
-		while (!cut_all(j) && d->free_pieces && (r = issue_next(d, j, passed, n)) > 0)
+		while (!cut_all(j) && d->free_pieces && (r = issue_next(d, j, &ps)) > 0)
 			went = true;
 		if (!cut_all(j))
-			passed[n++] = j;
+			passed_add(&ps, j);
 	}
 	cursor_move(d);
 	return went;

@@ -57,6 +57,7 @@ struct disk_job {
 	struct feed_node node;		/* first: the feed links jobs by it */
 	uint64_t value;
 	struct disk_job *later;		/* the loop's list, in value order */
+	struct disk_job *pending;	/* the next job with ops left to cut */
 	size_t op;			/* the next op to cut into pieces */
 	uint64_t cut;			/* bytes of ops[op] already cut */
 	uint32_t in_flight;		/* pieces not yet completed */
@@ -133,11 +134,14 @@ struct disk {
 	/* the loop's own */
 	pthread_t loop;
 	struct disk_job *first, *last;	/* values fed, not yet in the word */
-	struct disk_job *cursor;	/* the first value with ops left to cut */
+	struct disk_job *cursor;	/* the first job with ops left to cut (or
+					 * not ready): the list of them, through
+					 * each job's pending, in value order */
+	struct disk_job *pending_last;	/* the last of that list */
 	const struct rig_wait *blocked;	/* the cursor's wait whose word is behind */
 	unsigned wait_step;		/* looks at it since it blocked */
 	uint64_t shown;			/* the value last stored in the word */
-	uint64_t cut_value;		/* the last value whose ops are all cut */
+	uint64_t cut_value;		/* every value up to it arrived (was fed) */
 	struct disk_piece *pieces;	/* depth of them */
 	struct disk_piece *free_pieces;
 	struct disk_piece *again;	/* rests of short I/O to issue first */

@@ -4,17 +4,20 @@
  *
  * Design notes.
  *  - Jobs (values) come from the feed and join a list sorted by value
- *    (first..last). With one submitter they arrive in order; concurrent
- *    submitters may swap neighbours, so the insert walks back from last,
- *    and the cursor never starts a value before the one after cut_value
- *    arrived: values are started in value order, always.
+ *    (first..last), and, while they have ops left to cut, a second one
+ *    (cursor..pending_last, through pending). With one submitter they
+ *    arrive in order; concurrent submitters may swap neighbours, so the
+ *    insert walks back from last, and the loop never starts a value
+ *    before every earlier one arrived (cut_value: all values up to it
+ *    arrived).
  *  - A value with waits (submit_after) starts only once each wait's word
  *    shows its value (an acquire load, before any of its pieces is
  *    issued: `ready`); until then the loop looks at the word between its
  *    reaps (d->blocked, wait_word()).
- *  - The cursor is the first job with ops left to cut (or not ready). Ops
- *    are cut into pieces of at most chunk_bytes, in op order; a barrier is
- *    one piece.
+ *  - The cursor is the first job with ops left to cut (or not ready); a
+ *    pass walks that list alone, not the jobs that only wait for their
+ *    pieces to end. Ops are cut into pieces of at most chunk_bytes, in op
+ *    order; a barrier is one piece.
  *  - Hazards: two uses conflict where they touch the same file, overlapping
  *    bytes, one of them a write (a barrier counts as a read of the whole
  *    file, so it waits for the writes before it and holds the writes after
@@ -83,12 +86,25 @@ job_insert(struct disk *d, struct disk_job *j)
 	*at = j;
 	if (!j->later)
 		d->last = j;
+	/* Values up to cut_value all arrived; j may close a gap. */
+	for (struct disk_job *k = j; k && k->value == d->cut_value + 1; k = k->later)
+		d->cut_value = k->value;
 	if (halted(d)) {
 		j->op = j->nops;	/* dropped: nothing of it runs */
 		j->ready = true;
+		return;
 	}
-	else if (!d->cursor || j->value < d->cursor->value)
-		d->cursor = j;
+	/* The list of jobs with ops left to cut: at its end, as a rule. */
+	at = &d->cursor;
+	if (d->pending_last && d->pending_last->value < j->value)
+		at = &d->pending_last->pending;
+	else
+		while (*at && (*at)->value < j->value)
+			at = &(*at)->pending;
+	j->pending = *at;
+	*at = j;
+	if (!j->pending)
+		d->pending_last = j;
 }
 
 static void
@@ -310,19 +326,6 @@ cut_all(struct disk_job *j)
 	return j->op == j->nops;
 }
 
-/* Move the cursor past the jobs that started and are all cut, in value
- * order with no value missing. */
-static void
-cursor_move(struct disk *d)
-{
-	struct disk_job *j;
-
-	while ((j = d->cursor) && j->value == d->cut_value + 1 && j->ready && cut_all(j)) {
-		d->cut_value = j->value;
-		d->cursor = j->later;
-	}
-}
-
 static void
 piece_free(struct disk *d, struct disk_piece *p)
 {
@@ -335,7 +338,7 @@ piece_free(struct disk *d, struct disk_piece *p)
  * that it passes, at most: it stays bounded while everything waits, and
  * is long enough that one program thread's values held behind its fsync
  * (a batch of them) do not hold back another's. */
-#define WALK_JOBS	1024
+#define WALK_JOBS	512
 #define WALK_PASSED	256
 #define WALK_FILES	4
 
@@ -432,9 +435,8 @@ issue_next(struct disk *d, struct disk_job *j, const struct passed *ps)
 static bool
 issue_some(struct disk *d)
 {
+	struct disk_job **link = &d->cursor, *j, *prev = NULL;
 	struct passed ps;
-	struct disk_job *j;
-	uint64_t expect = d->cut_value + 1;
 	size_t walked = 0;
 	struct disk_piece *p;
 	bool went = false;
@@ -452,23 +454,24 @@ issue_some(struct disk *d)
 	}
 	if (halted(d))
 		return went;
-	cursor_move(d);
 	ps.n = ps.nfiles = 0;
 	ps.host_lo = ps.host_hi = 0;
-	for (j = d->cursor; j && r >= 0 && d->free_pieces && ps.n < WALK_PASSED &&
-	     walked++ < WALK_JOBS; j = j->later, expect++) {
-		if (j->value != expect)
-			break;		/* an earlier value has not arrived */
-		if (!j->ready && !waits_shown(d, j)) {
-			passed_add(&ps, j);
+	/* Only values whose earlier values all arrived (cut_value). */
+	while ((j = *link) && j->value <= d->cut_value && r >= 0 && d->free_pieces &&
+	       ps.n < WALK_PASSED && walked++ < WALK_JOBS) {
+		if (j->ready || waits_shown(d, j))
+			while (!cut_all(j) && d->free_pieces && (r = issue_next(d, j, &ps)) > 0)
+				went = true;
+		if (j->ready && cut_all(j)) {
+			*link = j->pending;	/* all cut: off the list */
+			if (d->pending_last == j)
+				d->pending_last = prev;
 			continue;
 		}
-		while (!cut_all(j) && d->free_pieces && (r = issue_next(d, j, &ps)) > 0)
-			went = true;
-		if (!cut_all(j))
-			passed_add(&ps, j);
+		passed_add(&ps, j);
+		prev = j;
+		link = &j->pending;
 	}
-	cursor_move(d);
 	return went;
 }
 
@@ -519,7 +522,7 @@ drop_unstarted(struct disk *d)
 		j->op = j->nops;
 		j->ready = true;
 	}
-	d->cursor = NULL;
+	d->cursor = d->pending_last = NULL;
 	while ((p = d->again)) {
 		d->again = p->next;
 		p->job->in_flight--;

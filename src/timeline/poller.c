@@ -26,7 +26,10 @@
  * store: the host device, the disk) needs no haste either: when such a
  * word moved, its event count moved too since the poller last left it, and
  * the move does not shorten the scans (the poller still bumps the count:
- * a bump nobody sleeps on is one increment). The timer is periodic, and
+ * a bump nobody sleeps on is one increment), and while every word waited
+ * on is such a word (as its last move told), the poller scans every 200
+ * us only: it is there for the hang clocks and for a driver that stops
+ * waking. The timer is periodic, and
  * re-armed only when the period the poller wants changes, or a deadline
  * comes sooner: one timerfd_settime() per change, not per scan.
  *
@@ -65,6 +68,7 @@ static _Atomic uint32_t high;		/* slots at or above it were never watched */
  * (0: stopped). */
 static uint64_t seen[RIG_WORD_SLOTS];
 static uint32_t ec_seen[RIG_WORD_SLOTS];	/* the count as the poller left it */
+static bool wakes_itself[RIG_WORD_SLOTS];	/* its last move came with a bump */
 static uint64_t clock_from[RIG_WORD_SLOTS];
 
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -155,11 +159,13 @@ reap(struct timeline *tl, bool moved, uint64_t now)
 
 /*
  * One pass over the watched timelines at now. Sets *waiting if someone
- * waits, *reaping if returns are pending, *moved if a word moved; returns
- * the earliest hang or reap_at deadline (UINT64_MAX: none).
+ * waits, *hasty if someone waits on a word whose driver does not wake its
+ * sleepers itself (as far as its last move told), *reaping if returns are
+ * pending, *moved if such a word moved; returns the earliest hang or
+ * reap_at deadline (UINT64_MAX: none).
  */
 static uint64_t
-scan(uint64_t now, bool *waiting, bool *reaping, bool *moved)
+scan(uint64_t now, bool *waiting, bool *hasty, bool *reaping, bool *moved)
 {
 	uint32_t n = atomic_load(&high);
 	uint64_t next = UINT64_MAX;
@@ -183,7 +189,8 @@ scan(uint64_t now, bool *waiting, bool *reaping, bool *moved)
 		if (went) {
 			/* Bumped since our last look: its driver wakes its
 			 * sleepers (or a loss did); no haste on its account. */
-			if (ck_ec32_value(tl->futex) == ec_seen[i])
+			wakes_itself[i] = ck_ec32_value(tl->futex) != ec_seen[i];
+			if (!wakes_itself[i])
 				*moved = true;
 			seen[i] = w;
 			if (clock_from[i])
@@ -193,6 +200,7 @@ scan(uint64_t now, bool *waiting, bool *reaping, bool *moved)
 		}
 		until = reaps ? reap(tl, went, now) : UINT64_MAX;
 		*waiting |= waits;
+		*hasty |= waits && !wakes_itself[i];
 		*reaping |= reaps;
 		if (until < next)
 			next = until;
@@ -269,13 +277,17 @@ poll_loop(void *arg)
 	prctl(PR_SET_TIMERSLACK, 1UL);
 	rcu_register_thread();
 	for (;;) {
-		bool waiting = false, reaping = false, moved = false;
+		bool waiting = false, hasty = false, reaping = false, moved = false;
 		uint64_t now = rig_now_ns(), deadline, wake = UINT64_MAX;
 		struct epoll_event ev[16];
 		int n;
 
-		deadline = scan(now, &waiting, &reaping, &moved);
-		if (waiting) {
+		deadline = scan(now, &waiting, &hasty, &reaping, &moved);
+		if (waiting && !hasty) {
+			/* Every word waited on wakes its sleepers itself. */
+			nap = NAP_WAIT_MAX_NS;
+			wake = nap;
+		} else if (waiting) {
 			nap = moved ? (nap / 2 > NAP_MIN_NS ? nap / 2 : NAP_MIN_NS) :
 			       (nap * 2 > NAP_WAIT_MAX_NS ? NAP_WAIT_MAX_NS : nap * 2);
 			wake = nap;

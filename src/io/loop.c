@@ -303,15 +303,24 @@ shows(const struct rig_wait *w)
 }
 
 /* Whether j may start: every word it waits for shows its value. Sets
- * d->blocked to the first that does not, unless an earlier job's is set. */
+ * d->blocked to the first that does not, unless an earlier job's is set.
+ * Within a pass, a wait for a value at or above one that d->blocked's
+ * word did not show is not looked at again: the word is another
+ * device's, written by another core, and most waits of a pass name it. */
 static bool
 waits_shown(struct disk *d, struct disk_job *j)
 {
-	while (j->waited < j->nwaits && shows(&j->waits[j->waited]))
+	const struct rig_wait *b = d->blocked, *w;
+
+	while (j->waited < j->nwaits) {
+		w = &j->waits[j->waited];
+		if ((b && w->word == b->word && w->value >= b->value) || !shows(w))
+			break;
 		j->waited++;
+	}
 	if (j->waited == j->nwaits)
 		return j->ready = true;
-	if (!d->blocked)
+	if (!b)
 		d->blocked = &j->waits[j->waited];
 	return false;
 }

@@ -110,7 +110,9 @@ struct rig_waits {
 	 * them to submit like any other (rule 1 no longer drops them, and a
 	 * value with unordered refs waits for the value before it), and the
 	 * driver may start a value before an earlier one completed where its
-	 * waits hold; the word still shows values in order. */
+	 * waits hold. A wait on its own value u holds, like any other, once
+	 * the word shows u (rig keeps one wait per device, the latest); the
+	 * word still shows values in order. */
 	bool self;
 };
 

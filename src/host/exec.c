@@ -13,9 +13,10 @@
  * that touch the same memory are ordered by their waits, not by the ring.
  * A value whose wait does not hold yet is passed: each pass runs, in value
  * order, every published value whose waits hold (a wait on this device's
- * value u holds once u ran, whether or not the word shows it yet), so one
- * program thread's value that waits for the disk does not hold back
- * another's that waits for nothing. A wait always names an earlier value,
+ * value u holds once u and every value before it ran: rig coalesces a
+ * use's waits to one per device, the latest, so u alone would not do), so
+ * a value that waits for the disk does not hold back a later one that
+ * waits for nothing not yet done. A wait always names an earlier value,
  * so one pass in value order runs everything that can run.
  *
  * Between values the thread waits for the next publish as spin.h says: a
@@ -74,11 +75,17 @@ shows(const struct rig_wait *w)
 	return atomic_load_explicit(w->word, memory_order_acquire) >= w->value;
 }
 
-/* Whether this device's value v ran (the thread's own record). */
+/*
+ * Whether a wait on this device's own value v holds: v and every value
+ * before it ran (v < head, what the word shows). Not v alone: rig keeps
+ * one wait per device, the latest of the values a use conflicts with
+ * (waitset_add), and counts on the device's order for the earlier ones,
+ * so that v ran says nothing of an earlier value the use also follows.
+ */
 static bool
 ran(const struct host_dev *d, uint64_t v)
 {
-	return v < d->head || d->ran[v % HOST_RING] == v;
+	return v < d->head;
 }
 
 /* The first of job's waits that does not hold yet, or NULL. */

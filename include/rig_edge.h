@@ -106,14 +106,6 @@ enum rig_completion {
 struct rig_waits {
 	bool stores;		/* its queues wait for a RIG_BY_STORE producer */
 	bool hosts;		/* its queues wait for a RIG_BY_HOST producer */
-	/* Its queues take waits on its own earlier values too: rig hands
-	 * them to submit like any other (rule 1 no longer drops them, and a
-	 * value with unordered refs waits for the value before it), and the
-	 * driver may start a value before an earlier one completed where its
-	 * waits hold. A wait on its own value u holds, like any other, once
-	 * the word shows u (rig keeps one wait per device, the latest); the
-	 * word still shows values in order. */
-	bool self;
 };
 
 /* What compiled code needs from a device: a record its ABI library declares

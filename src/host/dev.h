@@ -7,17 +7,9 @@
  * The ring. Value v's work lives in slot v % HOST_RING. submit (rig calls
  * it one at a time: the one producer) fills the slot of the next value and
  * publishes it (`published`, release); the device thread (the one
- * consumer) runs published values once their waits hold (exec.c: a value
- * that waits for another device may be passed by later ones), writes the
- * word over the prefix of values run, and frees their slots by advancing
- * `done` (release) with it. A slot is refilled only once done >= v -
- * HOST_RING: room answers RIG_LATER before that.
- *
- * sleeping_on: the device thread, with every published value held back by
- * another device's word, sleeps on that word (rig_word_sleep) with the
- * word in sleeping_on (seq_cst); submit, after its store of published
- * (seq_cst), loads it and wakes that word's sleepers, so either the thread
- * sees the publish before it sleeps or the publish wakes it. Each side
+ * consumer) runs published values in order, writes the word, and frees the
+ * slot by advancing `done` (release). A slot is refilled only once
+ * done >= v - HOST_RING: room answers RIG_LATER before that. Each side
  * keeps the other's counter as it last read it (pub_seen, done_seen) and
  * reads the shared one again only when its copy says wait, so a stream of
  * values moves those cache lines once per catch-up, not once per value.
@@ -31,7 +23,6 @@
  *   published        writes (release)    reads (acquire)
  *   pub_ec           bumps (ec_sp)       waits
  *   done             reads (acquire)     writes (release)
- *   sleeping_on      reads (seq_cst)     writes (seq_cst)
  *   ring[v]          fills while free    reads from publish to done
  */
 #ifndef HOST_DEV_H
@@ -49,7 +40,7 @@
 #include "host/pool.h"
 #include "host/spin.h"
 
-#define HOST_RING	1024	/* values in flight at most */
+#define HOST_RING	256	/* values in flight at most */
 _Static_assert((HOST_RING & (HOST_RING - 1)) == 0, "HOST_RING is a power of two");
 
 /* The queues: facts.queues' indices. */
@@ -120,17 +111,11 @@ struct host_dev {
 	struct ck_ec32 pub_ec;			/* bumped after each publish, and at stop */
 	_Atomic bool stop;
 
-	/* Set by the device thread while it sleeps on another device's word
-	 * (exec.c): submit wakes it there after a publish. */
-	_Atomic(const _Atomic uint64_t *) sleeping_on;
-
 	/* The device thread's (done is read by submit). */
-	alignas(64) _Atomic uint64_t done;	/* the last value of the run prefix */
+	alignas(64) _Atomic uint64_t done;	/* the last value run */
 	uint64_t pub_seen;			/* published, as the thread last read it */
-	uint64_t head;				/* done + 1: the first value not run */
 	struct host_spin pub_spin;		/* its waits for a publish */
 	struct host_spin word_spin;		/* its waits for other devices' words */
-	uint64_t ran[HOST_RING];		/* ran[v % HOST_RING] == v: v ran */
 };
 
 /* The driver's tables (host.c, submit.c). */

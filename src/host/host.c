@@ -105,7 +105,7 @@ host_facts(void *t, struct rig_facts *out, const char **fault)
 		.nqueues = sizeof(host_queues) / sizeof(host_queues[0]),
 		.copy_engine = HOST_COPY,
 		.completion = RIG_BY_HOST,
-		.waits = { .stores = true, .hosts = true, .self = true },
+		.waits = { .stores = true, .hosts = true },
 		.may_block = false,
 		.hang_ms = RIG_NONE,
 		.maps_host = true,

@@ -9,15 +9,12 @@
  *
  * Facts: arch "x86_64" (or "aarch64"); queues "COMPUTE:0" (Launch, Fill)
  * and "COPY:0" (Copy, the copy engine); completion RIG_BY_HOST; waits on
- * stores and hosts (the device thread waits on any word) and on its own
- * values (waits.self: a value whose waits hold runs before an earlier one
- * that still waits for another device; the word shows values in order);
- * host addresses,
+ * stores and hosts (the device thread waits on any word); host addresses,
  * maps host memory; alignment HOST_ALIGN; cache_bytes the last-level cache;
  * no hang_ms; may_block false.
  *
  * Commits: submit returns RIG_COMMITTED (k = 1): the device thread runs
- * each value as soon as submit publishes it and its waits hold. A launch over a grid of
+ * each value as soon as submit publishes it. A launch over a grid of
  * g0*g1*g2 groups is split into ranges of whole groups, each range one
  * call f(params, first, end) of the entry's launch (host_range_fn).
  * The device thread runs a value's launches and copies in part order, which

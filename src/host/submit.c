@@ -307,9 +307,8 @@ host_submit(void *edge, uint64_t value, struct rig_part *parts, size_t nparts,
 	job->times = times;
 	d->submitted = value;
 	/* Release pairs with the device thread's acquire load of published:
-	 * the job's fields and arena are written first. seq_cst: before the
-	 * load of sleeping_on in host_exec_wake() (dev.h). */
-	atomic_store_explicit(&d->published, value, memory_order_seq_cst);
+	 * the job's fields and arena are written first. */
+	atomic_store_explicit(&d->published, value, memory_order_release);
 	host_exec_wake(d);
 	return RIG_COMMITTED;
 }

@@ -1,9 +1,6 @@
 /*
  * submit/route.c: where a submit's waits go (SPEC §4, rule 3). A wait on the
- * device's own timeline is dropped (device order, rule 1), or, for a
- * device whose queues wait on its own values (facts.waits.self: the host
- * device, which runs a value before an earlier one that still waits),
- * handed to the driver like a producer's; a producer the
+ * device's own timeline is dropped (device order, rule 1); a producer the
  * device's queues can wait for (facts.waits) becomes a driver wait, and its
  * value is committed first (no queue waits on work its driver holds); the
  * host waits for the rest before the driver's submit. A wait on a value a
@@ -43,13 +40,8 @@ route_check(const char *func, struct rig_device *d, struct waitset *ws)
 		struct timeline *tl;
 		int ret = 0;
 
-		if ((int)st.slot == d->tl.slot) {
-			/* Rule 1 drops it, unless the device runs values out
-			 * of order where their waits allow (facts.waits.self). */
-			if (d->facts.waits.self && !timeline_settled(&d->tl, st.value))
-				ws->w[keep++] = st;
+		if ((int)st.slot == d->tl.slot)
 			continue;
-		}
 		tl = timeline_get(st.slot);
 		if (!tl)
 			continue;	/* ended: its word shows every value */
@@ -81,16 +73,8 @@ route_commit(struct rig_device *d, const struct waitset *ws, struct job *job)
 {
 	for (size_t i = 0; i < ws->n; i++) {
 		struct stamp st = ws->w[i];
-		struct timeline *tl;
+		struct timeline *tl = timeline_get(st.slot);
 
-		if ((int)st.slot == d->tl.slot) {
-			/* The device's own earlier value (facts.waits.self):
-			 * submitted before this one, so nothing to commit. */
-			job->waits[job->nwaits++] = (struct rig_wait){
-				d->tl.word, st.value, d->facts.completion };
-			continue;
-		}
-		tl = timeline_get(st.slot);
 		if (!tl)
 			continue;	/* ended since: its word shows every value */
 		/* A driver wait only on a committed value (no queue waits on

@@ -303,20 +303,6 @@ note_last(struct rig_submission *s, uint64_t v)
 		;
 }
 
-/* Whether s has a slot only unordered refs use (claimed by nothing). On a
- * device that runs values out of order (facts.waits.self), such a value
- * keeps device order: the host waits for the value before it first. */
-static bool
-keeps_device_order(const struct rig_submission *s)
-{
-	if (!s->d->facts.waits.self)
-		return false;
-	for (size_t k = 0; k < s->nslots; k++)
-		if (!(s->slot_use[k] & (SLOT_READ | SLOT_WRITE)) && (s->slot_use[k] & SLOT_ADDRESSED))
-			return true;
-	return false;
-}
-
 /* Claim, draw the value, route the waits, publish. Frees nothing of r. */
 static int
 place_job(struct rig_run *r, struct rig_buffer *const *buffers,
@@ -330,7 +316,6 @@ place_job(struct rig_run *r, struct rig_buffer *const *buffers,
 	struct sub_job *sj;
 	void *heap = NULL;
 	size_t n, bytes;
-	bool in_order;
 	uint64_t v;
 	int ret;
 
@@ -346,8 +331,7 @@ place_job(struct rig_run *r, struct rig_buffer *const *buffers,
 		if (waits[w].device->tl.slot >= 0)
 			ret = waitset_add(&ws, (struct stamp){
 				(uint32_t)waits[w].device->tl.slot, waits[w].value });
-	in_order = keeps_device_order(s);
-	bytes = job_layout(s, ws.n + in_order).bytes;
+	bytes = job_layout(s, ws.n).bytes;
 	if (ret < 0 || (bytes > SRING_ROOM && !(heap = malloc(bytes)))) {
 		claim_unlock(u, n);
 		ret = rig_fail_at("rig_submit", RIG_ENOMEM, "no memory for the submit's job");
@@ -358,13 +342,10 @@ place_job(struct rig_run *r, struct rig_buffer *const *buffers,
 		goto out;
 	}
 	/* Under the claim: the buffers' locations are live. */
-	sj = job_init(heap ? heap : submit_room(&d->sub, v), heap, s, ws.n + in_order);
+	sj = job_init(heap ? heap : submit_room(&d->sub, v), heap, s, ws.n);
 	fill_work(sj, r, buffers);
 	claim_unlock(u, n);
 	route_commit(d, &ws, &sj->job);
-	if (in_order)
-		sj->job.host_waits[sj->job.nhost_waits++] = (struct stamp){
-			(uint32_t)d->tl.slot, v - 1 };
 	note_last(s, v);
 	submit_publish(&d->sub, v, &sj->job);
 	if (out)

@@ -27,22 +27,12 @@ static pthread_mutex_t woken_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t woken_calls, woken_stale;	/* under woken_lock */
 static const _Atomic uint64_t *woken_word;
 static uint64_t woken_last;
-/* The devices' own words (dev_open): the device thread also wakes the
- * sleepers of another device's word it slept on, for a publish (exec.c),
- * which moves nothing; those calls are not counted. */
-static _Atomic(const _Atomic uint64_t *) dev_words[16];
-static _Atomic unsigned ndev_words;
 
 void
 rig_word_wake(const _Atomic uint64_t *word)
 {
 	uint64_t w = atomic_load(word);
-	unsigned i, n = atomic_load(&ndev_words) < 16 ? atomic_load(&ndev_words) : 16;
 
-	for (i = 0; i < n && atomic_load(&dev_words[i]) != word; i++)
-		;
-	if (i == n)
-		return;
 	pthread_mutex_lock(&woken_lock);
 	if (word == woken_word && w <= woken_last)
 		woken_stale++;
@@ -84,7 +74,6 @@ dev_open(struct dev *d, uint64_t start)
 
 	memset(d, 0, sizeof(*d));
 	atomic_init(&d->word, start);
-	atomic_store(&dev_words[atomic_fetch_add(&ndev_words, 1) % 16], &d->word);
 	pthread_mutex_init(&d->lock, NULL);
 	d->next = start;
 	if (rig_host_opener.make(&rig_host_opener, &d->word, &d->h, why, sizeof(why)) != 0)

@@ -4,7 +4,8 @@
  * thread, per round: writes a pattern into its request (a host write,
  * after the copy that last read it), copies it on the host device into
  * one of RESULTS result buffers (after the disk's copy that last read that
- * buffer: a wait the host device holds while later values pass it), and
+ * buffer: a wait on the disk's word that the host device's thread holds),
+ * and
  * copies the result into a slot of its own file on the disk (after the
  * host's copy: a wait the disk's loop holds); every BATCH rounds a barrier,
  * then a wait for the barrier before (its writes after an fsync in flight

@@ -372,14 +372,8 @@ rig_polled_fail(struct rig_polled *p, const char *call)
 void
 rig_polled_stall(struct rig_polled *p, bool stalled)
 {
-	struct pdev *d;
-
+	/* A stalled worker looks again on its own (queue.c): no wake-up. */
 	atomic_store(&p->stalled, stalled);
-	pthread_mutex_lock(&p->ctl_lock);
-	d = atomic_load(&p->dev);
-	if (d && !stalled)
-		polled_queue_wake(d);
-	pthread_mutex_unlock(&p->ctl_lock);
 }
 
 uint64_t rig_polled_ran(struct rig_polled *p) { return atomic_load(&p->ran); }

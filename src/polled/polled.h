@@ -130,8 +130,6 @@ int polled_queue_start(struct pdev *d);
 /* Stop the worker (it leaves at its next value, or inside a wait) and free
  * what the slots hold. rig's calls are over (Driver.stop). */
 void polled_queue_stop(struct pdev *d);
-/* Wake the worker to look again (a stall ended). Any thread. */
-void polled_queue_wake(struct pdev *d);
 
 /* Consume an injected failure of call; true if there was one. A plain
  * load first: the compare-exchange, a locked instruction, only when one

@@ -341,7 +341,7 @@ wait_uses_now(struct alloc *a)
 
 	for (;;) {
 		struct stamp st = { 0 }, dropped;
-		struct waitset ws = { 0 };
+		struct waitset ws;
 		const struct stamps *s;
 
 		spin_lock(&root->lock);
@@ -356,6 +356,7 @@ wait_uses_now(struct alloc *a)
 		spin_unlock(&root->lock);
 		if (!st.value)
 			return;
+		waitset_init(&ws, -1);
 		waitset_add(&ws, st);	/* its own array: no memory needed */
 		claim_wait_host(&ws, &dropped);
 	}
@@ -477,9 +478,10 @@ alloc_put(struct alloc *a)
 static void
 await_borrowers(struct rig_device *d)
 {
-	struct waitset ws = { 0 };
+	struct waitset ws;
 	struct stamp dropped;
 
+	waitset_init(&ws, -1);
 	pthread_mutex_lock(&d->mem_lock);
 	for (struct alloc *a = d->allocs; a; a = a->next)
 		if (a->root == a) {

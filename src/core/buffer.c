@@ -192,7 +192,7 @@ static int
 host_access(const char *func, struct rig_buffer *b, size_t offset, void *host,
 	    size_t n, bool write)
 {
-	struct waitset ws = { 0 };
+	struct waitset ws;
 	struct use u;
 	char *at;
 	int ret;
@@ -205,6 +205,7 @@ host_access(const char *func, struct rig_buffer *b, size_t offset, void *host,
 		return rig_fail_at(func, RIG_EINVAL, "the host memory is NULL");
 	if (write && b->access == RIG_READ_ONLY)
 		return rig_fail_at(func, RIG_EINVAL, "the buffer is read-only");
+	waitset_init(&ws, -1);
 	u.a = b->a->root;
 	u.kind = write ? USE_WRITE : USE_READ;
 	words_of(b->offset + offset, n, &u.lo, &u.hi);

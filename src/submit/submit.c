@@ -286,7 +286,11 @@ run_locked(struct submitter *s, uint64_t v, struct job *job, bool more, bool dir
 		submit_lose_at(s, v, job, "submit failed: %s", failure);
 		goto out;
 	}
-	atomic_store(&s->tl->submitted, v);
+	/* seq_cst where more follows: Dekker with a waiter's raise of
+	 * commit_want (commit_for_waiter), one of us commits v. Else v is
+	 * committed here whatever a waiter did. */
+	atomic_store_explicit(&s->tl->submitted, v,
+			      more ? memory_order_seq_cst : memory_order_release);
 	if (r == RIG_COMMITTED) {
 		raise_committed(s, v);
 		/* Work that ran inside submit moved the word, and nobody else

@@ -322,7 +322,7 @@ place_job(struct rig_run *r, struct rig_buffer *const *buffers,
 	if (!u)
 		return rig_fail_at("rig_submit", RIG_ENOMEM, "no memory for the submit's claim");
 	n = collect_uses(s, buffers, u);
-	waitset_init(&ws);
+	waitset_init(&ws, d->tl.slot);
 	if ((ret = claim_lock(u, n, &ws)) < 0) {
 		ret = rig_fail_keep("rig_submit", ret);
 		goto out;

@@ -27,6 +27,10 @@ alloc_reclaim(struct rig_device *d)
 	size_t n;
 
 	n = alloc_return(d, LIMBO_AGED, 0, now, &next);
+	/* Emptied since the last pass (reuses take what releases put, with
+	 * no cue each time): the poller looks no more. */
+	if (limbo_unwatch(&device_reclaim(d)->memory))
+		reclaim_pending(device_timeline(d), -1);
 	/* Kept memory that ages, or a keep its submitter had not yet
 	 * passed, falls due with no word moving: the poller looks again. */
 	if (again && now + KEEP_RETRY_NS < next)

@@ -81,6 +81,9 @@ rig_run_take(struct rig_submission *s, struct rig_run **out)
 	if (!s || !out)
 		return rig_fail(RIG_EINVAL, "the %s is NULL", !s ? "submission" : "out");
 	if (!s->run_bytes) {
+		/* Shared, but each take holds s like any run: a taken run
+		 * stays valid after rig_submission_release(). */
+		submission_get(s);
 		submission_hold(s, 1);
 		*out = &s->shared;
 		return 0;
@@ -103,8 +106,10 @@ run_give_back(struct rig_run *r)
 	struct rig_run *none = NULL;
 
 	submission_hold(s, -1);
-	if (r == &s->shared)
+	if (r == &s->shared) {
+		submission_put(s);	/* may free s, and r with it */
 		return;
+	}
 	/* Pairs with the acquire exchange in take: the stores travel. */
 	if (!atomic_compare_exchange_strong_explicit(&s->cached, &none, r,
 			memory_order_release, memory_order_relaxed))

@@ -130,10 +130,12 @@ check_ref(struct rig_submission *s, size_t i, const struct rig_part_spec *p,
 	if (r->at < 0 || r->at % 8)
 		return part_fail(i, p->kind, "ref %zu is at %lld, %s", k, (long long)r->at,
 				 r->at < 0 ? "which is negative" : "no multiple of 8");
-	if (r->at + 8 > p->params)
+	/* Subtractions, not at + 8: an at near INT64_MAX must not wrap
+	 * round to pass (params is 0 .. PARAMS_MAX here). */
+	if (r->at > p->params - 8)
 		return part_fail(i, p->kind, "ref %zu's 8 bytes at %lld lie past the part's %lld params bytes",
 				 k, (long long)r->at, (long long)p->params);
-	if (e && e->params.some && r->at + 8 > e->params.value)
+	if (e && e->params.some && (e->params.value < 8 || r->at > e->params.value - 8))
 		return part_fail(i, p->kind, "ref %zu's 8 bytes at %lld lie past the %lld bytes its function reads",
 				 k, (long long)r->at, (long long)e->params.value);
 	if (r->kind == RIG_REF_ENTRY && !r->fn)

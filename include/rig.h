@@ -396,6 +396,10 @@ void rig_image_release(struct rig_image *img);
 struct rig_submission;
 struct rig_run;
 
+/* Slots are 0 .. RIG_SLOTS_MAX - 1: rig_submission_make() refuses a part
+ * that names a higher one. */
+#define RIG_SLOTS_MAX	65536
+
 /* One end of a copy: a buffer, or (buffer NULL) the buffer of a slot. */
 struct rig_side {
 	struct rig_buffer *buffer;

@@ -127,6 +127,9 @@ check_ref(struct rig_submission *s, size_t i, const struct rig_part_spec *p,
 	if (r->kind != RIG_REF_ENTRY && r->slot < 0)
 		return part_fail(i, p->kind, "ref %zu names slot %lld, which is negative",
 				 k, (long long)r->slot);
+	if (r->kind != RIG_REF_ENTRY && r->slot >= SLOTS_MAX)
+		return part_fail(i, p->kind, "ref %zu names slot %lld, above the most, %d",
+				 k, (long long)r->slot, SLOTS_MAX - 1);
 	if (r->at < 0 || r->at % 8)
 		return part_fail(i, p->kind, "ref %zu is at %lld, %s", k, (long long)r->at,
 				 r->at < 0 ? "which is negative" : "no multiple of 8");
@@ -168,6 +171,8 @@ check_code(struct rig_submission *s, size_t i, const struct rig_part_spec *p)
 	    p->params < p->fn->entry.params.value)
 		return part_fail(i, p->kind, "%lld params bytes, fewer than the %lld its function reads",
 				 (long long)p->params, (long long)p->fn->entry.params.value);
+	if ((ptrdiff_t)p->nrefs < 0)
+		return part_fail(i, p->kind, "%td refs is negative", (ptrdiff_t)p->nrefs);
 	if (p->nrefs && !p->refs)
 		return part_fail(i, p->kind, "%zu refs but no array of them", p->nrefs);
 	for (size_t k = 0; k < p->nrefs; k++)
@@ -182,6 +187,9 @@ check_side(struct rig_submission *s, size_t i, const char *which,
 {
 	const struct rig_buffer *b = side.buffer;
 
+	if (!b && side.slot >= SLOTS_MAX)
+		return part_fail(i, RIG_COPY, "%s names slot %lld, above the most, %d",
+				 which, (long long)side.slot, SLOTS_MAX - 1);
 	if (!b)
 		return side.slot < 0 ?
 		       part_fail(i, RIG_COPY, "%s names slot %lld, which is negative",

@@ -142,10 +142,20 @@ check_store(struct rig_run *r, size_t i, size_t bytes)
 	return 0;
 }
 
+/* A group's threads; UINT64_MAX where the product passes 64 bits. */
+static uint64_t
+group_threads(const uint32_t group[3])
+{
+	uint64_t t = (uint64_t)group[0] * group[1];
+
+	return __builtin_mul_overflow(t, group[2], &t) ? UINT64_MAX : t;
+}
+
 int
 rig_run_store(struct rig_run *r, size_t i, const uint32_t grid[3],
 	      const uint32_t group[3], const void *params, size_t bytes)
 {
+	const struct rig_opt *most;
 	struct block *b;
 	int ret;
 
@@ -160,6 +170,13 @@ rig_run_store(struct rig_run *r, size_t i, const uint32_t grid[3],
 		if (!grid || !group || !grid[0] || !grid[1] || !grid[2] ||
 		    !group[0] || !group[1] || !group[2])
 			return rig_fail(RIG_EINVAL, "part %zu: an empty grid or group", i);
+		/* Seed 000, entry: rig refuses a run that sets more threads
+		 * than the function allows. */
+		most = &r->s->parts[i].fn->entry.threads;
+		if (most->some && group_threads(group) > (uint64_t)most->value)
+			return rig_fail(RIG_EINVAL,
+					"part %zu: a group of %u x %u x %u threads, more than the %lld its function allows",
+					i, group[0], group[1], group[2], (long long)most->value);
 		memcpy(b->grid, grid, sizeof(b->grid));
 		memcpy(b->group, group, sizeof(b->group));
 	}

@@ -103,7 +103,8 @@ uint64_t rig_budget(const struct rig_device *d);
 /*
  * rig_set_budget() - change the bytes of own memory d may hold. Memory
  * already held stays; later allocations fit the new budget, returning
- * released memory first. Returns 0, or RIG_EINVAL for a negative size.
+ * released memory first. Returns 0; RIG_EINVAL for a negative size;
+ * RIG_ELOST for a lost device, whose budget stays as it was.
  */
 int rig_set_budget(struct rig_device *d, uint64_t bytes);
 

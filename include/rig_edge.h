@@ -548,6 +548,15 @@ void rig_word_wake(const _Atomic uint64_t *word);
  */
 void rig_code_sync(void *addr, size_t bytes);
 
+/*
+ * rig_why_set() - record "<func>: <cause>" as the calling thread's last
+ * failure, the message rig.h's rig_why() reads, and return code: how a
+ * driver's own public functions (rig_polled.h, rig_disk.h) refuse a call
+ * the way rig's do. Any thread; never blocks.
+ */
+int rig_why_set(const char *func, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 #ifdef __cplusplus
 }
 #endif

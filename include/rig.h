@@ -10,6 +10,28 @@
  * changes nothing. Functions defined in this header as static inline never
  * block, never make a system call and never allocate.
  *
+ * NULL handles, one rule for every public function of rig's headers (this
+ * one, rig_edge.h's functions, rig_disk.h, rig_polled.h, rig_amd_pci.h):
+ * a NULL where a call takes a handle (a device, buffer, image, function,
+ * submission, run, claim, opener, driver) or a pointer it reads or
+ * writes is refused, before anything changes:
+ *  - a call that returns a status returns RIG_EINVAL, and rig_why() says
+ *    "<function>: the <what> is NULL" (a point's NULL device: "the point
+ *    names no device");
+ *  - a call that returns a value (rig_name, rig_budget, rig_buffer_length,
+ *    rig_reached, rig_lost, rig_polled_ran...) returns its empty value --
+ *    NULL, 0, false, or -1 where 0 is an answer (rig_cache_bytes,
+ *    rig_polled_events_fd) -- and records the same message;
+ *  - a call that returns nothing does nothing; a release (of NULL, as
+ *    free(NULL)) records nothing, another call (rig_polled_stall,
+ *    rig_memory_opener...) the same message.
+ * Where a header gives NULL a meaning (a NULL out point, rig_pci_machine's
+ * NULL for this machine, rig_disk_opener_init's defaults), it is no
+ * refusal. A dead buffer and a lost device are handles: each call answers
+ * them as its comment says (RIG_EINVAL "the buffer is dead: ...",
+ * RIG_ELOST "<device> is lost: ..."). A released handle is no handle: a
+ * call given one is undefined, as a use of freed memory is.
+ *
  * Read next: rig_edge.h (the driver contract), rig_polled.h (the test
  * driver), README.md (a tour).
  */

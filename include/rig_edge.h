@@ -523,6 +523,12 @@ void rig_io_device_opener(const struct rig_io_opener *io, struct rig_opener *out
 
 /* ---- What rig defines for drivers ------------------------------------- */
 
+/*
+ * The functions below and the opener fill-ins above refuse a NULL as rig.h
+ * says of NULL handles: rig_memory_opener() and rig_io_device_opener()
+ * fill nothing, rig_word_wake() and rig_code_sync() do nothing.
+ */
+
 /* The process-wide array of timeline words; each open device has one. */
 extern _Atomic uint64_t rig_words[RIG_WORD_SLOTS];
 

@@ -232,6 +232,10 @@ memory_make(const struct rig_opener *o, _Atomic uint64_t *word, void **handle,
 void
 rig_memory_opener(const char *name, struct rig_opener *out)
 {
+	if (!out) {
+		rig_why_set(__func__, -EINVAL, "out is NULL");
+		return;
+	}
 	*out = (struct rig_opener){
 		.name = name,
 		.ops = &memory_ops,

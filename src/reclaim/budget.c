@@ -32,12 +32,16 @@ budget_unreserve(struct reclaim *rc, uint64_t bytes)
 uint64_t
 rig_allocated(const struct rig_device *d)
 {
+	if (!d)
+		return rig_fail(0, "the device is NULL");
 	return atomic_load_explicit(&device_reclaim(d)->allocated, memory_order_relaxed);
 }
 
 uint64_t
 rig_budget(const struct rig_device *d)
 {
+	if (!d)
+		return rig_fail(0, "the device is NULL");
 	return atomic_load_explicit(device_budget(d), memory_order_relaxed);
 }
 

@@ -129,6 +129,9 @@ check_store(struct rig_run *r, size_t i, size_t bytes)
 {
 	const struct rig_submission *s = r->s;
 
+	if ((ptrdiff_t)bytes < 0)
+		return rig_fail_at("rig_run_store", RIG_EINVAL, "%td bytes is negative",
+				   (ptrdiff_t)bytes);
 	if (i >= s->nparts)
 		return rig_fail_at("rig_run_store", RIG_EINVAL, "no part %zu (the submission has %zu)",
 				   i, s->nparts);
@@ -188,7 +191,9 @@ rig_run_store(struct rig_run *r, size_t i, const uint32_t grid[3],
 void *
 rig_run_params(struct rig_run *r, size_t i)
 {
-	if (!r || i >= r->s->nparts || (r->s->parts[i].kind != RIG_LAUNCH &&
+	if (!r)
+		return rig_fail(0, "the run is NULL"), NULL;
+	if (i >= r->s->nparts || (r->s->parts[i].kind != RIG_LAUNCH &&
 					  r->s->parts[i].kind != RIG_FILL))
 		return NULL;
 	return r->bytes + r->s->parts[i].block + BLOCK_HEADER;

@@ -592,6 +592,8 @@ err:
 size_t
 rig_submission_slots(const struct rig_submission *s)
 {
+	if (!s)
+		return rig_fail(0, "the submission is NULL"), 0;
 	return s->nslots;
 }
 
@@ -599,8 +601,11 @@ int
 rig_submission_part(const struct rig_submission *s, size_t i, uint32_t *queue,
 		    const uint32_t **follows, uint32_t *nfollows)
 {
-	if (!s || i >= s->nparts)
-		return rig_fail(RIG_EINVAL, "no part %zu", i);
+	if (!s || !queue || !follows || !nfollows)
+		return rig_fail(RIG_EINVAL, "the %s is NULL", !s ? "submission" :
+				!queue ? "queue" : !follows ? "follows" : "nfollows");
+	if (i >= s->nparts)
+		return rig_fail(RIG_EINVAL, "no part %zu (the submission has %zu)", i, s->nparts);
 	*queue = s->dparts[i].queue;
 	*follows = s->dparts[i].follows;
 	*nfollows = s->dparts[i].nfollows;

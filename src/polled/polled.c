@@ -378,13 +378,14 @@ rig_polled_fail(struct rig_polled *p, const char *call)
 {
 	if (null_polled(__func__, p))
 		return -EINVAL;
+	if (!call)
+		return rig_why_set(__func__, -EINVAL, "the call is NULL");
 	for (int i = CALL_MAKE; i <= CALL_GROW; i++)
-		if (call && !strcmp(call, call_names[i])) {
+		if (!strcmp(call, call_names[i])) {
 			atomic_store(&p->fail, i);
 			return 0;
 		}
-	return rig_why_set(__func__, -EINVAL, "%s%s%s is no call it fails", call ? "\"" : "",
-			   call ? call : "NULL", call ? "\"" : "");
+	return rig_why_set(__func__, -EINVAL, "\"%s\" is no call it fails", call);
 }
 
 void
@@ -474,16 +475,17 @@ rig_polled_block(struct rig_polled *p, const char *call, bool blocked)
 {
 	if (null_polled(__func__, p))
 		return -EINVAL;
+	if (!call)
+		return rig_why_set(__func__, -EINVAL, "the call is NULL");
 	for (int i = CALL_ROOM; i <= CALL_COMMIT; i++)
-		if (call && !strcmp(call, call_names[i])) {
+		if (!strcmp(call, call_names[i])) {
 			if (blocked)
 				atomic_fetch_or(&p->block_mask, 1u << i);
 			else
 				atomic_fetch_and(&p->block_mask, ~(1u << i));
 			return 0;
 		}
-	return rig_why_set(__func__, -EINVAL, "%s%s%s is no call it blocks", call ? "\"" : "",
-			   call ? call : "NULL", call ? "\"" : "");
+	return rig_why_set(__func__, -EINVAL, "\"%s\" is no call it blocks", call);
 }
 
 int

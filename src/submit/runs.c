@@ -194,7 +194,7 @@ rig_run_params(struct rig_run *r, size_t i)
 	if (!r)
 		return rig_fail(0, "the run is NULL"), NULL;
 	if (i >= r->s->nparts || (r->s->parts[i].kind != RIG_LAUNCH &&
-					  r->s->parts[i].kind != RIG_FILL))
+				  r->s->parts[i].kind != RIG_FILL))
 		return NULL;
 	return r->bytes + r->s->parts[i].block + BLOCK_HEADER;
 }

@@ -3,8 +3,8 @@
  * argument it can get, refuses (SPEC §13, rig.h "NULL handles"): a negative
  * status (or, for a function that returns a value, its empty value), a
  * rig_why() that names the function and the cause, no change of state (the
- * devices' memory and budgets, the driver's counters, a buffer's bytes and
- * holds, the files of a folder), no crash; the ASan build's LeakSanitizer
+ * timeline words, the devices' memory, budgets and losses, the driver's
+ * counters, a buffer's bytes and holds, the files of a folder), no crash; the ASan build's LeakSanitizer
  * says nothing leaked. One table, one row a bad call.
  *
  * Beside it, one test per defect issue 14 found, named for the promise
@@ -345,11 +345,12 @@ static const struct rig_ref ref_ok[1] = { RIG_READ(0, 0) };
 	X(rig_polled_opener, RIG_EINVAL, "the polled driver is NULL", (EMPTY(!rig_polled_opener(NULL)))) \
 	X(rig_polled_fail, -EINVAL, "the polled driver is NULL", (rig_polled_fail(NULL, "room"))) \
 	X(rig_polled_fail, -EINVAL, "\"bogus\" is no call it fails", (rig_polled_fail(pd.p, "bogus"))) \
-	X(rig_polled_fail, -EINVAL, "NULL is no call it fails", (rig_polled_fail(pd.p, NULL))) \
+	X(rig_polled_fail, -EINVAL, "the call is NULL", (rig_polled_fail(pd.p, NULL))) \
 	X(rig_polled_stall, VOID, "the polled driver is NULL", (rig_polled_stall(NULL, true), VOID)) \
 	X(rig_polled_fault, VOID, "the polled driver is NULL", (rig_polled_fault(NULL, 1, 0), VOID)) \
 	X(rig_polled_block, -EINVAL, "the polled driver is NULL", (rig_polled_block(NULL, "room", true))) \
 	X(rig_polled_block, -EINVAL, "\"alloc\" is no call it blocks", (rig_polled_block(pd.p, "alloc", true))) \
+	X(rig_polled_block, -EINVAL, "the call is NULL", (rig_polled_block(pd.p, NULL, true))) \
 	X(rig_polled_blocked, RIG_EINVAL, "the polled driver is NULL", (EMPTY(rig_polled_blocked(NULL) == 0))) \
 	X(rig_polled_stops, RIG_EINVAL, "the polled driver is NULL", (EMPTY(rig_polled_stops(NULL) == 0))) \
 	X(rig_polled_overlaps, RIG_EINVAL, "the polled driver is NULL", (EMPTY(rig_polled_overlaps(NULL) == 0))) \
@@ -400,6 +401,7 @@ store(size_t i, const uint32_t g[3], const uint32_t gr[3], const void *params,
 }
 
 struct state {
+	uint64_t words[RIG_WORD_SLOTS];
 	uint64_t allocated[ND], budget[ND];
 	const char *lost[ND];
 	uint64_t submits, ran, makes;
@@ -428,6 +430,8 @@ snapshot(void)
 {
 	struct state st = { 0 };
 
+	for (int i = 0; i < RIG_WORD_SLOTS; i++)
+		st.words[i] = atomic_load(&rig_words[i]);
 	for (int i = 0; i < ND; i++) {
 		st.allocated[i] = rig_allocated(dev[i]);
 		st.budget[i] = rig_budget(dev[i]);
@@ -448,6 +452,8 @@ snapshot(void)
 static const char *
 changed(const struct state *a, const struct state *z)
 {
+	if (memcmp(a->words, z->words, sizeof(a->words)))
+		return "a timeline word";
 	for (int i = 0; i < ND; i++) {
 		if (a->allocated[i] != z->allocated[i])
 			return "a device's allocated bytes";

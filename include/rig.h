@@ -10,6 +10,28 @@
  * changes nothing. Functions defined in this header as static inline never
  * block, never make a system call and never allocate.
  *
+ * NULL handles, one rule for every public function of rig's headers (this
+ * one, rig_edge.h's functions, rig_disk.h, rig_polled.h, rig_amd_pci.h):
+ * a NULL where a call takes a handle (a device, buffer, image, function,
+ * submission, run, claim, opener, driver) or a pointer it reads or
+ * writes is refused, before anything changes:
+ *  - a call that returns a status returns RIG_EINVAL, and rig_why() says
+ *    "<function>: the <what> is NULL" (a point's NULL device: "the point
+ *    names no device");
+ *  - a call that returns a value (rig_name, rig_budget, rig_buffer_length,
+ *    rig_reached, rig_lost, rig_polled_ran...) returns its empty value --
+ *    NULL, 0, false, or -1 where 0 is an answer (rig_cache_bytes,
+ *    rig_polled_events_fd) -- and records the same message;
+ *  - a call that returns nothing does nothing; a release (of NULL, as
+ *    free(NULL)) records nothing, another call (rig_polled_stall,
+ *    rig_memory_opener...) the same message.
+ * Where a header gives NULL a meaning (a NULL out point, rig_pci_machine's
+ * NULL for this machine, rig_disk_opener_init's defaults), it is no
+ * refusal. A dead buffer and a lost device are handles: each call answers
+ * them as its comment says (RIG_EINVAL "the buffer is dead: ...",
+ * RIG_ELOST "<device> is lost: ..."). A released handle is no handle: a
+ * call given one is undefined, as a use of freed memory is.
+ *
  * Read next: rig_edge.h (the driver contract), rig_polled.h (the test
  * driver), README.md (a tour).
  */
@@ -103,7 +125,8 @@ uint64_t rig_budget(const struct rig_device *d);
 /*
  * rig_set_budget() - change the bytes of own memory d may hold. Memory
  * already held stays; later allocations fit the new budget, returning
- * released memory first. Returns 0, or RIG_EINVAL for a negative size.
+ * released memory first. Returns 0; RIG_EINVAL for a negative size;
+ * RIG_ELOST for a lost device, whose budget stays as it was.
  */
 int rig_set_budget(struct rig_device *d, uint64_t bytes);
 
@@ -396,6 +419,10 @@ void rig_image_release(struct rig_image *img);
 struct rig_submission;
 struct rig_run;
 
+/* Slots are 0 .. RIG_SLOTS_MAX - 1: rig_submission_make() refuses a part
+ * that names a higher one. */
+#define RIG_SLOTS_MAX	65536
+
 /* One end of a copy: a buffer, or (buffer NULL) the buffer of a slot. */
 struct rig_side {
 	struct rig_buffer *buffer;
@@ -536,7 +563,8 @@ int rig_run_take(struct rig_submission *s, struct rig_run **out);
  * (launch; ignored for a fill) and bytes of parameters at offset 0 of the
  * part's params. Never blocks. Returns 0, or RIG_EINVAL for a part that is
  * no launch or fill, more bytes than the part's params, an empty grid or
- * group.
+ * group, or a group of more threads than the launch's function allows
+ * (where its driver knows it: rig_edge.h, struct rig_entry).
  */
 int rig_run_store(struct rig_run *r, size_t i, const uint32_t grid[3],
 		  const uint32_t group[3], const void *params, size_t bytes);

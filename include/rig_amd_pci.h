@@ -14,8 +14,9 @@
  * every check of seed 003 is refused saying so, never a success.
  *
  * Every call returns 0 (or a count) or a negative status; rig_why() then
- * names the function and the cause. A refused call changes nothing. No
- * function here is inline. Any thread; opens, detach, attach and reset of
+ * names the function and the cause. A refused call changes nothing. A NULL
+ * machine is this machine; any other NULL is refused as rig.h says of NULL
+ * handles. No function here is inline. Any thread; opens, detach, attach and reset of
  * AMD GPUs run one at a time (a process-wide lock).
  *
  * Read next: rig_edge.h (struct rig_opener), the `rig` command

@@ -523,6 +523,12 @@ void rig_io_device_opener(const struct rig_io_opener *io, struct rig_opener *out
 
 /* ---- What rig defines for drivers ------------------------------------- */
 
+/*
+ * The functions below and the opener fill-ins above refuse a NULL as rig.h
+ * says of NULL handles: rig_memory_opener() and rig_io_device_opener()
+ * fill nothing, rig_word_wake() and rig_code_sync() do nothing.
+ */
+
 /* The process-wide array of timeline words; each open device has one. */
 extern _Atomic uint64_t rig_words[RIG_WORD_SLOTS];
 
@@ -547,6 +553,15 @@ void rig_word_wake(const _Atomic uint64_t *word);
  * whose code the host runs calls it after it writes code.
  */
 void rig_code_sync(void *addr, size_t bytes);
+
+/*
+ * rig_why_set() - record "<func>: <cause>" as the calling thread's last
+ * failure, the message rig.h's rig_why() reads, and return code: how a
+ * driver's own public functions (rig_polled.h, rig_disk.h) refuse a call
+ * the way rig's do. Any thread; never blocks.
+ */
+int rig_why_set(const char *func, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #ifdef __cplusplus
 }

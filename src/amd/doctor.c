@@ -31,6 +31,10 @@ rig_doctor_process_read(struct rig_doctor_process *out)
 	FILE *f;
 	int ret;
 
+	if (!out) {
+		rig_fail(-EINVAL, "out is NULL");
+		return;
+	}
 	memset(out, 0, sizeof(*out));
 	out->size = sizeof(*out);
 	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0)

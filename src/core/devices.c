@@ -406,7 +406,7 @@ rig_memory_device(const char *name, struct rig_device **out)
 	int ret;
 
 	if (!name || !name[0])
-		return rig_fail(RIG_EINVAL, "the name is empty");
+		return rig_fail(RIG_EINVAL, "the name is %s", !name ? "NULL" : "empty");
 	rig_memory_opener(name, &o);
 	ret = device_open(&o, true, out);
 	return ret < 0 ? rig_fail_keep(__func__, ret) : 0;
@@ -451,26 +451,42 @@ rig_device_release(struct rig_device *d)
 	device_put(d);
 }
 
-const char *rig_name(const struct rig_device *d) { return d->name; }
-const char *rig_arch(const struct rig_device *d) { return d->arch; }
+/* What a program reads of a device answers a NULL one with its empty
+ * value, and says so in rig_why() (rig.h, NULL handles). */
+#define NULL_DEVICE(empty) (rig_fail(0, "the device is NULL"), (empty))
+
+const char *
+rig_name(const struct rig_device *d)
+{
+	return d ? d->name : NULL_DEVICE(NULL);
+}
+
+const char *
+rig_arch(const struct rig_device *d)
+{
+	return d ? d->arch : NULL_DEVICE(NULL);
+}
 
 int64_t
 rig_cache_bytes(const struct rig_device *d)
 {
+	if (!d)
+		return NULL_DEVICE(-1);
 	return d->facts.cache_bytes.some ? d->facts.cache_bytes.value : -1;
 }
 
 const char *
 rig_lost(const struct rig_device *d)
 {
-	return d ? atomic_load_explicit(&d->tl.lost, memory_order_acquire) : NULL;
+	return d ? atomic_load_explicit(&d->tl.lost, memory_order_acquire) : NULL_DEVICE(NULL);
 }
 
 const struct rig_loss *
 rig_loss(const struct rig_device *d)
 {
-	return d && atomic_load_explicit(&d->tl.lost, memory_order_acquire) ?
-	       d->tl.loss : NULL;
+	if (!d)
+		return NULL_DEVICE(NULL);
+	return atomic_load_explicit(&d->tl.lost, memory_order_acquire) ? d->tl.loss : NULL;
 }
 
 /* ---- The process's fork and exit (process.c) ---- */

@@ -36,6 +36,19 @@ rig_fail_at(const char *func, int code, const char *fmt, ...)
 }
 
 int
+rig_why_set(const char *func, int code, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(why, sizeof(why), "%s: ", func ? func : "(a driver)");
+	va_start(ap, fmt);
+	vsnprintf(why + n, sizeof(why) - (size_t)n, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int
 rig_fail_keep(const char *func, int code)
 {
 	char inner[WHY_BYTES];

@@ -79,7 +79,9 @@ rig_claim_with(struct rig_buffer *const *bufs, size_t n,
 bool
 rig_buffer_exclusive(const struct rig_buffer *b)
 {
-	return b && !buffer_dead(b) &&
+	if (!b)
+		return rig_fail(0, "the buffer is NULL"), false;
+	return !buffer_dead(b) &&
 	       atomic_load(&b->a->refs) == 1 && b->a->root == b->a &&
 	       atomic_load(&b->a->holds) == 0;
 }

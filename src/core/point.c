@@ -8,13 +8,17 @@
 bool
 rig_reached(struct rig_point p)
 {
-	return p.device && timeline_reached(&p.device->tl, p.value);
+	if (!p.device)
+		return rig_fail(0, "the point names no device"), false;
+	return timeline_reached(&p.device->tl, p.value);
 }
 
 bool
 rig_signaled(struct rig_point p)
 {
-	return p.device && timeline_signaled(&p.device->tl, p.value);
+	if (!p.device)
+		return rig_fail(0, "the point names no device"), false;
+	return timeline_signaled(&p.device->tl, p.value);
 }
 
 int

@@ -13,5 +13,7 @@ rig_code_sync(void *addr, size_t bytes)
 {
 	char *p = addr;
 
+	if (!p)		/* nothing to sync (rig.h, NULL handles) */
+		return;
 	__builtin___clear_cache(p, p + bytes);
 }

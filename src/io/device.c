@@ -272,6 +272,11 @@ err:
 void
 rig_io_device_opener(const struct rig_io_opener *io, struct rig_opener *out)
 {
+	if (!io || !io->io || !out) {
+		rig_why_set(__func__, -EINVAL, "the %s is NULL",
+			    !io ? "Io opener" : !out ? "out" : "Io opener's table");
+		return;
+	}
 	*out = (struct rig_opener){
 		.name = io->name,
 		.ops = io->io->fault_fd ? &io_ops : &io_ops_quiet,

@@ -127,13 +127,18 @@ check_ref(struct rig_submission *s, size_t i, const struct rig_part_spec *p,
 	if (r->kind != RIG_REF_ENTRY && r->slot < 0)
 		return part_fail(i, p->kind, "ref %zu names slot %lld, which is negative",
 				 k, (long long)r->slot);
+	if (r->kind != RIG_REF_ENTRY && r->slot >= SLOTS_MAX)
+		return part_fail(i, p->kind, "ref %zu names slot %lld, above the most, %d",
+				 k, (long long)r->slot, SLOTS_MAX - 1);
 	if (r->at < 0 || r->at % 8)
 		return part_fail(i, p->kind, "ref %zu is at %lld, %s", k, (long long)r->at,
 				 r->at < 0 ? "which is negative" : "no multiple of 8");
-	if (r->at + 8 > p->params)
+	/* Subtractions, not at + 8: an at near INT64_MAX must not wrap
+	 * round to pass (params is 0 .. PARAMS_MAX here). */
+	if (r->at > p->params - 8)
 		return part_fail(i, p->kind, "ref %zu's 8 bytes at %lld lie past the part's %lld params bytes",
 				 k, (long long)r->at, (long long)p->params);
-	if (e && e->params.some && r->at + 8 > e->params.value)
+	if (e && e->params.some && (e->params.value < 8 || r->at > e->params.value - 8))
 		return part_fail(i, p->kind, "ref %zu's 8 bytes at %lld lie past the %lld bytes its function reads",
 				 k, (long long)r->at, (long long)e->params.value);
 	if (r->kind == RIG_REF_ENTRY && !r->fn)
@@ -166,6 +171,8 @@ check_code(struct rig_submission *s, size_t i, const struct rig_part_spec *p)
 	    p->params < p->fn->entry.params.value)
 		return part_fail(i, p->kind, "%lld params bytes, fewer than the %lld its function reads",
 				 (long long)p->params, (long long)p->fn->entry.params.value);
+	if ((ptrdiff_t)p->nrefs < 0)
+		return part_fail(i, p->kind, "%td refs is negative", (ptrdiff_t)p->nrefs);
 	if (p->nrefs && !p->refs)
 		return part_fail(i, p->kind, "%zu refs but no array of them", p->nrefs);
 	for (size_t k = 0; k < p->nrefs; k++)
@@ -180,6 +187,9 @@ check_side(struct rig_submission *s, size_t i, const char *which,
 {
 	const struct rig_buffer *b = side.buffer;
 
+	if (!b && side.slot >= SLOTS_MAX)
+		return part_fail(i, RIG_COPY, "%s names slot %lld, above the most, %d",
+				 which, (long long)side.slot, SLOTS_MAX - 1);
 	if (!b)
 		return side.slot < 0 ?
 		       part_fail(i, RIG_COPY, "%s names slot %lld, which is negative",
@@ -582,6 +592,8 @@ err:
 size_t
 rig_submission_slots(const struct rig_submission *s)
 {
+	if (!s)
+		return rig_fail(0, "the submission is NULL"), 0;
 	return s->nslots;
 }
 
@@ -589,8 +601,11 @@ int
 rig_submission_part(const struct rig_submission *s, size_t i, uint32_t *queue,
 		    const uint32_t **follows, uint32_t *nfollows)
 {
-	if (!s || i >= s->nparts)
-		return rig_fail(RIG_EINVAL, "no part %zu", i);
+	if (!s || !queue || !follows || !nfollows)
+		return rig_fail(RIG_EINVAL, "the %s is NULL", !s ? "submission" :
+				!queue ? "queue" : !follows ? "follows" : "nfollows");
+	if (i >= s->nparts)
+		return rig_fail(RIG_EINVAL, "no part %zu (the submission has %zu)", i, s->nparts);
 	*queue = s->dparts[i].queue;
 	*follows = s->dparts[i].follows;
 	*nfollows = s->dparts[i].nfollows;

@@ -153,6 +153,9 @@ check_run(const struct rig_run *r, struct rig_buffer *const *buffers, size_t nbu
 	if (nbuf != s->nslots)
 		return rig_fail_at("rig_submit", RIG_EINVAL, "%zu buffers for %zu slots",
 				   nbuf, s->nslots);
+	if ((ptrdiff_t)nwaits < 0)
+		return rig_fail_at("rig_submit", RIG_EINVAL, "%td waits is negative",
+				   (ptrdiff_t)nwaits);
 	if ((nbuf && !buffers) || (nwaits && !waits))
 		return rig_fail_at("rig_submit", RIG_EINVAL, "the %s array is NULL",
 				   nbuf && !buffers ? "buffers" : "waits");

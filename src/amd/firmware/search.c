@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,8 @@ rig_amd_firmware_directory(char *buf, size_t len)
 
 	if (!buf)
 		return rig_fail(-EINVAL, "buf is NULL");
+	if ((ptrdiff_t)len < 0)		/* snprintf would write past buf */
+		return rig_fail(-EINVAL, "%td bytes is negative", (ptrdiff_t)len);
 	if (env && env[0])
 		n = snprintf(buf, len, "%s", env);
 	else if (xdg && xdg[0] == '/')

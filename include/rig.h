@@ -11,7 +11,8 @@
  * block, never make a system call and never allocate.
  *
  * Read next: rig_edge.h (the driver contract), rig_polled.h (the test
- * driver), README.md (a tour).
+ * driver), README.md (a tour), docs/README.md (every promise, page by
+ * page), man 7 rig and one man page per function (man/).
  */
 #ifndef RIG_H
 #define RIG_H
@@ -51,8 +52,9 @@ struct rig_device;
 /*
  * rig_open() - open the device an opener names, or return the one already
  * open under that name (then make is not called). rig reads the device's
- * facts once and refuses facts that break seed 000's rules, each with its
- * own message. Any thread, but not from inside a callback of rig's.
+ * facts once and refuses facts that break the rules of docs/drivers.md,
+ * each with its own message. Any thread, but not from inside a callback
+ * of rig's.
  * Returns 0 with *out set; RIG_EINVAL for a bad opener or facts, or a call
  * from a callback; the driver's negative status with its message when make
  * fails (nothing is left behind); RIG_ENOMEM. Each successful open is
@@ -444,8 +446,9 @@ void rig_image_release(struct rig_image *img);
 /*
  * A prepared submission is work for one device, made once and run many
  * times, from any number of threads. Its parts are ordered by the memory
- * they use (rule 2); each submit orders them after other work by the
- * memory's stamps (rule 3). See seed 002.
+ * they use (docs/order.md, rule 2); each submit orders them after other
+ * work by the memory's stamps (docs/order.md, rule 3). See
+ * docs/submissions.md.
  */
 struct rig_submission;
 struct rig_run;
@@ -545,7 +548,8 @@ struct rig_keep {
  * and a keep (released through keep.release when the submission goes; its
  * zero value keeps nothing). Its slots are 0 .. (highest slot named) and
  * each submit passes one buffer per slot. Each part is placed on a queue of
- * d (seed 002) after the parts of other queues it follows (rule 2).
+ * d (docs/submissions.md, Placement) after the parts of other queues it
+ * follows (docs/order.md, rule 2).
  * Returns 0; RIG_EINVAL naming the part and the rule it breaks; RIG_ELOST;
  * RIG_ENOMEM.
  */

@@ -1,11 +1,11 @@
 /*
- * timeline/poller.c: the polling thread, one per process (DESIGN "Threads").
+ * timeline/poller.c: the polling thread, one per process (docs/threads.md).
  * It watches
  *  - the words of the timelines someone waits on, and bumps a timeline's
  *    futex whenever its word moves (wait.c sleeps on it);
  *  - the hang clocks: a device whose facts give hang_ms is lost with "no
  *    progress for n ms" once its word stays below a committed value for n
- *    ms while someone waits (SPEC §8). The clock starts when the poller
+ *    ms while someone waits (docs/loss.md, Hangs). The clock starts when the poller
  *    first sees a waiter and again whenever the word moves;
  *  - the drivers' interrupt sources (facts.events_fd), through epoll: a
  *    readable one makes the poller call the device's events hook;

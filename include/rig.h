@@ -10,6 +10,11 @@
  * changes nothing. Functions defined in this header as static inline never
  * block, never make a system call and never allocate.
  *
+ * Order follows the order in which submits land (docs/order.md): between
+ * its own threads a program hands buffers over as it hands any memory.
+ * RIG_LOG=error|warn|info|debug in the environment prints rig's opens,
+ * losses and reclaim stalls to stderr (docs/logging.md).
+ *
  * Read next: rig_edge.h (the driver contract), rig_polled.h (the test
  * driver), README.md (a tour), docs/README.md (every promise, page by
  * page), man 7 rig and one man page per function (man/).

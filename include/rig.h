@@ -32,8 +32,14 @@
  * RIG_ELOST "<device> is lost: ..."). A released handle is no handle: a
  * call given one is undefined, as a use of freed memory is.
  *
+ * Order follows the order in which submits land (docs/order.md): between
+ * its own threads a program hands buffers over as it hands any memory.
+ * RIG_LOG=error|warn|info|debug in the environment prints rig's opens,
+ * losses and reclaim stalls to stderr (docs/logging.md).
+ *
  * Read next: rig_edge.h (the driver contract), rig_polled.h (the test
- * driver), README.md (a tour).
+ * driver), README.md (a tour), docs/README.md (every promise, page by
+ * page), man 7 rig and one man page per function (man/).
  */
 #ifndef RIG_H
 #define RIG_H
@@ -73,8 +79,9 @@ struct rig_device;
 /*
  * rig_open() - open the device an opener names, or return the one already
  * open under that name (then make is not called). rig reads the device's
- * facts once and refuses facts that break seed 000's rules, each with its
- * own message. Any thread, but not from inside a callback of rig's.
+ * facts once and refuses facts that break the rules of docs/drivers.md,
+ * each with its own message. Any thread, but not from inside a callback
+ * of rig's.
  * Returns 0 with *out set; RIG_EINVAL for a bad opener or facts, or a call
  * from a callback; the driver's negative status with its message when make
  * fails (nothing is left behind); RIG_ENOMEM. Each successful open is
@@ -195,6 +202,60 @@ bool rig_signaled(struct rig_point p);
  * gave.
  */
 int rig_wait(struct rig_point p, uint64_t timeout_ns);
+
+/*
+ * Waits over several points, and a descriptor for an event loop. Every
+ * point passed to these must come from a submit (rig_submit(),
+ * rig_buffer_copy(), rig_disk_barrier()) on a device the program still
+ * holds; each is checked before anything waits. None of them adds any
+ * cost to a submit: the polling thread looks at what they wait on only
+ * while they wait (docs/waits.md).
+ */
+
+/*
+ * rig_wait_all() - block until every one of the n points is signaled, one
+ * is found dropped, or timeout_ns (for the whole call) passes. Commits
+ * each point's value first, as rig_wait() does. Any thread, not from a
+ * callback of rig's.
+ * Returns 0 when every point is reached (n == 0: at once); RIG_ELOST when
+ * a point was dropped by its device's loss (rig_why() names the point's
+ * index, its device and the loss's chain; a dropped point found before
+ * the wait answers at once); RIG_ETIMEDOUT, naming the first point still
+ * not signaled; RIG_EINVAL for a negative count, NULL points with n > 0,
+ * a point with no device, or a value no submit of its device gave.
+ */
+int rig_wait_all(const struct rig_point *points, size_t n, uint64_t timeout_ns);
+
+/*
+ * rig_wait_any() - block until one of the n points is signaled or
+ * timeout_ns passes, and set *index to the lowest index of a signaled
+ * point. Commits every point's value before it sleeps. Any thread, not
+ * from a callback of rig's. Where more than one point is waited on, the
+ * sleep ends at the polling thread's next look after the point is
+ * signaled (a few microseconds while words move, at most 200 us).
+ * Returns 0 when point *index is reached; RIG_ELOST when it was dropped
+ * (*index says which; rig_why() names the loss); RIG_ETIMEDOUT (*index
+ * untouched); RIG_EINVAL as rig_wait_all(), and for n == 0 or a NULL
+ * index.
+ */
+int rig_wait_any(const struct rig_point *points, size_t n, uint64_t timeout_ns,
+		 size_t *index);
+
+/*
+ * rig_point_fd() - a new eventfd (close-on-exec, non-blocking) in *fd that
+ * becomes readable once every one of the n points is signaled, or once
+ * one of them is dropped: add it to an epoll set, or read it with
+ * io_uring, then call rig_wait_all(points, n, 0) for the answer (0 or the
+ * loss) and close the descriptor. It is readable at once where that holds
+ * already. Commits each point's value, so the loop never sleeps on work a
+ * driver holds; the polling thread watches the points' words until then,
+ * and writes rig's own copy of the eventfd, so the program may close its
+ * descriptor early. Never blocks. Any thread, not from a callback of
+ * rig's. Returns 0; RIG_EINVAL as rig_wait_all(), and for n == 0 or a
+ * NULL fd; RIG_EAGAIN when the process is out of descriptors or no
+ * polling thread could start; RIG_ENOMEM.
+ */
+int rig_point_fd(const struct rig_point *points, size_t n, int *fd);
 
 /* ---- Buffers ---------------------------------------------------------- */
 
@@ -413,8 +474,9 @@ void rig_image_release(struct rig_image *img);
 /*
  * A prepared submission is work for one device, made once and run many
  * times, from any number of threads. Its parts are ordered by the memory
- * they use (rule 2); each submit orders them after other work by the
- * memory's stamps (rule 3). See seed 002.
+ * they use (docs/order.md, rule 2); each submit orders them after other
+ * work by the memory's stamps (docs/order.md, rule 3). See
+ * docs/submissions.md.
  */
 struct rig_submission;
 struct rig_run;
@@ -518,7 +580,8 @@ struct rig_keep {
  * and a keep (released through keep.release when the submission goes; its
  * zero value keeps nothing). Its slots are 0 .. (highest slot named) and
  * each submit passes one buffer per slot. Each part is placed on a queue of
- * d (seed 002) after the parts of other queues it follows (rule 2).
+ * d (docs/submissions.md, Placement) after the parts of other queues it
+ * follows (docs/order.md, rule 2).
  * Returns 0; RIG_EINVAL naming the part and the rule it breaks; RIG_ELOST;
  * RIG_ENOMEM.
  */

@@ -90,7 +90,7 @@ enum rig_kind {
 /* The bit of a kind in rig_queue.runs. */
 #define RIG_RUNS(kind)	(1u << (kind))
 
-/* A device's queue. rig places each part on one, by seed 000's rules. */
+/* A device's queue. rig places each part on one, by the rules of docs/drivers.md. */
 struct rig_queue {
 	const char *name;	/* such as "COMPUTE:0": its lane in a profile */
 	unsigned runs;		/* RIG_RUNS() of each kind the queue runs */
@@ -396,7 +396,7 @@ struct rig_ops {
 /* ---- Io devices --------------------------------------------------------- */
 
 /*
- * The table of an Io library (seed 000's Io): memory the host reads and
+ * The table of an Io library (docs/io.md): memory the host reads and
  * writes through calls, such as files. A file is the library's object for
  * one extent of that memory. rig runs a library as a device of its own
  * (rig_io_device_opener below): the device's memory is the library's files,

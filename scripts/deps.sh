@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 
 packages=(build-essential pkg-config meson ninja-build python3
 	liburcu-dev liburing-dev libpci-dev pciutils libb2-dev libck-dev
-	libcmocka-dev clang-14 libclang-rt-14-dev)
+	libcmocka-dev clang-14 libclang-rt-14-dev
+	groff-base man-db)
 # The benchmarks' peers and chart (bench/packages.txt), where present.
 if [ -f bench/packages.txt ]; then
 	while read -r p; do

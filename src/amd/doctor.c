@@ -1,6 +1,6 @@
 /*
  * amd/doctor.c: `rig doctor`. One line per prerequisite of an open with no
- * kernel driver (seed 003, What an open needs), "pass" or "FAIL", a fail
+ * kernel driver (docs/amd.md, Doctor), "pass" or "FAIL", a fail
  * with its fix on the same line. It reads the machine's files and the
  * process's facts and changes nothing.
  */

@@ -310,7 +310,7 @@ alloc_make(struct rig_device *d, uint64_t bytes, enum rig_memory kind,
 		return rig_cause(RIG_EINVAL, "%s is an Io device: its memory is files "
 				 "(rig_disk_create_file, rig_disk_of_file)", d->name);
 	/* A device that declares host_addresses is asked for no Pinned
-	 * memory (seed 000): its own memory already serves the host. */
+	 * memory (docs/drivers.md): its own memory already serves the host. */
 	if (kind == RIG_MEMORY_PINNED && d->facts.host_addresses)
 		kind = RIG_MEMORY_DEVICE;
 	if ((*out = reuse(d, key_of(bytes, kind), false)))

@@ -96,13 +96,13 @@ void devices_fork_child(void);
 /* At exit: every open device ends (its driver stopped). */
 void devices_end_all(const char *reason);
 
-/* process.c: fork and exit (SPEC §12). */
+/* process.c: fork and exit (docs/process.md). */
 /* Install the fork and exit handlers, once per process. */
 void process_watch(void);
 /* True in a child forked while rig was in use: it stops nothing. */
 bool process_forked(void);
 
-/* facts.c: the checks of seed 000 on facts read at open. */
+/* facts.c: the checks of docs/drivers.md on facts read at open. */
 int facts_check(const struct rig_facts *f);
 
 /* alloc.c: allocations and their return. */

@@ -32,6 +32,7 @@
 
 #include "core/device.h"
 #include "core/error.h"
+#include "util/log.h"
 #include "util/rcu.h"
 
 static pthread_mutex_t devices_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -145,7 +146,7 @@ table_remove(struct rig_device *d)
 		}
 }
 
-/* Under devices_lock: stop the driver and return everything (seed 000,
+/* Under devices_lock: stop the driver and return everything (docs/drivers.md,
  * the life of a device, step 4). In a forked child nothing is stopped:
  * the threads and the hardware are the parent's. */
 static void
@@ -289,7 +290,7 @@ make_device(const struct rig_opener *o, bool inline_run, struct rig_device **out
 	ret = o->make(o, d->tl.word, &d->handle, why, sizeof(why));
 	callback_leave();
 	if (ret < 0) {
-		/* A driver's message may name the device already (seed 003). */
+		/* A driver's message may name the device already (docs/amd.md). */
 		size_t n = strlen(o->name);
 		bool named = !strncmp(why, o->name, n) && why[n] == ':';
 
@@ -364,8 +365,9 @@ check_opener(const struct rig_opener *o)
 	return 0;
 }
 
-int
-device_open(const struct rig_opener *o, bool inline_run, struct rig_device **out)
+static int
+open_locked_or_found(const struct rig_opener *o, bool inline_run,
+		     struct rig_device **out)
 {
 	struct rig_device *d;
 	int ret;
@@ -377,6 +379,7 @@ device_open(const struct rig_opener *o, bool inline_run, struct rig_device **out
 	if ((ret = check_opener(o)) < 0)
 		return ret;
 	if ((d = find_open(o->name))) {
+		util_log(UTIL_LOG_DEBUG, "open of %s found it open", o->name);
 		*out = d;
 		return 0;
 	}
@@ -386,8 +389,23 @@ device_open(const struct rig_opener *o, bool inline_run, struct rig_device **out
 		ret = 0;
 	} else {
 		ret = make_device(o, inline_run, out);
+		if (ret == 0)
+			util_log(UTIL_LOG_INFO, "opened %s (%s), word slot %d",
+				 (*out)->name, (*out)->arch, (*out)->tl.slot);
 	}
 	pthread_mutex_unlock(&devices_lock);
+	return ret;
+}
+
+int
+device_open(const struct rig_opener *o, bool inline_run, struct rig_device **out)
+{
+	int ret = open_locked_or_found(o, inline_run, out);
+
+	/* The refusal's cause is in rig_why() already (rig_cause). */
+	if (ret < 0)
+		util_log(UTIL_LOG_WARN, "open of %s refused: %s",
+			 o && o->name ? o->name : "(an opener with no name)", rig_why());
 	return ret;
 }
 

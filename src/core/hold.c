@@ -1,5 +1,5 @@
 /*
- * core/hold.c: claims a program holds (SPEC §6). A hold keeps buffers from
+ * core/hold.c: claims a program holds (docs/claims.md). A hold keeps buffers from
  * being consumed or donated: rig_buffer_consume() refuses a held buffer and
  * rig_buffer_exclusive() answers false for one. Taken runs hold their
  * submission's fixed memory and the buffers its parts name, as holds do.

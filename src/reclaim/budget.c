@@ -1,5 +1,5 @@
 /*
- * reclaim/budget.c: a device's budget (SPEC §9) and the bytes it holds of
+ * reclaim/budget.c: a device's budget (docs/reclamation.md) and the bytes it holds of
  * it: live memory and memory in its limbo, counted when the driver gives
  * it and uncounted when it goes back, never when released memory is
  * reused. Counting is one compare-and-swap, so an allocation is checked

@@ -1,5 +1,5 @@
 /*
- * submit/claim.c: claiming memory (SPEC §4). A claim locks every allocation
+ * submit/claim.c: claiming memory (docs/order.md). A claim locks every allocation
  * a submit or host access uses (util/spin.h: a short lock, since a claim
  * only reads and stamps segments), in address order so two claims never
  * deadlock, and reads from their stamps what the use must wait for. A

@@ -1,6 +1,6 @@
 /*
- * submit/claim.h: claiming memory for a submit or a host access (SPEC §4,
- * rule 3), routing a submit's waits, and posting a copy. The objects
+ * submit/claim.h: claiming memory for a submit or a host access (docs/order.md,
+ * docs/order.md, rule 3), routing a submit's waits, and posting a copy. The objects
  * claimed (struct alloc, struct rig_device) are core's (core/device.h).
  */
 #ifndef SUBMIT_CLAIM_H
@@ -53,7 +53,7 @@ int claim_wait_host(const struct waitset *ws, struct stamp *dropped);
 /*
  * copy.c: post a copy of bytes from src to dst (bytes 0 with src == dst a
  * file: a barrier, io.c) on d's copy engine as the work of d's next value,
- * claiming u[0..n) (rule 3); *out (may be NULL) gets its point. Refusals
+ * claiming u[0..n) (docs/order.md, rule 3); *out (may be NULL) gets its point. Refusals
  * name func.
  */
 int copy_post(const char *func, struct rig_device *d, const struct rig_buffer *src,

@@ -1,6 +1,6 @@
 /*
- * submit/route.c: where a submit's waits go (SPEC §4, rule 3). A wait on the
- * device's own timeline is dropped (device order, rule 1); a producer the
+ * submit/route.c: where a submit's waits go (docs/order.md, rule 3). A wait on the
+ * device's own timeline is dropped (device order, docs/order.md, rule 1); a producer the
  * device's queues can wait for (facts.waits) becomes a driver wait, and its
  * value is committed first (no queue waits on work its driver holds); the
  * host waits for the rest before the driver's submit. A wait on a value a

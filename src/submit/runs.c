@@ -1,5 +1,5 @@
 /*
- * submit/runs.c: a submission's runs and their takers (seed 002, take).
+ * submit/runs.c: a submission's runs and their takers (docs/submissions.md, Runs).
  *
  * Lock-free: a taker first swaps the submission's cached run out (a lone
  * taker finds its own run there every time, with its stores), then pops the

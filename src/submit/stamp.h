@@ -1,5 +1,5 @@
 /*
- * submit/stamp.h: the stamps of one allocation (SPEC §4, rule 3). For each
+ * submit/stamp.h: the stamps of one allocation (docs/order.md, rule 3). For each
  * run of 4-byte words the allocation keeps the point of its last write and
  * the points of the reads since, at most one per timeline slot (a later
  * value of a device implies its earlier ones: device order).

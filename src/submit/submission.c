@@ -1,6 +1,6 @@
 /*
  * submit/submission.c: rig_submission_make() and what a submission keeps.
- * Every refusal of seed 002 is made here, before anything is kept, with a
+ * Every refusal of docs/submissions.md is made here, before anything is kept, with a
  * message that names the part and the rule it breaks.
  */
 #include <stdio.h>
@@ -397,7 +397,7 @@ slot_use(int64_t slot, enum use_kind kind)
 	return (struct place_use){ .is_slot = true, .slot = slot, .kind = kind };
 }
 
-/* What part i uses, for rule 2 (unordered refs order nothing). */
+/* What part i uses, for docs/order.md, rule 2 (unordered refs order nothing). */
 static size_t
 part_uses(const struct sub_part *p, struct place_use *u)
 {
@@ -498,7 +498,7 @@ static_work(struct rig_submission *s, size_t i, union rig_work *w)
 	}
 }
 
-/* RIG_NEVER where the parts alone decide it (seed 002, Valid submissions). */
+/* RIG_NEVER where the parts alone decide it (docs/submissions.md, Room). */
 static int
 ask_room(struct rig_submission *s)
 {

@@ -1,5 +1,5 @@
 /*
- * submit/submission.h: prepared submissions and their runs (seed 002).
+ * submit/submission.h: prepared submissions and their runs (docs/submissions.md).
  *
  * A submission is made once: its parts validated, placed on queues with
  * their follow lists (submit/place.c), and its driver parts kept in dparts,

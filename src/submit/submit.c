@@ -4,7 +4,7 @@
  * The thread takes the ring's jobs in value order. For each it waits on the
  * host for the producers the device's queues cannot wait for, asks room
  * until the parts fit, calls submit, and commits when nothing else is
- * queued (SPEC §3: work never idles uncommitted while nothing else
+ * queued (docs/order.md, Commits: work never idles uncommitted while nothing else
  * arrives) or when a waiter asked for the value. Waiters that find their
  * value already submitted commit it themselves, under the driver lock.
  *
@@ -20,7 +20,7 @@
  * reserve takes the driver lock and its publish runs the job and lets the
  * lock go, so values run in the order drawn.
  *
- * A loss (SPEC §7): no reserve succeeds any more, and the thread, woken,
+ * A loss (docs/loss.md): no reserve succeeds any more, and the thread, woken,
  * drops the jobs still published (they never reach the driver). Once no
  * reserve is still publishing (inflight == 0) and no counted call is in
  * flight, it stops the driver under the driver lock, so no room, submit or
@@ -317,7 +317,7 @@ submit_passed(struct submitter *s, uint64_t v)
 /*
  * The host's share of v's job: its waits on producers the queues can't
  * wait for. A producer's loss signals its dropped values, and a device
- * that waited on the host is not lost with it (SPEC §7).
+ * that waited on the host is not lost with it (docs/loss.md).
  */
 static void
 host_waits(struct submitter *s, struct job *job)

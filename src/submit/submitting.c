@@ -177,7 +177,7 @@ check_run(const struct rig_run *r, struct rig_buffer *const *buffers, size_t nbu
  * The driver calls a fill through this, so the program's function runs
  * marked as a callback of rig's: a call it makes that takes one of rig's
  * locks (a submit on the device whose driver lock is held, a wait) is
- * refused instead of deadlocking (SPEC §12). The function lies in the
+ * refused instead of deadlocking (docs/process.md). The function lies in the
  * FILL_HEADER bytes before the argument.
  */
 static int

@@ -1,6 +1,6 @@
 /*
  * timeline/loss.c: the loss that ends a timeline, the record that says why,
- * and its spread to the devices whose queues wait for it (SPEC §7).
+ * and its spread to the devices whose queues wait for it (docs/loss.md).
  *
  * A loss happens once: the first reason wins, and its record (struct
  * rig_loss) lives until the device's end. The record is published before
@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/log.h"
 #include "util/rcu.h"
 #include "timeline/timeline.h"
 
@@ -110,6 +111,30 @@ spread(struct timeline *tl)
 	p_rcu_read_unlock();
 }
 
+/* One line for the log: the device, its chain, the culprit where known. A
+ * close, a release, a fork, an exit or a refused open is deliberate (info);
+ * the rest, error. */
+static void
+log_loss(struct timeline *tl)
+{
+	const struct rig_loss *l = tl->loss;
+	const char *r = l->reason;
+	bool deliberate = !strcmp(r, "closed") || !strcmp(r, "released") ||
+			  !strcmp(r, "forked") || !strcmp(r, "refused at open") ||
+			  !strcmp(r, "the process exits");
+	int level = deliberate ? UTIL_LOG_INFO : UTIL_LOG_ERROR;
+	char chain[512], site[96] = "";
+
+	if (!util_log_on(level))
+		return;
+	loss_chain_text(l, chain, sizeof(chain));
+	if (l->value)
+		snprintf(site, sizeof(site), " (at value %llu, part %d, queue %d)",
+			 (unsigned long long)l->value, l->part, l->queue);
+	util_log_write(level, "%s is lost: %s%s", tl->name ? tl->name : "a device",
+		       chain, site);
+}
+
 bool
 timeline_lose_at(struct timeline *tl, const char *reason,
 		 const struct rig_fault_site *site, const void *owner,
@@ -135,6 +160,7 @@ timeline_lose_at(struct timeline *tl, const char *reason,
 	pthread_mutex_unlock(&lose_lock);
 	atomic_thread_fence(memory_order_seq_cst);	/* lost, then the notes */
 	timeline_wake(tl);
+	log_loss(tl);		/* before the losses it spreads to */
 	/* The dependents first: once the driver stops, rig raises the word,
 	 * and a dependent's queue would run on what this device never wrote.
 	 * The stop waits for spread_done too, whoever wakes it first. */

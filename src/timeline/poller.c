@@ -1,18 +1,20 @@
 /*
- * timeline/poller.c: the polling thread, one per process (DESIGN "Threads").
+ * timeline/poller.c: the polling thread, one per process (docs/threads.md).
  * It watches
  *  - the words of the timelines someone waits on, and bumps a timeline's
  *    futex whenever its word moves (wait.c sleeps on it);
  *  - the hang clocks: a device whose facts give hang_ms is lost with "no
  *    progress for n ms" once its word stays below a committed value for n
- *    ms while someone waits (SPEC §8). The clock starts when the poller
+ *    ms while someone waits (docs/loss.md, Hangs). The clock starts when the poller
  *    first sees a waiter and again whenever the word moves;
  *  - the drivers' interrupt sources (facts.events_fd), through epoll: a
  *    readable one makes the poller call the device's events hook;
  *  - the timelines with memory or submissions waiting for their word to
  *    move (reap_pending): it runs their return (the reap hook, reclaim/)
  *    when the word moved, and at reap_at, when memory kept for reuse falls
- *    due with no word moving.
+ *    due with no word moving;
+ *  - the watches of fd.c (rig_wait_any(), rig_point_fd()): it fires each
+ *    once its values are signaled.
  *
  * It sleeps in epoll_wait, woken by an eventfd that a new waiter kicks, by a
  * driver's fd, or by a timerfd armed for the next scan, hang or reap_at
@@ -252,6 +254,7 @@ poll_loop(void *arg)
 		int n;
 
 		deadline = scan(now, &waiting, &reaping, &moved);
+		waiting |= timeline_watches_scan();	/* fd.c */
 		if (waiting) {
 			nap = moved ? (nap / 2 > NAP_MIN_NS ? nap / 2 : NAP_MIN_NS) :
 			       (nap * 2 > NAP_WAIT_MAX_NS ? NAP_WAIT_MAX_NS : nap * 2);
@@ -425,5 +428,6 @@ poller_forget_after_fork(void)
 	 * too: close the child's copies, never change the set. */
 	pthread_mutex_init(&start_lock, NULL);
 	close_fds();
+	timeline_watches_forget_after_fork();
 	atomic_store(&running, false);
 }

@@ -169,4 +169,46 @@ bool poller_kick(void);
  * with nothing to look at (a system call only then). */
 void poller_nudge(void);
 
+/* ---- fd.c: watches, values waited on together (any, or all) ---- */
+
+struct watch_value {
+	struct timeline *tl;		/* compared, read only while found at slot */
+	uint32_t slot;
+	uint64_t base;			/* tl's base: tells a later device at slot apart */
+	uint64_t value;
+};
+
+struct timeline_watch {
+	struct timeline_watch *next;	/* the push stack, then the poller's list */
+	_Atomic uint32_t refs;		/* the poller's, and a sleeper's */
+	_Atomic uint32_t fired;		/* 1 once fired; a sleeper's futex word */
+	_Atomic bool cancelled;		/* the sleeper left: retire it unfired */
+	bool any;			/* fire on any value, else on all (or a drop) */
+	int efd;			/* rig's own eventfd to make readable, or -1 */
+	size_t n;
+	struct watch_value at[];
+};
+
+/* A watch of n values, set with timeline_watch_set(); efd >= 0: rig's copy
+ * of an eventfd, written at the fire and closed (the watch is then the
+ * poller's alone), else a sleeper's (timeline_watch_sleep()). NULL: no
+ * memory. A watch of all fires once every value is signaled or one is
+ * dropped; of any, once one is signaled. */
+struct timeline_watch *timeline_watch_new(size_t n, bool any, int efd);
+/* Value i of w: value of tl, which the caller holds until the push. */
+void timeline_watch_set(struct timeline_watch *w, size_t i, struct timeline *tl,
+			uint64_t value);
+/* Hand w to the poller (lock-free) and kick it; false when no poller
+ * could start (w is then still handed over, and retired once one runs). */
+bool timeline_watch_push(struct timeline_watch *w);
+/* Sleep until w fired (true) or the clock shows deadline_ns (false). */
+bool timeline_watch_sleep(struct timeline_watch *w, uint64_t deadline_ns);
+/* The sleeper is done with w, fired or not. */
+void timeline_watch_cancel(struct timeline_watch *w);
+/* The poller's, once per pass: fire the watches that are due; true while
+ * any is left (the poller keeps looking). */
+bool timeline_watches_scan(void);
+/* In a forked child: forget the watches (the parent's sleepers). */
+void timeline_watches_forget_after_fork(void);
+
 #endif

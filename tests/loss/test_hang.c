@@ -1,5 +1,5 @@
 /*
- * test_hang: hang_ms (SPEC §8). A device whose word stays below a
+ * test_hang: hang_ms (docs/loss.md, Hangs). A device whose word stays below a
  * committed value for hang_ms while someone waits is lost with exactly
  * "no progress for <n> ms"; with nobody waiting it is never lost; and the
  * clock starts again whenever the word moves, so slow progress is no hang.

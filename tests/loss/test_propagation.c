@@ -1,6 +1,6 @@
 /*
  * test_propagation: a loss spreads to the devices whose queues wait for
- * the values it dropped, as a chain (SPEC §7). B's queues wait for A's
+ * the values it dropped, as a chain (docs/loss.md). B's queues wait for A's
  * value (B's facts say its queues wait for host-written words); A faults:
  * B is lost "lost with A", its record names A's loss as the cause, and a
  * wait on B names both. C waited on the host for the same value: C is not

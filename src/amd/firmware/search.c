@@ -1,5 +1,5 @@
 /*
- * amd/firmware/search.c: finding a pinned image (seed 003, gpu): the
+ * amd/firmware/search.c: finding a pinned image (docs/amd.md, Firmware): the
  * directories given, then rig's firmware directory, then root's home when
  * run as root, then /lib/firmware/amdgpu; the first directory holding the
  * image with its pinned digest wins. A file of the image's name with

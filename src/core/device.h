@@ -27,6 +27,7 @@
 #include <pthread.h>
 
 #include "rig.h"
+#include "rig_edge.h"
 #include "reclaim/reclaim.h"
 #include "util/spin.h"
 #include "submit/stamp.h"

@@ -23,6 +23,7 @@
 #include <ck_ec.h>
 
 #include "rig.h"
+#include "rig_edge.h"
 
 struct timeline {
 	int slot;			/* index in rig_words, or -1 */

@@ -52,7 +52,7 @@ def declared(cc, header, incdir):
     names = set()
     for s in stmts:
         s = " ".join(s.split())
-        if re.search(r"\b(typedef|static)\b", s):
+        if re.search(r"\b(typedef|static|_Static_assert|static_assert)\b", s):
             continue
         if s.startswith("extern "):
             m = re.search(r"\b(\w+)\s*(\[[^\]]*\])?\s*$", s)

@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "rig.h"
+#include "rig_edge.h"
 
 #define SECOND_NS 1000000000ull
 #define FILES 8

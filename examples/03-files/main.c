@@ -22,6 +22,12 @@
 #include "rig.h"
 #include "rig_disk.h"
 
+/* The kernel's object: the path the build gives (meson, or this folder's
+ * Makefile), else add.o in the working directory. */
+#ifndef ADD_OBJECT
+#define ADD_OBJECT "add.o"
+#endif
+
 #define N (4 << 20)
 #define PER_GROUP 4096
 #define BYTES (N * sizeof(float))

@@ -11,6 +11,12 @@
 
 #include "rig.h"
 
+/* The kernel's object: the path the build gives (meson, or this folder's
+ * Makefile), else groups.o in the working directory. */
+#ifndef GROUPS_OBJECT
+#define GROUPS_OBJECT "groups.o"
+#endif
+
 #define GROUPS 100000
 #define TRY(call) do { if ((call) < 0) { fprintf(stderr, "12-host-programs: %s\n", rig_why()); return 1; } } while (0)
 

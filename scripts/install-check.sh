@@ -96,7 +96,7 @@ if [ $subproject = 1 ]; then
 	cat > "$p/meson.build" <<'EOT'
 project('user', 'c', default_options : ['rig:tests=false', 'rig:bench=false'])
 subproject('rig')
-executable('user', 'main.c', dependency('rig'))
+executable('user', 'main.c', dependencies : dependency('rig'))
 EOT
 	unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR LD_LIBRARY_PATH
 	check "a subproject: dependency('rig') with no fallback builds and runs" sh -c \

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rig.h - run work on devices from multithreaded C programs.
  *

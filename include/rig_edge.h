@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rig_edge.h - the contract between rig and the drivers that run its devices.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # scripts/deps.sh: install the Debian 12 packages rig builds, tests and
 # benchmarks with, where any is missing. Quiet when all are present.
 set -euo pipefail

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * 01-add: a vector add on the first GPU that opens, else on the host's
  * cores. The only lines that name a device are the openers; the rest is the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * 03-files: files as a device's memory. A disk is an Io device: its
  * buffers are files, and copies between a file and memory the host

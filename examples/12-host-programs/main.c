@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * 12-host-programs: C compiled to an ELF object, loaded on the host device
  * and launched like a kernel over many groups, which the host's cores run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/device.h: the objects a program holds: devices, their allocations,
  * and buffers (views of allocations).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * reclaim/reclaim.h: release and return (SPEC §9), as the core calls them.
  * A device's reclaim state is a zeroed struct reclaim: its limbo of

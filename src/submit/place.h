@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * submit/place.h: rule 2 of Order and the placement of parts on queues
  * (seeds 000 and 002), as a pure function of what each part uses.

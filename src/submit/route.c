@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * submit/route.c: where a submit's waits go (SPEC §4, rule 3). A wait on the
  * device's own timeline is dropped (device order, rule 1); a producer the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * submit/runs.c: a submission's runs and their takers (seed 002, take).
  *

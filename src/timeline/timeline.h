@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * timeline/timeline.h: a device's timeline as rig sees it. The word is the
  * driver's; everything else here is rig's bookkeeping of values:

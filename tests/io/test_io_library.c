@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_io_library: any Io library runs as a device through rig_edge.h's
  * table alone; rig's disk is only one. The library here keeps its files in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_exit: at exit rig stops every device it holds (SPEC §12). The
  * program leaves a polled device open, with work in flight; a handler of

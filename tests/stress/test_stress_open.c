@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_stress_open: the table of open devices (core/devices.c), read
  * without a lock, while other threads make, close and free devices of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_place: queue placement and follow lists (rule 2, seeds 000/002) on a
  * polled device with three queues:

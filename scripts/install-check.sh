@@ -90,8 +90,12 @@ done
 if [ $subproject = 1 ]; then
 	p=$tmp/user
 	mkdir -p "$p/subprojects"
-	git -C "$src" ls-files -z | (cd "$src" && tar --null -T - -cf -) |
-		(mkdir -p "$p/subprojects/rig" && tar -xf - -C "$p/subprojects/rig")
+	mkdir -p "$p/subprojects/rig"
+	if git -C "$src" rev-parse --git-dir > /dev/null 2>&1; then
+		git -C "$src" ls-files -z | (cd "$src" && tar --null -T - -cf -)
+	else
+		tar -C "$src" --exclude='./build*' --exclude=./subprojects -cf - .
+	fi | tar -xf - -C "$p/subprojects/rig"
 	cp "$src/examples/02-buffers/main.c" "$p/main.c"
 	cat > "$p/meson.build" <<'EOT'
 project('user', 'c', default_options : ['rig:tests=false', 'rig:bench=false'])

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * eventfd.c: a round trip through rig's pollable descriptor against a
  * plain eventfd round trip between two threads; both end in epoll_wait, as

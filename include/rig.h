@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rig.h - run work on devices from multithreaded C programs.
  *
@@ -48,12 +49,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
-#include "rig_edge.h"
+#include "rig_base.h"	/* enum rig_memory, rig_fill_fn, rig_now_ns(), versions */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Openers (rig_edge.h): a program passes one it was given to rig_open(). */
+struct rig_opener;
+struct rig_io_opener;
 
 /* ---- Statuses --------------------------------------------------------- */
 
@@ -490,8 +496,8 @@ struct rig_side {
 	struct rig_buffer *buffer;
 	int64_t slot;
 };
-#define RIG_BUFFER(b)	((struct rig_side){ (b), -1 })
-#define RIG_SLOT(n)	((struct rig_side){ NULL, (n) })
+#define RIG_BUFFER(b)	(RIG_LITERAL(rig_side){ (b), -1 })
+#define RIG_SLOT(n)	(RIG_LITERAL(rig_side){ NULL, (int64_t)(n) })
 
 enum rig_ref_kind {
 	RIG_REF_READ = 1,	/* the work reads the slot's buffer */
@@ -511,10 +517,12 @@ struct rig_ref {
 	int64_t at;
 	struct rig_function *fn;
 };
-#define RIG_READ(slot, at)	((struct rig_ref){ RIG_REF_READ, (slot), (at), NULL })
-#define RIG_WRITE(slot, at)	((struct rig_ref){ RIG_REF_WRITE, (slot), (at), NULL })
-#define RIG_UNORDERED(slot, at)	((struct rig_ref){ RIG_REF_UNORDERED, (slot), (at), NULL })
-#define RIG_ENTRY_REF(fn, at)	((struct rig_ref){ RIG_REF_ENTRY, 0, (at), (fn) })
+#define RIG_READ(slot, at)	RIG_REF_OF(RIG_REF_READ, slot, at, NULL)
+#define RIG_WRITE(slot, at)	RIG_REF_OF(RIG_REF_WRITE, slot, at, NULL)
+#define RIG_UNORDERED(slot, at)	RIG_REF_OF(RIG_REF_UNORDERED, slot, at, NULL)
+#define RIG_ENTRY_REF(fn, at)	RIG_REF_OF(RIG_REF_ENTRY, 0, at, fn)
+#define RIG_REF_OF(kind, slot, at, fn) \
+	(RIG_LITERAL(rig_ref){ (kind), (int64_t)(slot), (int64_t)(at), (fn) })
 
 enum rig_part_kind {
 	RIG_COPY = 1,		/* src's bytes into dst */
@@ -535,32 +543,58 @@ struct rig_part_spec {
 	struct rig_buffer *words;		/* words */
 };
 
+/* Each starts from a zeroed spec: memset, as C and C++ both read it. */
 static inline struct rig_part_spec
 rig_part_copy(struct rig_side src, struct rig_side dst)
 {
-	return (struct rig_part_spec){ .kind = RIG_COPY, .src = src, .dst = dst };
+	struct rig_part_spec p;
+
+	memset(&p, 0, sizeof(p));
+	p.kind = RIG_COPY;
+	p.src = src;
+	p.dst = dst;
+	return p;
 }
 
 static inline struct rig_part_spec
 rig_part_launch(struct rig_function *fn, int64_t params,
 		const struct rig_ref *refs, size_t nrefs)
 {
-	return (struct rig_part_spec){ .kind = RIG_LAUNCH, .fn = fn,
-		.params = params, .refs = refs, .nrefs = nrefs };
+	struct rig_part_spec p;
+
+	memset(&p, 0, sizeof(p));
+	p.kind = RIG_LAUNCH;
+	p.fn = fn;
+	p.params = params;
+	p.refs = refs;
+	p.nrefs = nrefs;
+	return p;
 }
 
 static inline struct rig_part_spec
 rig_part_fill(rig_fill_fn fill, int64_t params, const struct rig_ref *refs,
 	      size_t nrefs)
 {
-	return (struct rig_part_spec){ .kind = RIG_FILL, .fill = fill,
-		.params = params, .refs = refs, .nrefs = nrefs };
+	struct rig_part_spec p;
+
+	memset(&p, 0, sizeof(p));
+	p.kind = RIG_FILL;
+	p.fill = fill;
+	p.params = params;
+	p.refs = refs;
+	p.nrefs = nrefs;
+	return p;
 }
 
 static inline struct rig_part_spec
 rig_part_words(struct rig_buffer *words)
 {
-	return (struct rig_part_spec){ .kind = RIG_WORDS, .words = words };
+	struct rig_part_spec p;
+
+	memset(&p, 0, sizeof(p));
+	p.kind = RIG_WORDS;
+	p.words = words;
+	return p;
 }
 
 /* Fixed memory: a buffer every run uses, with the access it is used with. */

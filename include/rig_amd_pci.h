@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rig_amd_pci.h - AMD GPUs driven over PCI with no kernel driver (docs/amd.md).
  *

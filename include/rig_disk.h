@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rig_disk.h - the disk: an Io device (rig_edge.h, "Io devices") whose
  * memory is files, run by one io_uring loop per disk.

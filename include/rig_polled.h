@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rig_polled.h - the polled test driver: a device whose facts are
  * configurable, that runs only committed work, commits on its own every

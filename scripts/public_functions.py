@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """scripts/public_functions.py [HEADER...]: print, one a line, each function
 the public headers declare (include/*.h by default): every rig_ name
 declared at file scope with a parameter list, static inline ones too.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * 09-loss: a device that fails, and what goes on. Three polled test
  * devices (rig_polled.h): A produces data, B's queues wait for A's values,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * 13-epoll: a server that folds rig into its event loop. One thread runs an
  * epoll loop over a socket and rig's descriptors: each request that comes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * 14-handoff: order follows the order in which submits land, so a program
  * hands a buffer between its own threads as it hands any memory. A worker

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * amd/: AMD GPUs over PCI with no kernel driver (docs/amd.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * amd/devices.c: what `rig devices` shows of a GPU: its bus address, its
  * driver, its state (the states of docs/amd.md) and its GC version where it can be

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * amd/doctor.c: `rig doctor`. One line per prerequisite of an open with no
  * kernel driver (docs/amd.md, Doctor), "pass" or "FAIL", a fail

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * amd/driver.c: detach, attach and reset (Rig_pci.Driver), through the
  * machine's sysfs files. detach sets driver_override so no driver binds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * amd/fabric.c: which GPUs rig takes for one of a fabric (an XGMI hive).
  * rig cannot tell which fabric a GPU belongs to (docs/amd.md, Fabrics): it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * amd/open.c: the opener of GPU i (Rig_amd_pci.gpu). Its make runs every
  * check docs/amd.md lists before the boot's first write, in that order,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/alloc.c: a device's allocations as objects: asked of the driver,
  * kept on the device's list, released by their last buffer, their memory

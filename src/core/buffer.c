@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/buffer.c: buffers, the views of allocations a program holds, and the
  * host's access to their bytes. A host access claims the allocation like a

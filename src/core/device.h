@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/device.h: the objects a program holds: devices, their allocations,
  * and buffers (views of allocations).
@@ -27,6 +28,7 @@
 #include <pthread.h>
 
 #include "rig.h"
+#include "rig_edge.h"
 #include "reclaim/reclaim.h"
 #include "util/spin.h"
 #include "submit/stamp.h"

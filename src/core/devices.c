@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/devices.c: opening, closing and releasing devices, and what a
  * program reads of them.

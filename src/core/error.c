@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/error.c: rig_why() and rig_fail(). The message lives in a
  * thread-local buffer, so no two threads ever see each other's failures.
@@ -6,6 +7,7 @@
 #include <string.h>
 
 #include "rig.h"
+#include "rig_edge.h"
 #include "core/error.h"
 
 #define WHY_BYTES 1024

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/facts.c: the checks rig makes of a device's facts when it opens
  * (docs/drivers.md, Facts). Each refusal has its own message.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/hold.c: claims a program holds (docs/claims.md). A hold keeps buffers from
  * being consumed or donated: rig_buffer_consume() refuses a held buffer and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/point.c: points, the values of a device's timeline a program holds,
  * and what it asks of them.

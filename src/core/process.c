@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/process.c: rig and the life of the process (docs/process.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/waits.c: what a program waits on beyond one point: every point of
  * an array (rig_wait_all), any of them (rig_wait_any), and a descriptor an

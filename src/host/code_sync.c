@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * host/code_sync.c: rig_code_sync(), declared by rig_edge.h. Code bytes
  * written through a data mapping become visible to instruction fetch: a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * host/memory.c: the memory device, the simplest driver: its memory is the
  * host's, and its submit runs the parts (copies, byte fills, fill

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * io/device.c: an Io library (a struct rig_io, rig_edge.h) as a device:
  * the driver behind rig_io_device_opener(), so an Io device goes through

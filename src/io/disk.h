@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * io/disk.h: the disk engine's calls, for its tests and benchmarks. rig's
  * core never includes it: it runs the disk through its Io table alone

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * io/file.c: the disk's files: create, open, size, release, map. A file is
  * an fd, registered with the ring where a slot is free, and the extent it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * io/opener.c: a disk's life: the opener and make, the mode it runs in,
  * stop, the handle's refs, the accessors, and registered host ranges.

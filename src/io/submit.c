@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * io/submit.c: the table's submit. Checks a value's ops against its files,
  * copies them into a job and feeds the job to the loop; never blocks, never

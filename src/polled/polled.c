@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * polled/polled.c: the polled test driver (rig_polled.h): its opener, facts,
  * memory, code and controls. Written against rig_edge.h only.

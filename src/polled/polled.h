@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * polled/polled.h: the polled driver's state, shared by its two files: the
  * queue of values and the worker that runs them (queue.c), and the opener,

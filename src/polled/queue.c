@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * polled/queue.c: the polled device's queue and its worker. rig's C
  * functions (room, submit, commit) fill a ring of value slots; the

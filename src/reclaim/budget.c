@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * reclaim/budget.c: a device's budget (docs/reclamation.md) and the bytes it holds of
  * it: live memory and memory in its limbo, counted when the driver gives

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * reclaim/keep.c: deferred references to submissions (reclaim.h). A
  * submission let go while work submitted through it is in flight defers

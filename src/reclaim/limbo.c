@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * reclaim/limbo.c: the limbo of limbo.h. Puts land on a lock-free stack,
  * newest first; whoever holds the token moves them, oldest first, onto the

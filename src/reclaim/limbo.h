@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * reclaim/limbo.h: things let go that may go back only once their points
  * are settled, a point being (slot, value) of rig_words. A device has two

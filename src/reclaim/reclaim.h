@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * reclaim/reclaim.h: release and return (docs/reclamation.md), as the core calls them.
  * A device's reclaim state is a zeroed struct reclaim: its limbo of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * reclaim/return.c: when released memory goes back, and the loops that
  * wait for it. Three callers want it back: the poller, batched, when a

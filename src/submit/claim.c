@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * submit/claim.c: claiming memory (docs/order.md). A claim locks every allocation
  * a submit or host access uses (util/spin.h: a short lock, since a claim

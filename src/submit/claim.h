@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * submit/claim.h: claiming memory for a submit or a host access (docs/order.md,
  * docs/order.md, rule 3), routing a submit's waits, and posting a copy. The objects

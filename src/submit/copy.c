@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * submit/copy.c: rig_buffer_copy(), a one-part submission of a copy on the
  * buffers' device, on its copy engine: claimed like every submit (claim.c),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * submit/place.c: rule 2 (docs/order.md) and queue placement (place.h). A submission is
  * made once, but made often enough to count (make_1000_parts): a slot

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * submit/place.h: rule 2 of docs/order.md and the placement of parts on queues
  * (docs/submissions.md, Placement), as a pure function of what each part uses.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * submit/route.c: where a submit's waits go (docs/order.md, rule 3). A wait on the
  * device's own timeline is dropped (device order, docs/order.md, rule 1); a producer the

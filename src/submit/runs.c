@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * submit/runs.c: a submission's runs and their takers (docs/submissions.md, Runs).
  *

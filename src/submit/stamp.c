@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * submit/stamp.c: the segment map of stamp.h. Segments are sorted, cover
  * the allocation's words without gaps, and are split only at the edges of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * submit/stamp.h: the stamps of one allocation (docs/order.md, rule 3). For each
  * run of 4-byte words the allocation keeps the point of its last write and

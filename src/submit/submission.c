@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * submit/submission.c: rig_submission_make() and what a submission keeps.
  * Every refusal of docs/submissions.md is made here, before anything is kept, with a

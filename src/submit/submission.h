@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * submit/submission.h: prepared submissions and their runs (docs/submissions.md).
  *

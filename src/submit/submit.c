@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * submit/submit.c: the device's submission thread and the driver calls.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * submit/submit.h: handing work to a driver. A submitter owns the calls of
  * the five C functions for one device: rig calls them one at a time, under

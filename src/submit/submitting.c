@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * submit/submitting.c: rig_submit(). A submit checks the run's buffers
  * against what the parts do with each slot, copies what varies into a job

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * timeline/fd.c: watches, the sets of values a thread or a descriptor waits
  * on together (rig_wait_any(), rig_point_fd()). The polling thread looks at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * timeline/loss.c: the loss that ends a timeline, the record that says why,
  * and its spread to the devices whose queues wait for it (docs/loss.md).

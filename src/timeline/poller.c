@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * timeline/poller.c: the polling thread, one per process (docs/threads.md).
  * It watches

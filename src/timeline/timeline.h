@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * timeline/timeline.h: a device's timeline as rig sees it. The word is the
  * driver's; everything else here is rig's bookkeeping of values:
@@ -23,6 +24,7 @@
 #include <ck_ec.h>
 
 #include "rig.h"
+#include "rig_edge.h"
 
 struct timeline {
 	int slot;			/* index in rig_words, or -1 */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * timeline/wait.c: blocking until a value is signaled, or settled.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * timeline/words.c: the process-wide array of timeline words and who holds
  * each slot. A slot is taken at open and given back at the device's end;

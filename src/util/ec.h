@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * util/ec.h: Concurrency Kit's event counts (ck_ec.h) on Linux futexes:
  * the table of clock, wait and wake that ck_ec asks of its platform, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * util/log.c: reading RIG_LOG once, and writing a line (log.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * util/log.h: rig's log, to stderr, one line each, off unless RIG_LOG asks
  * (docs/logging.md). RIG_LOG is read once, when librig loads, before any

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_amd_driver: detach, attach and reset write what docs/amd.md describes
  * to a fake machine's sysfs files (which keep what was written), report

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_amd_open: the opener of GPU i refuses, in the order of docs/amd.md and with
  * the message it describes, every GPU it cannot boot, before any write to

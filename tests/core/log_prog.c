@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * log_prog: what test_log.py runs with RIG_LOG set. It opens a memory
  * device (an open), has a polled device refuse its make (a refused open),

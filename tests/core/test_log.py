@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """test_log: RIG_LOG=error|warn|info|debug prints rig's events on stderr,
 one line each, "rig: <level>: ...", and nothing at all without RIG_LOG.
 Runs log_prog (its events: an open, a refused open, a loss at a fault with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_refusals: every public function, called with each kind of bad
  * argument it can get, refuses (SPEC §13, rig.h "NULL handles"): a negative

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_waits: rig_wait_all() and rig_wait_any() succeed only for reached
  * points, return a dropped point's loss (any: with its index), time out,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_words: the process-wide timeline words. A slot reused by a later
  * device keeps counting up; a word never moves backwards; timelines that

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """test_doc_refs: every cross-reference names a file of this repository.
 
  - README.md and the public headers name no document outside it: no

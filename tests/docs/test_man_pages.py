@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """test_man_pages: every function the public headers declare has a man
 page (man/<name>.3: the family's page, or a .so link to it, whose NAME line
 lists the name); every page has the sections of rig's pages; every page

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_disk_order: the loop's value order (io/loop.c, included here and
  * tested alone, with no backend). Jobs that arrive out of order (two

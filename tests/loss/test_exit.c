@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_exit: at exit rig stops every device it holds (docs/process.md). The
  * program leaves a polled device open, with work in flight; a handler of

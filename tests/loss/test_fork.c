@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_fork: fork and exit (docs/process.md). In the child every device is lost
  * with "forked": waits on values the parent had in flight end with the

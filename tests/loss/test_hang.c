@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_hang: hang_ms (docs/loss.md, Hangs). A device whose word stays below a
  * committed value for hang_ms while someone waits is lost with exactly

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_loss: each cause of a loss, through the polled driver's fault
  * injection, with its reason; and what holds after a loss (docs/loss.md): no

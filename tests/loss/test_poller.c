@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_poller: the polling thread (docs/threads.md). With nobody waiting
  * it sleeps: it does not wake while the process idles. It returns released

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_propagation: a loss spreads to the devices whose queues wait for
  * the values it dropped, as a chain (docs/loss.md). B's queues wait for A's

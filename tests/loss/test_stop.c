@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_stop: the driver's stop never runs while a call of the driver is in
  * flight, even one that blocks (facts.may_block: rig counts them; docs/drivers.md,

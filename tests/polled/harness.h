@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/polled/harness.h: the polled driver alone (its sources are built
  * into the test, no librig), with the test in rig's place: a device made

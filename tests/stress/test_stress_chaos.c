@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_stress_chaos: the multi-thread submit stress with faults injected at
  * random (docs/loss.md). Workers copy, run submissions and read back on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_stress_host_access: host access is ordered as a whole against every
  * submit's claim of the same memory (docs/order.md: a host write waits for every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_stress_limbo: reclaim/limbo.h under many threads, alone (no device:
  * the test plays the driver and raises a few words of rig_words itself).

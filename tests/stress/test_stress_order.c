@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_stress_order: docs/order.md, rule 3 under load. Threads submit random copies over
  * random overlapping views of allocations shared (borrowed) by three polled

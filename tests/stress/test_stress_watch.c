@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_stress_watch: many threads wait over sets of points at once
  * (rig_wait_any, rig_wait_all, rig_point_fd) while the polling thread fires

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_callbacks: a function rig calls back (a fill, run inside the
  * driver's submit) that calls a function taking one of rig's locks gets an

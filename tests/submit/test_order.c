@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_order: docs/order.md, rule 3 against a reference model. Random programs of copies
  * and fills over overlapping views of allocations shared by three devices

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_parts: every refusal of docs/submissions.md (parts, refs, make, runs, submit),
  * one test each, with its message, and nothing changed: the device ran

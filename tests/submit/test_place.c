@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_place: queue placement and follow lists (docs/order.md, rule 2, docs/submissions.md, Placement) on a
  * polled device with three queues:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * amd/firmware/firmware.h: the pin table (pins.c), the search for a pinned
  * image (search.c) and its installation (install.c). Formats: format.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * amd/firmware/pins.c: the pin table. Every image the supported GC versions
  * boot with (docs/amd.md: psp sOS, smu, sdma, gc mec and rlc, imu from GC 11,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * amd/firmware/search.c: finding a pinned image (docs/amd.md, Firmware): the
  * directories given, then rig's firmware directory, then root's home when

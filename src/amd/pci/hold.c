@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * amd/pci/hold.c: who holds a GPU. This process records the GPUs it holds
  * (Rig_pci.Driver.hold: from open until the device stops); another process

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * amd/pci/lock.c: opens, resets and changes to the machine of AMD GPUs run
  * one at a time (docs/amd.md, Moving GPUs), each under this lock for its whole

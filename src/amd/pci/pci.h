@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * amd/pci/: machines, PCI functions, sysfs, libpci (Rig_pci). Everything
  * that touches PCI hardware or sysfs goes through a machine's operations,

@@ -54,6 +54,7 @@ _Static_assert(sizeof(struct pstep) % alignof(struct rig_wait) == 0,
 
 /* Value v's work: slot v % POLLED_SLOTS of the ring. */
 struct pslot {
+	_Atomic uint64_t committed_as;	/* the value it holds, once committed */
 	const struct pstep *steps;	/* step[] or the heap block */
 	const struct rig_wait *waits;	/* wait[] or the heap block */
 	uint32_t nsteps, nwaits;
@@ -76,8 +77,9 @@ struct pdev {
 	uint64_t done_seen;		/* done, as they last read it */
 	char failure[64];
 
-	/* Written by rig's calls, read by the worker. 128 apart, not 64:
-	 * the core's prefetcher fetches a line's neighbour with it, so a
+	/* Written by rig's calls; the count read by the worker on its way
+	 * to sleep, committed by the controls. 128 apart, not 64: the
+	 * core's prefetcher fetches a line's neighbour with it, so a
 	 * neighbour the other side writes would bounce as if shared. */
 	alignas(128) _Atomic uint64_t committed;	/* the last value the worker may run */
 	ck_ec32_t ec;			/* bumped after each change the worker waits for */
@@ -86,7 +88,6 @@ struct pdev {
 	 * flag stop sets once, which the worker reads before each value. */
 	alignas(128) _Atomic uint64_t done;	/* the last value whose slot it let go */
 	_Atomic bool stopping;
-	uint64_t committed_seen;	/* committed, as it last read it */
 	uint64_t spin_ns;		/* how long it spins before it sleeps */
 	_Atomic bool faulted;		/* it met the injected fault */
 	struct rig_fault_site site;	/* where (written before faulted) */

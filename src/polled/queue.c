@@ -23,16 +23,21 @@
  * POLLED_SLOTS before it (rig then commits what it holds and waits for
  * the word; the word reaches that value as done does).
  *
- * Slot v is rig's calls' from done >= v - POLLED_SLOTS until commit
- * publishes committed >= v, then the worker's until it stores done = v:
- *   (A) commit's release store of committed pairs with the worker's
- *       acquire load: what submit wrote into the slot is visible to it;
+ * Slot v is rig's calls' from done >= v - POLLED_SLOTS until commit marks
+ * it committed, then the worker's until it stores done = v:
+ *   (A) commit's release store of the slot's mark (committed_as = v)
+ *       pairs with the worker's acquire load of it: what submit wrote into
+ *       the slot is visible to the worker;
  *   (B) the worker's release store of done pairs with room's and submit's
  *       acquire load: its reads of the slot are over before submit
  *       overwrites it (or reuses the slot's heap block).
- * Each side reads the other's cursor again only when what it read last
- * says no (an edge once made still orders the slots up to it), so the
- * cache lines the two share move once per batch, not once per value.
+ * The worker looks for its next value in that value's own slot, a line
+ * submit just wrote, not at a cursor of rig's: a value moves the slot's
+ * lines to the worker and nothing else (a cursor would be one more line
+ * taken back and forth per value). committed stays, rig's calls' own
+ * (and the controls' read); a slot's mark from the lap before is a value
+ * POLLED_SLOTS lower, never v. rig's calls read done again only when what
+ * they read last says no, so that line moves once per batch.
  * Values arrive in order, one call at a time (rig_edge.h), so the ring
  * needs no producer cursor of its own: submit checks that it is given
  * submitted + 1 and refuses another value rather than run a stale slot.
@@ -42,7 +47,7 @@
  * only up to committed, a second one; indexed by value, submit fills the
  * slot in place and the cursors are the values themselves.
  *
- * Waking: Concurrency Kit's event count (ck_ec) beside committed, in its
+ * Waking: Concurrency Kit's event count (ck_ec), beside committed, in its
  * single-producer mode (util/ec.h): commits bump it, and rig's calls run
  * one at a time (rig_edge.h), so a bump is a plain increment on a line the
  * worker reads only on its way to sleep, not a locked one that would wait
@@ -52,10 +57,10 @@
  * by a stall sleeps in slices of STALL_LOOK_NS and looks again. An
  * increment that finds the waiters' flag set makes the one futex wake.
  * Why no wake-up is lost: the worker reads the counter (snap), then
- * committed; a waker stores committed, then increments. ck_ec_inc() is a
+ * its slot's mark; a waker stores the marks, then increments. ck_ec_inc() is a
  * write barrier before its increment and ck_ec_value() a read barrier
  * after its load (ck_ec.h), so if snap saw the increment, the worker's
- * load of committed sees the store and it does not sleep. If not,
+ * load of the mark sees the store and it does not sleep. If not,
  * ck_ec_wait() returns at once where the counter moved from snap, or it
  * flags the counter before the increment, which then sees the flag and
  * wakes it (futex_wait compares the counter in the kernel, so a wake
@@ -175,17 +180,13 @@ run_steps(struct pdev *d, const struct pslot *s, uint64_t v)
 	return !faults;
 }
 
-/* Whether v is committed. committed is read again only past what the
- * worker saw last: the line it shares with rig's calls moves less. */
+/* Whether v is committed: its slot's mark shows it. (A): pairs with
+ * commit's release store; the slot is written. */
 static bool
 is_committed(struct pdev *d, uint64_t v)
 {
-	if (v <= d->committed_seen)
-		return true;
-	/* (A): pairs with commit's release store; the slots up to it are
-	 * written (and stay so for the values the worker has not run). */
-	d->committed_seen = atomic_load_explicit(&d->committed, memory_order_acquire);
-	return v <= d->committed_seen;
+	return atomic_load_explicit(&d->slot[v % POLLED_SLOTS].committed_as,
+				    memory_order_acquire) == v;
 }
 
 /* Whether the worker may run v now. */
@@ -291,8 +292,10 @@ worker(void *arg)
 int
 polled_queue_start(struct pdev *d)
 {
-	d->submitted = d->done_seen = d->committed_seen = d->base;
+	d->submitted = d->done_seen = d->base;
 	atomic_init(&d->committed, d->base);
+	for (size_t i = 0; i < POLLED_SLOTS; i++)
+		atomic_init(&d->slot[i].committed_as, 0);	/* below every value */
 	atomic_init(&d->done, d->base);
 	atomic_init(&d->stopping, false);
 	atomic_init(&d->faulted, false);
@@ -427,9 +430,14 @@ fill_slot(struct pdev *d, uint64_t v, const struct rig_part *parts, size_t n,
 static void
 publish_commit(struct pdev *d, uint64_t v)
 {
-	/* (A): pairs with the worker's acquire load; the slots up to v are
+	uint64_t from = atomic_load_explicit(&d->committed, memory_order_relaxed);
+
+	/* (A): each mark pairs with the worker's acquire load; its slot is
 	 * written. Then the event count, which wakes a sleeping worker. */
-	atomic_store_explicit(&d->committed, v, memory_order_release);
+	for (uint64_t u = from + 1; u <= v; u++)
+		atomic_store_explicit(&d->slot[u % POLLED_SLOTS].committed_as, u,
+				      memory_order_release);
+	atomic_store_explicit(&d->committed, v, memory_order_relaxed);
 	ck_ec_inc(&d->ec, ec_sp());
 }
 

@@ -355,7 +355,7 @@ place_job(struct rig_run *r, struct rig_buffer *const *buffers,
 	sj = job_init(heap ? heap : submit_room(&d->sub, v), heap, s, ws.n);
 	fill_work(sj, r, buffers);
 	claim_unlock(u, n);
-	route_commit(d, &ws, &sj->job);
+	route_commit(d, &ws, &sj->job, v);
 	note_last(s, v);
 	submit_publish(&d->sub, v, &sj->job);
 	if (out)

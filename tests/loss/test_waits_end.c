@@ -10,6 +10,8 @@
  * Each check is an order, not a speed: the wait returns while the call is
  * still blocked (a wait held behind it could not).
  */
+#include <pthread.h>
+
 #include "loss.h"
 
 /* Item 9: rig_wait on a value above the last given. */
@@ -94,12 +96,89 @@ test_submit_waiting_on_a_value_never_given(void **state)
 	polled_close(pd);
 }
 
+/* ---- Item 10c: a driver call that blocks ---- */
+
+struct unblocker {
+	struct rig_polled *p;
+	const char *call;
+	_Atomic bool done;	/* the test is over: unblock now */
+};
+
+/* Unblock after the test says so, or after 60 s: a wait held behind the
+ * call then ends, late, and the test sees the order it came in. */
+static void *
+unblock_later(void *arg)
+{
+	struct unblocker *u = arg;
+
+	for (int i = 0; i < 60000 && !atomic_load(&u->done); i++)
+		sleep_ms(1);
+	rig_polled_block(u->p, u->call, false);
+	return NULL;
+}
+
+static void
+blocked_call(const char *call, bool hang)
+{
+	struct polled_dev pd = polled_open((struct rig_polled_config){
+		.name = "W3", .may_block = true,
+		.hang_ms = hang ? RIG_SOME(100) : RIG_NONE });
+	struct rig_buffer *a = buffer_new(pd.d, 64), *b = buffer_new(pd.d, 64);
+	struct unblocker u = { .p = pd.p, .call = call };
+	struct rig_point p;
+	pthread_t t;
+	int ret;
+
+	assert_int_equal(rig_polled_block(pd.p, call, true), 0);
+	assert_int_equal(pthread_create(&t, NULL, unblock_later, &u), 0);
+	/* The device's thread calls room, then submit, then (its ring
+	 * empty) commit: the blocked one holds it there. */
+	assert_int_equal(rig_buffer_copy(a, b, &p), 0);
+	await(rig_polled_blocked(pd.p) == 1);
+	ret = rig_wait(p, hang ? UINT64_MAX : 100 * MS_NS);
+	if (rig_polled_blocked(pd.p) != 1)
+		fail_msg("%s: the wait (%d) ended only once the blocked %s returned",
+			 call, ret, call);
+	if (hang) {
+		assert_int_equal(ret, RIG_ELOST);
+		assert_string_equal(rig_lost(pd.d), "no progress for 100 ms");
+	} else {
+		assert_int_equal(ret, RIG_ETIMEDOUT);
+		assert_null(rig_lost(pd.d));
+	}
+	atomic_store(&u.done, true);
+	pthread_join(t, NULL);
+	if (!hang)
+		assert_int_equal(rig_wait(p, 30 * SECOND_NS), 0);
+	rig_buffer_release(a);
+	rig_buffer_release(b);
+	polled_close(pd);
+}
+
+static void
+test_a_blocked_call_keeps_no_wait_past_its_deadline(void **state)
+{
+	blocked_call("room", false);
+	blocked_call("submit", false);
+	blocked_call("commit", false);
+}
+
+static void
+test_a_blocked_call_is_a_hang(void **state)
+{
+	blocked_call("room", true);
+	blocked_call("submit", true);
+	blocked_call("commit", true);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_wait_on_a_value_never_given),
 		cmocka_unit_test(test_submit_waiting_on_a_value_never_given),
+		cmocka_unit_test(test_a_blocked_call_keeps_no_wait_past_its_deadline),
+		cmocka_unit_test(test_a_blocked_call_is_a_hang),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -500,6 +500,22 @@ submit_stop(struct submitter *s)
 	 * take it, and finds the device lost (submit_free destroys it). */
 }
 
+bool
+submit_settle(struct submitter *s)
+{
+	uint64_t t0 = rig_now_ns();
+
+	while (s->has_thread && !atomic_load(&s->stopped)) {
+		uint64_t now = rig_now_ns(), busy = atomic_load(&s->tl->busy_since);
+
+		if ((busy && now > busy && now - busy > SUBMIT_CALL_BOUND_NS) ||
+		    now - t0 > SUBMIT_SETTLE_BOUND_NS)
+			return false;
+		nap();
+	}
+	return true;
+}
+
 void
 submit_free(struct submitter *s)
 {

@@ -20,6 +20,12 @@
  * reserve takes the driver lock and its publish runs the job and lets the
  * lock go, so values run in the order drawn.
  *
+ * A driver whose calls may block (facts.may_block): the thread marks each
+ * call busy (timeline busy_since: the hang clock runs while one holds a
+ * waiter up, and exit gives up on one that does not return), and a
+ * waiter only tries the driver lock, asking again rather than sleeping
+ * behind the call.
+ *
  * A loss (SPEC §7): no reserve succeeds any more, and the thread, woken,
  * drops the jobs still published (they never reach the driver). Once no
  * reserve is still publishing (inflight == 0) and no counted call is in

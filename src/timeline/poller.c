@@ -4,9 +4,16 @@
  *  - the words of the timelines someone waits on, and bumps a timeline's
  *    futex whenever its word moves (wait.c sleeps on it);
  *  - the hang clocks: a device whose facts give hang_ms is lost with "no
- *    progress for n ms" once its word stays below a committed value for n
- *    ms while someone waits (SPEC §8). The clock starts when the poller
- *    first sees a waiter and again whenever the word moves;
+ *    progress for n ms" once its word stays below a committed value (or a
+ *    driver call that may block stays in flight, busy_since) for n ms
+ *    while someone waits (SPEC §8). Someone is a thread in a wait (a
+ *    program's, or a device's submission thread waiting on the host for a
+ *    producer, counted for its whole wait), or another device whose
+ *    queues wait for a value the word has not shown (queue_until, marked
+ *    by a first pass of each scan). The clock starts when the poller
+ *    first sees a waiter and again whenever the word moves; a device whose
+ *    queues wait for a producer that has not shown the value runs out of
+ *    time only for that producer, whose loss then loses it "lost with" it;
  *  - the drivers' interrupt sources (facts.events_fd), through epoll: a
  *    readable one makes the poller call the device's events hook;
  *  - the timelines with memory or submissions waiting for their word to
@@ -18,8 +25,8 @@
  * driver's fd, or by a timerfd armed for the next scan, hang or reap_at
  * deadline. With nobody waiting and nothing to return, the timer is off: no
  * polling while nothing waits. While someone waits it scans every 1 us,
- * doubling to 200 us while nothing moves; while only returns are pending,
- * every 1 ms: returns are batched, and an allocation that needs room
+ * doubling to 200 us while nothing moves; while only returns (or queues'
+ * waits on producers with a hang clock) are pending, every 1 ms: returns are batched, and an allocation that needs room
  * returns memory itself, so they need no haste worth a busy poller.
  *
  * The poller reads timelines inside an RCU read-side section; a device's

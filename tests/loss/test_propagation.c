@@ -219,6 +219,77 @@ test_no_dependent_reached_over_a_dropped_value(void **state)
 	print_message("# A's value reached in %d runs, dropped in %d\n", reached, dropped);
 }
 
+/* Holds A's worker after A's value's work and before its word shows it,
+ * until A is lost: the word then moves while the loss is on its way. */
+struct hold_word {
+	struct rig_device *_Atomic a;
+	_Atomic uint64_t value;
+};
+
+static void
+hold_word_until_lost(void *arg, uint64_t value, int end)
+{
+	struct hold_word *h = arg;
+	struct rig_device *a = atomic_load(&h->a);
+
+	if (!end || !a || value != atomic_load(&h->value))
+		return;
+	for (int i = 0; i < 5000000 && !rig_lost(a); i++)
+		sched_yield();
+}
+
+static void *
+close_a(void *arg)
+{
+	rig_close(arg);
+	return NULL;
+}
+
+/*
+ * Item 11, made likely: A's worker stores the word just after A's loss is
+ * seen, so B's queue may run over A's value while the loss spreads. B's
+ * value must not be reached, A's value is dropped, and B is lost with A.
+ */
+static void
+test_no_dependent_reached_while_the_loss_spreads(void **state)
+{
+	for (int run = 0; run < 50; run++) {
+		struct hold_word h = { 0 };
+		struct polled_dev a = polled_open((struct rig_polled_config){
+			.name = "PT", .ran = hold_word_until_lost, .ran_arg = &h });
+		struct polled_dev b = polled_open((struct rig_polled_config){
+			.name = "PU", .waits = { .hosts = true } });
+		struct rig_buffer *src = buffer_new(a.d, 64), *x = buffer_new(a.d, 64);
+		struct rig_buffer *xb = NULL, *y = buffer_new(b.d, 64);
+		struct rig_point pa, pb;
+		pthread_t t;
+
+		assert_int_equal(rig_buffer_borrow(x, b.d, &xb), 0);
+		rig_polled_stall(a.p, true);
+		assert_int_equal(rig_buffer_copy(src, x, &pa), 0);
+		assert_int_equal(rig_buffer_copy(xb, y, &pb), 0);
+		await(rig_polled_submits(b.p) == 1);	/* B's queue waits */
+		atomic_store(&h.value, pa.value);
+		atomic_store(&h.a, a.d);
+		rig_polled_stall(a.p, false);
+		assert_int_equal(pthread_create(&t, NULL, close_a, a.d), 0);
+		(void)rig_wait(pb, 30 * SECOND_NS);
+		pthread_join(t, NULL);
+		if (rig_reached(pb) && !rig_reached(pa))
+			fail_msg("run %d: B's value reached over A's dropped value", run);
+		if (!rig_reached(pa) && (!rig_lost(b.d) || strcmp(rig_lost(b.d), "lost with PT")))
+			fail_msg("run %d: A's value dropped, B %s", run,
+				 rig_lost(b.d) ? rig_lost(b.d) : "live");
+		rig_buffer_release(xb);
+		rig_buffer_release(y);
+		rig_buffer_release(src);
+		rig_buffer_release(x);
+		polled_close(b);
+		rig_device_release(a.d);
+		rig_polled_destroy(a.p);
+	}
+}
+
 int
 main(void)
 {
@@ -227,6 +298,7 @@ main(void)
 		cmocka_unit_test(test_completed_values_spread_nothing),
 		cmocka_unit_test(test_a_submit_on_dropped_work_is_refused),
 		cmocka_unit_test(test_no_dependent_reached_over_a_dropped_value),
+		cmocka_unit_test(test_no_dependent_reached_while_the_loss_spreads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

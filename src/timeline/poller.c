@@ -26,8 +26,9 @@
  * deadline. With nobody waiting and nothing to return, the timer is off: no
  * polling while nothing waits. While someone waits it scans every 1 us,
  * doubling to 200 us while nothing moves; while only returns (or queues'
- * waits on producers with a hang clock) are pending, every 1 ms: returns are batched, and an allocation that needs room
- * returns memory itself, so they need no haste worth a busy poller.
+ * waits on producers with a hang clock) are pending, every 1 ms: returns
+ * are batched, and an allocation that needs room returns memory itself,
+ * so they need no haste worth a busy poller (nor a hang clock).
  *
  * The poller reads timelines inside an RCU read-side section; a device's
  * end unregisters its timeline and waits for a grace period before the
@@ -195,7 +196,6 @@ waits_on_producer(struct timeline *tl, bool mark)
 	}
 	return any;
 }
-
 
 /* The hang clock of tl at slot i, at now: loses tl once it ran out. Returns
  * when the clock runs out, or UINT64_MAX while it is stopped. */

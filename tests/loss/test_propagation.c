@@ -254,7 +254,7 @@ static void
 test_no_dependent_reached_while_the_loss_spreads(void **state)
 {
 	for (int run = 0; run < 50; run++) {
-		struct hold_word h = { 0 };
+		struct hold_word h = { NULL, 0 };
 		struct polled_dev a = polled_open((struct rig_polled_config){
 			.name = "PT", .ran = hold_word_until_lost, .ran_arg = &h });
 		struct polled_dev b = polled_open((struct rig_polled_config){

@@ -151,6 +151,16 @@ uint64_t rig_allocated(const struct rig_device *d);
  * rig_lost() - why the device was lost ("closed", "forked", "no progress
  * for 50 ms", "commit failed: ...", "lost with A"), or NULL while it is
  * live. Valid while the program holds d. Never blocks.
+ *
+ * The loss rule for what waits on a lost device A (README, Loss): no work
+ * runs on memory whose last write a loss dropped. A submit that would wait
+ * for a value A's loss already dropped is refused (RIG_ELOST) and changes
+ * nothing. A device B that had accepted work waiting for such a value, in
+ * its queues or on the host, is lost "lost with A": that work never runs,
+ * its values are dropped, and reads of what it would have written return
+ * RIG_ELOST. No value of B that waited for a value of A is reached while
+ * that value is dropped. A device stalled only because its queues wait
+ * for a stalled A is lost with A, not for "no progress" of its own.
  */
 const char *rig_lost(const struct rig_device *d);
 
@@ -202,10 +212,14 @@ bool rig_signaled(struct rig_point p);
 /*
  * rig_wait() - block until p is signaled or timeout_ns passes. Commits p's
  * value first, so it never sleeps on work a driver still holds; spins
- * briefly, then sleeps on a futex. Any thread.
+ * briefly, then sleeps on a futex. A driver call that may block
+ * (facts.may_block) never holds the wait past timeout_ns: the commit is
+ * asked again until the driver takes it, and while the call blocks the
+ * device's hang clock (hang_ms) runs. Any thread.
  * Returns 0 when p is reached; RIG_ETIMEDOUT after timeout_ns; RIG_ELOST
- * when the device was lost and p dropped; RIG_EINVAL for a point no submit
- * gave.
+ * when the device was lost and p dropped; RIG_EINVAL, at once whatever
+ * the timeout, for a point no submit gave (a value above the device's
+ * last given one).
  */
 int rig_wait(struct rig_point p, uint64_t timeout_ns);
 
@@ -256,7 +270,10 @@ int rig_wait_any(const struct rig_point *points, size_t n, uint64_t timeout_ns,
  * already. Commits each point's value, so the loop never sleeps on work a
  * driver holds; the polling thread watches the points' words until then,
  * and writes rig's own copy of the eventfd, so the program may close its
- * descriptor early. Never blocks. Any thread, not from a callback of
+ * descriptor early. That copy keeps the eventfd's file open until the
+ * poller lets it go, a moment after it fired: take the descriptor out of
+ * an epoll set (EPOLL_CTL_DEL) before closing it, as with any descriptor
+ * another holds a copy of, or epoll reports it once more. Never blocks. Any thread, not from a callback of
  * rig's. Returns 0; RIG_EINVAL as rig_wait_all(), and for n == 0 or a
  * NULL fd; RIG_EAGAIN when the process is out of descriptors or no
  * polling thread could start; RIG_ENOMEM.
@@ -680,8 +697,10 @@ void rig_run_release(struct rig_run *r);
  * device's ring (it does not wait for the driver).
  * Returns 0; RIG_EINVAL naming the slot and the rule (a dead buffer, one on
  * another device, a read-only buffer in a written slot, a slot's buffer
- * the host addresses not where only copies name it...); RIG_ELOST;
- * RIG_ENOMEM.
+ * the host addresses not where only copies name it...), or the wait that
+ * names a value no submit gave; RIG_ELOST, also where the work would wait
+ * for a value a loss dropped (the device goes on; see rig_lost() for work
+ * accepted before the loss); RIG_ENOMEM.
  */
 int rig_submit(struct rig_run *r, struct rig_buffer *const *buffers,
 	       size_t nbuf, const struct rig_point *waits, size_t nwaits,

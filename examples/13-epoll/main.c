@@ -35,6 +35,7 @@ struct request {
 };
 
 static int sock[2];		/* [0] the server's end, [1] the client's */
+static int ep;			/* the server's epoll set */
 
 static void *
 client(void *arg)
@@ -57,7 +58,7 @@ client(void *arg)
 /* Start request id on a free slot: fill its block, submit the copy, and
  * watch its point in the loop. */
 static int
-start(int ep, struct request *r, uint32_t id)
+start(struct request *r, uint32_t id)
 {
 	uint32_t block[WORDS];
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = r };
@@ -78,7 +79,10 @@ finish(struct request *r)
 {
 	uint32_t block[WORDS];
 
-	close(r->fd);		/* leaves the epoll set */
+	/* Out of the set first: rig's copy of the eventfd keeps its file
+	 * open a moment longer, and a close alone would leave it watched. */
+	epoll_ctl(ep, EPOLL_CTL_DEL, r->fd, NULL);
+	close(r->fd);
 	r->fd = -1;
 	if (rig_wait_all(&r->done, 1, 0) < 0 ||	/* reached, or the loss */
 	    rig_buffer_read(r->out, 0, block, sizeof(block)) < 0)
@@ -99,7 +103,7 @@ main(void)
 	struct rig_device *host;
 	pthread_t t;
 	void *ok;
-	int ep, answered = 0, in_flight = 0;
+	int answered = 0, in_flight = 0;
 	bool reading = true;
 
 	TRY(rig_host_device(&host));
@@ -140,7 +144,7 @@ main(void)
 					continue;
 				if (read(sock[0], &id, sizeof(id)) != sizeof(id))
 					return 1;
-				TRY(start(ep, &reqs[i], id));
+				TRY(start(&reqs[i], id));
 				in_flight++;
 				break;
 			}

@@ -533,8 +533,22 @@ devices_fork_child(void)
 void
 devices_end_all(const char *reason)
 {
+	struct rig_device *d;
+
 	pthread_mutex_lock(&devices_lock);
-	while (devices)
-		device_end(devices, reason);
+	/* All lost first: their threads stop their drivers meanwhile. */
+	for (d = devices; d; d = d->next)
+		timeline_lose(&d->tl, reason);
+	while ((d = devices)) {
+		/* Bounded (SPEC §12): a device whose driver call does not
+		 * return is left lost, not waited for. */
+		if (!submit_settle(&d->sub)) {
+			fprintf(stderr, "rig: %s: a driver call did not return; the device is left lost, not stopped\n",
+				d->name);
+			table_remove(d);
+			continue;
+		}
+		device_end(d, reason);
+	}
 	pthread_mutex_unlock(&devices_lock);
 }

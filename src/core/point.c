@@ -32,6 +32,12 @@ rig_wait(struct rig_point p, uint64_t timeout_ns)
 		return rig_fail(RIG_EINVAL, "the point names no device");
 	if ((ret = callback_refuse(__func__)) < 0)
 		return ret;
+	/* A value above issued was given by no submit: nothing would ever
+	 * signal it (one comparison: issued only grows). */
+	if (p.value > atomic_load_explicit(&d->tl.issued, memory_order_acquire))
+		return rig_fail(RIG_EINVAL, "value %llu of %s was given by no submit (the last given is %llu)",
+				(unsigned long long)p.value, d->name,
+				(unsigned long long)atomic_load(&d->tl.issued));
 	ret = timeline_wait(&d->tl, p.value, timeout_ns);
 	device_reap(d);
 	if (ret == RIG_ELOST) {

@@ -67,9 +67,11 @@ int copy_post(const char *func, struct rig_device *d, const struct rig_buffer *s
  * d's queues will wait for it; RIG_ELOST naming func where one waits for
  * a value a loss dropped. route_commit, after the claim (no lock of
  * another device's held while it commits a producer's value): those
- * waits into job->waits and job->host_waits, each with room for ws->n.
+ * waits into job->waits and job->host_waits of v's job, each with room
+ * for ws->n.
  */
 int route_check(const char *func, struct rig_device *d, struct waitset *ws);
-void route_commit(struct rig_device *d, const struct waitset *ws, struct job *job);
+void route_commit(struct rig_device *d, const struct waitset *ws, struct job *job,
+		  uint64_t v);
 
 #endif

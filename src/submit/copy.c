@@ -144,7 +144,7 @@ copy_post(const char *func, struct rig_device *d, const struct rig_buffer *src,
 	}
 	cj = make_job(heap ? heap : submit_room(&d->sub, v), heap, d, src, dst, bytes, ws.n);
 	claim_unlock(u, n);
-	route_commit(d, &ws, &cj->job);
+	route_commit(d, &ws, &cj->job, v);
 	waitset_fini(&ws);
 	submit_publish(&d->sub, v, &cj->job);
 	if (out)

@@ -166,9 +166,19 @@ check_run(const struct rig_run *r, struct rig_buffer *const *buffers, size_t nbu
 	for (size_t i = 0; i < s->nparts; i++)
 		if ((ret = check_part(s, i, r, buffers)) < 0)
 			return ret;
-	for (size_t w = 0; w < nwaits; w++)
-		if (!waits[w].device)
+	for (size_t w = 0; w < nwaits; w++) {
+		const struct rig_device *wd = waits[w].device;
+
+		if (!wd)
 			return rig_fail_at("rig_submit", RIG_EINVAL, "wait %zu names no device", w);
+		/* A value no submit gave would never be signaled: the
+		 * device's work would wait for it forever. */
+		if (waits[w].value > atomic_load_explicit(&wd->tl.issued, memory_order_acquire))
+			return rig_fail_at("rig_submit", RIG_EINVAL,
+					   "wait %zu names value %llu of %s, which no submit gave (the last given is %llu)",
+					   w, (unsigned long long)waits[w].value, wd->name,
+					   (unsigned long long)atomic_load(&wd->tl.issued));
+	}
 	return device_check_live("rig_submit", s->d);
 }
 
@@ -349,7 +359,7 @@ place_job(struct rig_run *r, struct rig_buffer *const *buffers,
 	sj = job_init(heap ? heap : submit_room(&d->sub, v), heap, s, ws.n);
 	fill_work(sj, r, buffers);
 	claim_unlock(u, n);
-	route_commit(d, &ws, &sj->job);
+	route_commit(d, &ws, &sj->job, v);
 	note_last(s, v);
 	submit_publish(&d->sub, v, &sj->job);
 	if (out)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench.c: warm-up, timed runs, medians and percentiles, and the JSON lines
  * of bench.h. Percentiles are nearest-rank over sorted times; the median of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * disk.c: sequential read of a file in the page cache into host memory,
  * through rig's disk (rig_open_io, a file buffer, rig_buffer_copy of one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * floor.c: the least each workload can cost on this machine, one thread,
  * no runtime: what rig and the peers are measured against.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/host.c: the host device (issue 4). In one run:
  *   round_trip     - submit an empty kernel, rig_wait returns (ns, per op);

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """bench/ratios.py: the table of ratios, and the chart's data, from the JSON
 lines the benchmark programs print (bench/bench.h). bench/run calls it.
 

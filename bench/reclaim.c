@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/reclaim.c: memory that returns without a free (issue 5). Per op: a
  * 4 KiB buffer is made, a copy into it submitted, and the buffer released

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rig_copy.c: rig's figures through the API of include/rig.h as it stands:
  * buffers and rig_buffer_copy() with rig_wait(). The memory device runs a

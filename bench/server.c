@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * server.c: a multithreaded server, on rig and in plain pthreads, in one
  * run (issue 13): what rig costs a program whose threads each turn requests

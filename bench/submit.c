@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/submit.c: what a submit costs (issue 3). In one run:
  *   submit_1thread  - ns per rig_run_take + rig_run_store + rig_submit of a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rig.h - run work on devices from multithreaded C programs.
  *
@@ -10,8 +11,36 @@
  * changes nothing. Functions defined in this header as static inline never
  * block, never make a system call and never allocate.
  *
+ * NULL handles, one rule for every public function of rig's headers (this
+ * one, rig_edge.h's functions, rig_disk.h, rig_polled.h, rig_amd_pci.h):
+ * a NULL where a call takes a handle (a device, buffer, image, function,
+ * submission, run, claim, opener, driver) or a pointer it reads or
+ * writes is refused, before anything changes:
+ *  - a call that returns a status returns RIG_EINVAL, and rig_why() says
+ *    "<function>: the <what> is NULL" (a point's NULL device: "the point
+ *    names no device");
+ *  - a call that returns a value (rig_name, rig_budget, rig_buffer_length,
+ *    rig_reached, rig_lost, rig_polled_ran...) returns its empty value --
+ *    NULL, 0, false, or -1 where 0 is an answer (rig_cache_bytes,
+ *    rig_polled_events_fd) -- and records the same message;
+ *  - a call that returns nothing does nothing; a release (of NULL, as
+ *    free(NULL)) records nothing, another call (rig_polled_stall,
+ *    rig_memory_opener...) the same message.
+ * Where a header gives NULL a meaning (a NULL out point, rig_pci_machine's
+ * NULL for this machine, rig_disk_opener_init's defaults), it is no
+ * refusal. A dead buffer and a lost device are handles: each call answers
+ * them as its comment says (RIG_EINVAL "the buffer is dead: ...",
+ * RIG_ELOST "<device> is lost: ..."). A released handle is no handle: a
+ * call given one is undefined, as a use of freed memory is.
+ *
+ * Order follows the order in which submits land (docs/order.md): between
+ * its own threads a program hands buffers over as it hands any memory.
+ * RIG_LOG=error|warn|info|debug in the environment prints rig's opens,
+ * losses and reclaim stalls to stderr (docs/logging.md).
+ *
  * Read next: rig_edge.h (the driver contract), rig_polled.h (the test
- * driver), README.md (a tour).
+ * driver), README.md (a tour), docs/README.md (every promise, page by
+ * page), man 7 rig and one man page per function (man/).
  */
 #ifndef RIG_H
 #define RIG_H
@@ -20,12 +49,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
-#include "rig_edge.h"
+#include "rig_base.h"	/* enum rig_memory, rig_fill_fn, rig_now_ns(), versions */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Openers (rig_edge.h): a program passes one it was given to rig_open(). */
+struct rig_opener;
+struct rig_io_opener;
 
 /* ---- Statuses --------------------------------------------------------- */
 
@@ -51,8 +85,9 @@ struct rig_device;
 /*
  * rig_open() - open the device an opener names, or return the one already
  * open under that name (then make is not called). rig reads the device's
- * facts once and refuses facts that break seed 000's rules, each with its
- * own message. Any thread, but not from inside a callback of rig's.
+ * facts once and refuses facts that break the rules of docs/drivers.md,
+ * each with its own message. Any thread, but not from inside a callback
+ * of rig's.
  * Returns 0 with *out set; RIG_EINVAL for a bad opener or facts, or a call
  * from a callback; the driver's negative status with its message when make
  * fails (nothing is left behind); RIG_ENOMEM. Each successful open is
@@ -103,7 +138,8 @@ uint64_t rig_budget(const struct rig_device *d);
 /*
  * rig_set_budget() - change the bytes of own memory d may hold. Memory
  * already held stays; later allocations fit the new budget, returning
- * released memory first. Returns 0, or RIG_EINVAL for a negative size.
+ * released memory first. Returns 0; RIG_EINVAL for a negative size;
+ * RIG_ELOST for a lost device, whose budget stays as it was.
  */
 int rig_set_budget(struct rig_device *d, uint64_t bytes);
 
@@ -115,6 +151,16 @@ uint64_t rig_allocated(const struct rig_device *d);
  * rig_lost() - why the device was lost ("closed", "forked", "no progress
  * for 50 ms", "commit failed: ...", "lost with A"), or NULL while it is
  * live. Valid while the program holds d. Never blocks.
+ *
+ * The loss rule for what waits on a lost device A (README, Loss): no work
+ * runs on memory whose last write a loss dropped. A submit that would wait
+ * for a value A's loss already dropped is refused (RIG_ELOST) and changes
+ * nothing. A device B that had accepted work waiting for such a value, in
+ * its queues or on the host, is lost "lost with A": that work never runs,
+ * its values are dropped, and reads of what it would have written return
+ * RIG_ELOST. No value of B that waited for a value of A is reached while
+ * that value is dropped. A device stalled only because its queues wait
+ * for a stalled A is lost with A, not for "no progress" of its own.
  */
 const char *rig_lost(const struct rig_device *d);
 
@@ -166,12 +212,73 @@ bool rig_signaled(struct rig_point p);
 /*
  * rig_wait() - block until p is signaled or timeout_ns passes. Commits p's
  * value first, so it never sleeps on work a driver still holds; spins
- * briefly, then sleeps on a futex. Any thread.
+ * briefly, then sleeps on a futex. A driver call that may block
+ * (facts.may_block) never holds the wait past timeout_ns: the commit is
+ * asked again until the driver takes it, and while the call blocks the
+ * device's hang clock (hang_ms) runs. Any thread.
  * Returns 0 when p is reached; RIG_ETIMEDOUT after timeout_ns; RIG_ELOST
- * when the device was lost and p dropped; RIG_EINVAL for a point no submit
- * gave.
+ * when the device was lost and p dropped; RIG_EINVAL, at once whatever
+ * the timeout, for a point no submit gave (a value above the device's
+ * last given one).
  */
 int rig_wait(struct rig_point p, uint64_t timeout_ns);
+
+/*
+ * Waits over several points, and a descriptor for an event loop. Every
+ * point passed to these must come from a submit (rig_submit(),
+ * rig_buffer_copy(), rig_disk_barrier()) on a device the program still
+ * holds; each is checked before anything waits. None of them adds any
+ * cost to a submit: the polling thread looks at what they wait on only
+ * while they wait (docs/waits.md).
+ */
+
+/*
+ * rig_wait_all() - block until every one of the n points is signaled, one
+ * is found dropped, or timeout_ns (for the whole call) passes. Commits
+ * each point's value first, as rig_wait() does. Any thread, not from a
+ * callback of rig's.
+ * Returns 0 when every point is reached (n == 0: at once); RIG_ELOST when
+ * a point was dropped by its device's loss (rig_why() names the point's
+ * index, its device and the loss's chain; a dropped point found before
+ * the wait answers at once); RIG_ETIMEDOUT, naming the first point still
+ * not signaled; RIG_EINVAL for a negative count, NULL points with n > 0,
+ * a point with no device, or a value no submit of its device gave.
+ */
+int rig_wait_all(const struct rig_point *points, size_t n, uint64_t timeout_ns);
+
+/*
+ * rig_wait_any() - block until one of the n points is signaled or
+ * timeout_ns passes, and set *index to the lowest index of a signaled
+ * point. Commits every point's value before it sleeps. Any thread, not
+ * from a callback of rig's. Where more than one point is waited on, the
+ * sleep ends at the polling thread's next look after the point is
+ * signaled (a few microseconds while words move, at most 200 us).
+ * Returns 0 when point *index is reached; RIG_ELOST when it was dropped
+ * (*index says which; rig_why() names the loss); RIG_ETIMEDOUT (*index
+ * untouched); RIG_EINVAL as rig_wait_all(), and for n == 0 or a NULL
+ * index.
+ */
+int rig_wait_any(const struct rig_point *points, size_t n, uint64_t timeout_ns,
+		 size_t *index);
+
+/*
+ * rig_point_fd() - a new eventfd (close-on-exec, non-blocking) in *fd that
+ * becomes readable once every one of the n points is signaled, or once
+ * one of them is dropped: add it to an epoll set, or read it with
+ * io_uring, then call rig_wait_all(points, n, 0) for the answer (0 or the
+ * loss) and close the descriptor. It is readable at once where that holds
+ * already. Commits each point's value, so the loop never sleeps on work a
+ * driver holds; the polling thread watches the points' words until then,
+ * and writes rig's own copy of the eventfd, so the program may close its
+ * descriptor early. That copy keeps the eventfd's file open until the
+ * poller lets it go, a moment after it fired: take the descriptor out of
+ * an epoll set (EPOLL_CTL_DEL) before closing it, as with any descriptor
+ * another holds a copy of, or epoll reports it once more. Never blocks. Any thread, not from a callback of
+ * rig's. Returns 0; RIG_EINVAL as rig_wait_all(), and for n == 0 or a
+ * NULL fd; RIG_EAGAIN when the process is out of descriptors or no
+ * polling thread could start; RIG_ENOMEM.
+ */
+int rig_point_fd(const struct rig_point *points, size_t n, int *fd);
 
 /* ---- Buffers ---------------------------------------------------------- */
 
@@ -390,19 +497,24 @@ void rig_image_release(struct rig_image *img);
 /*
  * A prepared submission is work for one device, made once and run many
  * times, from any number of threads. Its parts are ordered by the memory
- * they use (rule 2); each submit orders them after other work by the
- * memory's stamps (rule 3). See seed 002.
+ * they use (docs/order.md, rule 2); each submit orders them after other
+ * work by the memory's stamps (docs/order.md, rule 3). See
+ * docs/submissions.md.
  */
 struct rig_submission;
 struct rig_run;
+
+/* Slots are 0 .. RIG_SLOTS_MAX - 1: rig_submission_make() refuses a part
+ * that names a higher one. */
+#define RIG_SLOTS_MAX	65536
 
 /* One end of a copy: a buffer, or (buffer NULL) the buffer of a slot. */
 struct rig_side {
 	struct rig_buffer *buffer;
 	int64_t slot;
 };
-#define RIG_BUFFER(b)	((struct rig_side){ (b), -1 })
-#define RIG_SLOT(n)	((struct rig_side){ NULL, (n) })
+#define RIG_BUFFER(b)	(RIG_LITERAL(rig_side){ (b), -1 })
+#define RIG_SLOT(n)	(RIG_LITERAL(rig_side){ NULL, (int64_t)(n) })
 
 enum rig_ref_kind {
 	RIG_REF_READ = 1,	/* the work reads the slot's buffer */
@@ -422,10 +534,12 @@ struct rig_ref {
 	int64_t at;
 	struct rig_function *fn;
 };
-#define RIG_READ(slot, at)	((struct rig_ref){ RIG_REF_READ, (slot), (at), NULL })
-#define RIG_WRITE(slot, at)	((struct rig_ref){ RIG_REF_WRITE, (slot), (at), NULL })
-#define RIG_UNORDERED(slot, at)	((struct rig_ref){ RIG_REF_UNORDERED, (slot), (at), NULL })
-#define RIG_ENTRY_REF(fn, at)	((struct rig_ref){ RIG_REF_ENTRY, 0, (at), (fn) })
+#define RIG_READ(slot, at)	RIG_REF_OF(RIG_REF_READ, slot, at, NULL)
+#define RIG_WRITE(slot, at)	RIG_REF_OF(RIG_REF_WRITE, slot, at, NULL)
+#define RIG_UNORDERED(slot, at)	RIG_REF_OF(RIG_REF_UNORDERED, slot, at, NULL)
+#define RIG_ENTRY_REF(fn, at)	RIG_REF_OF(RIG_REF_ENTRY, 0, at, fn)
+#define RIG_REF_OF(kind, slot, at, fn) \
+	(RIG_LITERAL(rig_ref){ (kind), (int64_t)(slot), (int64_t)(at), (fn) })
 
 enum rig_part_kind {
 	RIG_COPY = 1,		/* src's bytes into dst */
@@ -446,32 +560,58 @@ struct rig_part_spec {
 	struct rig_buffer *words;		/* words */
 };
 
+/* Each starts from a zeroed spec: memset, as C and C++ both read it. */
 static inline struct rig_part_spec
 rig_part_copy(struct rig_side src, struct rig_side dst)
 {
-	return (struct rig_part_spec){ .kind = RIG_COPY, .src = src, .dst = dst };
+	struct rig_part_spec p;
+
+	memset(&p, 0, sizeof(p));
+	p.kind = RIG_COPY;
+	p.src = src;
+	p.dst = dst;
+	return p;
 }
 
 static inline struct rig_part_spec
 rig_part_launch(struct rig_function *fn, int64_t params,
 		const struct rig_ref *refs, size_t nrefs)
 {
-	return (struct rig_part_spec){ .kind = RIG_LAUNCH, .fn = fn,
-		.params = params, .refs = refs, .nrefs = nrefs };
+	struct rig_part_spec p;
+
+	memset(&p, 0, sizeof(p));
+	p.kind = RIG_LAUNCH;
+	p.fn = fn;
+	p.params = params;
+	p.refs = refs;
+	p.nrefs = nrefs;
+	return p;
 }
 
 static inline struct rig_part_spec
 rig_part_fill(rig_fill_fn fill, int64_t params, const struct rig_ref *refs,
 	      size_t nrefs)
 {
-	return (struct rig_part_spec){ .kind = RIG_FILL, .fill = fill,
-		.params = params, .refs = refs, .nrefs = nrefs };
+	struct rig_part_spec p;
+
+	memset(&p, 0, sizeof(p));
+	p.kind = RIG_FILL;
+	p.fill = fill;
+	p.params = params;
+	p.refs = refs;
+	p.nrefs = nrefs;
+	return p;
 }
 
 static inline struct rig_part_spec
 rig_part_words(struct rig_buffer *words)
 {
-	return (struct rig_part_spec){ .kind = RIG_WORDS, .words = words };
+	struct rig_part_spec p;
+
+	memset(&p, 0, sizeof(p));
+	p.kind = RIG_WORDS;
+	p.words = words;
+	return p;
 }
 
 /* Fixed memory: a buffer every run uses, with the access it is used with. */
@@ -491,7 +631,8 @@ struct rig_keep {
  * and a keep (released through keep.release when the submission goes; its
  * zero value keeps nothing). Its slots are 0 .. (highest slot named) and
  * each submit passes one buffer per slot. Each part is placed on a queue of
- * d (seed 002) after the parts of other queues it follows (rule 2).
+ * d (docs/submissions.md, Placement) after the parts of other queues it
+ * follows (docs/order.md, rule 2).
  * Returns 0; RIG_EINVAL naming the part and the rule it breaks; RIG_ELOST;
  * RIG_ENOMEM.
  */
@@ -536,7 +677,8 @@ int rig_run_take(struct rig_submission *s, struct rig_run **out);
  * (launch; ignored for a fill) and bytes of parameters at offset 0 of the
  * part's params. Never blocks. Returns 0, or RIG_EINVAL for a part that is
  * no launch or fill, more bytes than the part's params, an empty grid or
- * group.
+ * group, or a group of more threads than the launch's function allows
+ * (where its driver knows it: rig_edge.h, struct rig_entry).
  */
 int rig_run_store(struct rig_run *r, size_t i, const uint32_t grid[3],
 		  const uint32_t group[3], const void *params, size_t bytes);
@@ -555,8 +697,10 @@ void rig_run_release(struct rig_run *r);
  * device's ring (it does not wait for the driver).
  * Returns 0; RIG_EINVAL naming the slot and the rule (a dead buffer, one on
  * another device, a read-only buffer in a written slot, a slot's buffer
- * the host addresses not where only copies name it...); RIG_ELOST;
- * RIG_ENOMEM.
+ * the host addresses not where only copies name it...), or the wait that
+ * names a value no submit gave; RIG_ELOST, also where the work would wait
+ * for a value a loss dropped (the device goes on; see rig_lost() for work
+ * accepted before the loss); RIG_ENOMEM.
  */
 int rig_submit(struct rig_run *r, struct rig_buffer *const *buffers,
 	       size_t nbuf, const struct rig_point *waits, size_t nwaits,

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * rig_amd_pci.h - AMD GPUs driven over PCI with no kernel driver (seed 003).
+ * rig_amd_pci.h - AMD GPUs driven over PCI with no kernel driver (docs/amd.md).
  *
  * A machine is the one narrow interface to PCI hardware: it lists PCI
  * functions in bus order, reads config space, reads and writes the files
@@ -11,11 +12,12 @@
  * GPU i of a machine is the i-th of its AMD GPUs (rig_amd_is_gpu) in bus
  * order, whichever driver holds it. Its opener is named "AMD-PCI" for 0 and
  * "AMD-PCI:i" otherwise. The boot is not built yet: an open that passes
- * every check of seed 003 is refused saying so, never a success.
+ * every check of docs/amd.md is refused saying so, never a success.
  *
  * Every call returns 0 (or a count) or a negative status; rig_why() then
- * names the function and the cause. A refused call changes nothing. No
- * function here is inline. Any thread; opens, detach, attach and reset of
+ * names the function and the cause. A refused call changes nothing. A NULL
+ * machine is this machine; any other NULL is refused as rig.h says of NULL
+ * handles. No function here is inline. Any thread; opens, detach, attach and reset of
  * AMD GPUs run one at a time (a process-wide lock).
  *
  * Read next: rig_edge.h (struct rig_opener), the `rig` command

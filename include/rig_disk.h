@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rig_disk.h - the disk: an Io device (rig_edge.h, "Io devices") whose
  * memory is files, run by one io_uring loop per disk.
@@ -56,8 +57,9 @@ extern const struct rig_io_opener rig_disk_opener;
 /*
  * rig_disk_opener_init() - fill *o as an opener of a disk named name (NULL:
  * "DISK") with the options opt (NULL: the defaults). o keeps the pointers:
- * name and opt must live as long as o. Returns 0; -EINVAL where opt's size
- * is not sizeof(struct rig_disk_options). make checks the values.
+ * name and opt must live as long as o. Returns 0; -EINVAL for a NULL o, an
+ * empty name, or opt's size not sizeof(struct rig_disk_options), with
+ * rig_why() saying which (rig.h). make checks the values.
  */
 int rig_disk_opener_init(struct rig_io_opener *o, const char *name,
 			 const struct rig_disk_options *opt);

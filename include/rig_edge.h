@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rig_edge.h - the contract between rig and the drivers that run its devices.
  *
@@ -23,11 +24,32 @@
 #ifndef RIG_EDGE_H
 #define RIG_EDGE_H
 
-#include <stdalign.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "rig_base.h"
+
+/*
+ * RIG_ATOMIC(T): an atomic T, C11's _Atomic(T). In C++, std::atomic<T>,
+ * the type C++23's <stdatomic.h> names _Atomic(T): for the 64-bit words
+ * rig shares with drivers it has the same size, alignment and lock-free
+ * representation (asserted below), so a driver may be written in either.
+ */
+#ifdef __cplusplus
+#include <atomic>
+#define RIG_ATOMIC(T)	std::atomic<T>
+static_assert(sizeof(std::atomic<uint64_t>) == 8 &&
+	      alignof(std::atomic<uint64_t>) == 8 &&
+	      std::atomic<uint64_t>::is_always_lock_free,
+	      "a timeline word is a lock-free 8-byte atomic in C and C++");
+#else
+#include <stdalign.h>
+#include <stdatomic.h>
+#define RIG_ATOMIC(T)	_Atomic(T)
+_Static_assert(sizeof(_Atomic(uint64_t)) == 8 && alignof(_Atomic(uint64_t)) == 8,
+	       "a timeline word is an 8-byte atomic");
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -63,15 +85,10 @@ struct rig_opt {
 	bool some;
 	int64_t value;
 };
-#define RIG_SOME(v)	((struct rig_opt){ .some = true, .value = (v) })
-#define RIG_NONE	((struct rig_opt){ .some = false, .value = 0 })
+#define RIG_SOME(v)	(RIG_LITERAL(rig_opt){ true, (int64_t)(v) })
+#define RIG_NONE	(RIG_LITERAL(rig_opt){ false, 0 })
 
-/* The kinds of a device's memory. */
-enum rig_memory {
-	RIG_MEMORY_DEVICE = 1,	/* the device's own memory */
-	RIG_MEMORY_PINNED,	/* page-locked host memory the device's work and the host address */
-	RIG_MEMORY_MAPPED,	/* device memory the host also addresses through a window */
-};
+/* The kinds of a device's memory: enum rig_memory (rig_base.h). */
 
 /* A driver's answer to a request to map memory (map_host, map_peer). */
 enum rig_mapping {
@@ -90,7 +107,7 @@ enum rig_kind {
 /* The bit of a kind in rig_queue.runs. */
 #define RIG_RUNS(kind)	(1u << (kind))
 
-/* A device's queue. rig places each part on one, by seed 000's rules. */
+/* A device's queue. rig places each part on one, by the rules of docs/drivers.md. */
 struct rig_queue {
 	const char *name;	/* such as "COMPUTE:0": its lane in a profile */
 	unsigned runs;		/* RIG_RUNS() of each kind the queue runs */
@@ -246,10 +263,7 @@ struct rig_launch {
 	uint32_t params_bytes;
 };
 
-/* A fill: submit calls fn(queue context, arg, value); fn returns 0, or
- * another value for a failure, which loses the device. arg is valid only
- * during the call. */
-typedef int (*rig_fill_fn)(void *queue_ctx, void *arg, uint64_t value);
+/* A fill: submit calls fn (rig_fill_fn, rig_base.h) with arg. */
 struct rig_fill {
 	rig_fill_fn fn;
 	void *arg;
@@ -289,7 +303,7 @@ struct rig_part {
 /* A producer's value a submit waits for: a word of rig_words (or a driver's
  * own word) and the value it must show. */
 struct rig_wait {
-	const _Atomic uint64_t *word;
+	const RIG_ATOMIC(uint64_t) *word;
 	uint64_t value;
 	enum rig_completion producer;
 };
@@ -396,7 +410,7 @@ struct rig_ops {
 /* ---- Io devices --------------------------------------------------------- */
 
 /*
- * The table of an Io library (seed 000's Io): memory the host reads and
+ * The table of an Io library (docs/io.md): memory the host reads and
  * writes through calls, such as files. A file is the library's object for
  * one extent of that memory. rig runs a library as a device of its own
  * (rig_io_device_opener below): the device's memory is the library's files,
@@ -491,7 +505,7 @@ struct rig_io {
 struct rig_opener {
 	const char *name;
 	const struct rig_ops *ops;
-	int (*make)(const struct rig_opener *o, _Atomic uint64_t *word,
+	int (*make)(const struct rig_opener *o, RIG_ATOMIC(uint64_t) *word,
 		    void **handle, char *why, size_t why_len);
 	void *arg;		/* the driver's configuration for make */
 };
@@ -500,7 +514,7 @@ struct rig_opener {
 struct rig_io_opener {
 	const char *name;
 	const struct rig_io *io;
-	int (*make)(const struct rig_io_opener *o, _Atomic uint64_t *word,
+	int (*make)(const struct rig_io_opener *o, RIG_ATOMIC(uint64_t) *word,
 		    void **handle, char *why, size_t why_len);
 	void *arg;
 };
@@ -533,11 +547,17 @@ void rig_io_device_opener(const struct rig_io_opener *io, struct rig_opener *out
 
 /* ---- What rig defines for drivers ------------------------------------- */
 
-/* The process-wide array of timeline words; each open device has one. */
-extern _Atomic uint64_t rig_words[RIG_WORD_SLOTS];
+/*
+ * The functions below and the opener fill-ins above refuse a NULL as rig.h
+ * says of NULL handles: rig_memory_opener() and rig_io_device_opener()
+ * fill nothing, rig_word_wake() and rig_code_sync() do nothing, and
+ * rig_word_sleep() answers false at once.
+ */
 
-/* The host clock, CLOCK_MONOTONIC in nanoseconds. Never blocks. */
-uint64_t rig_now_ns(void);
+/* The process-wide array of timeline words; each open device has one. */
+extern RIG_ATOMIC(uint64_t) rig_words[RIG_WORD_SLOTS];
+
+/* The host clock: rig_now_ns() (rig_base.h). */
 
 /*
  * rig_word_wake() - wake the threads that sleep in a wait on word, now.
@@ -549,7 +569,7 @@ uint64_t rig_now_ns(void);
  * blocks; a system call only when a thread sleeps on the word, one
  * locked increment otherwise. A word outside rig_words is left alone.
  */
-void rig_word_wake(const _Atomic uint64_t *word);
+void rig_word_wake(const RIG_ATOMIC(uint64_t) *word);
 
 /*
  * rig_word_sleep() - sleep until word shows value (an acquire load), for
@@ -560,7 +580,7 @@ void rig_word_wake(const _Atomic uint64_t *word);
  * the word shows value. Any thread; blocks (a futex wait) for timeout_ns at
  * most; for a word outside rig_words, a plain sleep of timeout_ns.
  */
-bool rig_word_sleep(const _Atomic uint64_t *word, uint64_t value, uint64_t timeout_ns);
+bool rig_word_sleep(const RIG_ATOMIC(uint64_t) *word, uint64_t value, uint64_t timeout_ns);
 
 /*
  * rig_code_sync() - make code bytes written through one mapping visible to
@@ -568,6 +588,15 @@ bool rig_word_sleep(const _Atomic uint64_t *word, uint64_t value, uint64_t timeo
  * whose code the host runs calls it after it writes code.
  */
 void rig_code_sync(void *addr, size_t bytes);
+
+/*
+ * rig_why_set() - record "<func>: <cause>" as the calling thread's last
+ * failure, the message rig.h's rig_why() reads, and return code: how a
+ * driver's own public functions (rig_polled.h, rig_disk.h) refuse a call
+ * the way rig's do. Any thread; never blocks.
+ */
+int rig_why_set(const char *func, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #ifdef __cplusplus
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rig_polled.h - the polled test driver: a device whose facts are
  * configurable, that runs only committed work, commits on its own every
@@ -57,7 +58,9 @@ struct rig_polled;
 
 /*
  * rig_polled_create() - a polled driver configured by c (copied). Returns
- * 0; -EINVAL for a config of another size; -ENOMEM.
+ * 0; -EINVAL for a config of another size; -ENOMEM. Every function here
+ * refuses a NULL driver as rig.h says of NULL handles, and each refusal
+ * sets rig_why().
  */
 int rig_polled_create(const struct rig_polled_config *c, struct rig_polled **out);
 /* Free p once its device has stopped (rig_close). */

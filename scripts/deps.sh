@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # scripts/deps.sh: install the Debian 12 packages rig builds, tests and
 # benchmarks with, where any is missing. Quiet when all are present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(build-essential pkg-config meson ninja-build python3
+# g++ and clang-14's clang++ build tests/cxx (C++17 against the headers).
+packages=(build-essential g++ pkg-config meson ninja-build python3
 	liburcu-dev liburing-dev libpci-dev pciutils libb2-dev libck-dev
-	libcmocka-dev clang-14 libclang-rt-14-dev)
+	libcmocka-dev clang-14 libclang-rt-14-dev
+	groff-base man-db)
 # The benchmarks' peers and chart (bench/packages.txt), where present.
 if [ -f bench/packages.txt ]; then
 	while read -r p; do

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Print "N passed, N failed" for a meson test log (meson-logs/testlog.json)."""
 import collections
 import json

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tools/rig.c: the `rig` command. Each subcommand is one call of the
  * library; errors go to stderr with rig_why()'s message and a non-zero
@@ -11,10 +12,6 @@
 #include "rig.h"
 #include "rig_amd_pci.h"
 
-#ifndef RIG_VERSION
-#define RIG_VERSION "unknown"
-#endif
-
 #define MAX_FROM 12
 
 static const char usage[] =
@@ -22,10 +19,10 @@ static const char usage[] =
 "    rig - devices, firmware and machine changes of rig\n"
 "\n"
 "SYNOPSIS\n"
-"    rig --help\n"
-"    rig version\n"
+"    rig -h | --help\n"
+"    rig --version | version\n"
 "    rig [--root DIR] devices\n"
-"    rig firmware amd [--from DIR]...\n"
+"    rig firmware amd [--from DIR]... [--to DIR]\n"
 "    rig [--root DIR] doctor [N] [--from DIR]...\n"
 "    rig [--root DIR] detach N\n"
 "    rig [--root DIR] attach N\n"
@@ -36,8 +33,9 @@ static const char usage[] =
 "                  each AMD GPU with its bus address, GC version where\n"
 "                  readable, and state.\n"
 "    firmware amd  installs the pinned AMD images (linux-firmware 20250410,\n"
-"                  BLAKE2b-256) into rig's firmware directory, copying from\n"
-"                  each --from DIR (default /lib/firmware/amdgpu and\n"
+"                  BLAKE2b-256) into --to DIR (default: rig's firmware\n"
+"                  directory, RIG_FIRMWARE_DIR below), copying from each\n"
+"                  --from DIR (default /lib/firmware/amdgpu and\n"
 "                  /usr/lib/firmware/amdgpu) and verifying every digest.\n"
 "    doctor        checks every prerequisite of an open of GPU N (default:\n"
 "                  every GPU) with no kernel driver; --from DIR adds a\n"
@@ -47,11 +45,16 @@ static const char usage[] =
 "    reset N       resets AMD GPU N (a GPU no driver holds).\n"
 "\n"
 "OPTIONS\n"
+"    -h, --help    prints this text and exits.\n"
+"    --version     prints rig's version (the library's) and exits.\n"
 "    --root DIR    a machine whose /sys, /proc and /lib/firmware lie under\n"
 "                  DIR (a test tree) instead of this one.\n"
+"    --from DIR    a directory firmware is copied or searched from.\n"
+"    --to DIR      the directory `rig firmware amd` installs into.\n"
 "\n"
 "ENVIRONMENT\n"
-"    RIG_FIRMWARE_DIR  rig's firmware directory (default\n"
+"    RIG_FIRMWARE_DIR  rig's firmware directory, where `rig firmware amd`\n"
+"                      installs without --to and an open looks (default\n"
 "                      $XDG_DATA_HOME or ~/.local/share, then rig/firmware/amdgpu).\n"
 "\n"
 "EXIT STATUS\n"
@@ -158,7 +161,7 @@ count_prefix(const char *text, const char *prefix)
 static int
 cmd_firmware(int argc, char **argv, int at)
 {
-	const char *from[MAX_FROM + 1] = { NULL };
+	const char *from[MAX_FROM + 1] = { NULL }, *to = NULL;
 	char dir[256], *text = NULL;
 	size_t len = 0;
 	FILE *report;
@@ -166,15 +169,28 @@ cmd_firmware(int argc, char **argv, int at)
 
 	if (at >= argc || strcmp(argv[at], "amd"))
 		return usage_error("firmware: which? (amd)%s", "");
-	at = take_from(argc, argv, at + 1, from, &n);
-	if (at < 0 || at != argc)
-		return usage_error("firmware amd: [--from DIR]...%s", "");
-	if (rig_amd_firmware_directory(dir, sizeof(dir)) < 0)
+	for (at++; at >= 0 && at < argc; ) {
+		if (!strcmp(argv[at], "--to") && at + 1 < argc && !to) {
+			to = argv[at + 1];
+			at += 2;
+		} else {
+			int next = take_from(argc, argv, at, from, &n);
+
+			if (next == at)
+				break;
+			at = next;
+		}
+	}
+	if (at < 0 || at != argc || (to && !*to))
+		return usage_error("firmware amd: [--from DIR]... [--to DIR]%s", "");
+	if (to)
+		snprintf(dir, sizeof(dir), "%s", to);
+	else if (rig_amd_firmware_directory(dir, sizeof(dir)) < 0)
 		return failed();
 	report = open_memstream(&text, &len);
 	if (!report)
 		return usage_error("no memory%s", "");
-	ret = rig_amd_firmware_install(n ? from : NULL, NULL, report);
+	ret = rig_amd_firmware_install(n ? from : NULL, to, report);
 	fclose(report);
 	fputs(text ? text : "", stdout);
 	if (ret < 0) {
@@ -248,12 +264,22 @@ main(int argc, char **argv)
 
 	if (argc < 2)
 		return usage_error("a command is missing%s", "");
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		fputs(usage, stdout);
-		return 0;
+	/* -h, --help and --version anywhere an option may stand (not as the
+	 * DIR of --root, --from or --to), as every command takes them. */
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(usage, stdout);
+			return 0;
+		}
+		if (!strcmp(argv[i], "--version")) {
+			printf("rig %s\n", rig_version());
+			return 0;
+		}
+		i += !strcmp(argv[i], "--root") || !strcmp(argv[i], "--from") ||
+		     !strcmp(argv[i], "--to");
 	}
 	if (!strcmp(argv[1], "version")) {
-		printf("rig %s\n", RIG_VERSION);
+		printf("rig %s\n", rig_version());
 		return argc == 2 ? 0 : usage_error("version takes no argument%s", "");
 	}
 	if (!strcmp(argv[1], "--root")) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * serve.c: the work of one request in bench/server.c, a host kernel: every
  * 4-byte word of the request, xored with the request's key and rotated,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * peers/lavapipe.c: Vulkan on the CPU (Mesa's lavapipe), the cheapest
  * submit Vulkan has: vkQueueSubmit with no command buffer that signals a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * peers/pocl.c: OpenCL on the CPU (PoCL's pthread device), as a program
  * uses it: one in-order queue, kernels built from source.

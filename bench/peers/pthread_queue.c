@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * peers/pthread_queue.c: the pthread baseline, what a program writes
  * without a runtime: a work queue under one mutex, a condition variable to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * add.c: the kernel of 01-add, c = a + b, compiled by the build as a host
  * object (cc -c -O2 -fPIC -ffreestanding -fno-math-errno -nostdlib) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * 01-add: a vector add on the first GPU that opens, else on the host's
  * cores. The only lines that name a device are the openers; the rest is the
@@ -11,6 +12,12 @@
 
 #include "rig.h"
 #include "rig_amd_pci.h"
+
+/* The kernel's object: the path the build gives (meson, or this folder's
+ * Makefile), else add.o in the working directory. */
+#ifndef ADD_OBJECT
+#define ADD_OBJECT "add.o"
+#endif
 
 #define N (16 << 20)
 #define PER_GROUP 4096

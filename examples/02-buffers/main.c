@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * 02-buffers: bytes of a device's memory, on the host.
  *

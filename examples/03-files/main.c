@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * 03-files: files as a device's memory. A disk is an Io device: its
  * buffers are files, and copies between a file and memory the host
@@ -21,6 +22,12 @@
 
 #include "rig.h"
 #include "rig_disk.h"
+
+/* The kernel's object: the path the build gives (meson, or this folder's
+ * Makefile), else add.o in the working directory. */
+#ifndef ADD_OBJECT
+#define ADD_OBJECT "add.o"
+#endif
 
 #define N (4 << 20)
 #define PER_GROUP 4096

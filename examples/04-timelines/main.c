@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * 04-timelines: submissions, values and points. A submission is made once
  * and submitted many times; each submit is the work of the device's next

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * 05-stamps: work on two devices, ordered only by the memory it touches.
  * The host's cores copy into x; the memory device, which borrows x, copies

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * 06-steps: a step made once and run many times. Its fixed memory is a
  * counter every run uses; rig_submission_address() gives the counter's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * 07-reclamation: memory that returns without a free. The host device, with
  * a budget of 4 MiB, allocates 1 MiB buffers many times over: each buffer is

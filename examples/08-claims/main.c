@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * 08-claims: writing a donated input in place. A program that holds the
  * only reference to a buffer may give it up to a step that writes its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * 09-loss: a device that fails, and what goes on. Three polled test
  * devices (rig_polled.h): A produces data, B's queues wait for A's values,
@@ -5,7 +6,9 @@
  *  - the wait on A's point returns the loss, naming the culprit: the
  *    value, the submission it ran and the part it faulted at;
  *  - B is lost with A, and a wait on B names the chain back to A;
- *  - C is not lost: its work runs once A stopped;
+ *  - C is lost with A too: its copy would read bytes A never wrote, so
+ *    it never runs, and a read of what it would have written says so
+ *    (no work runs on memory whose last write was dropped);
  *  - a wait on a value A finished before the fault still succeeds;
  *  - A's name opens again, a new device, and work goes on.
  */
@@ -106,9 +109,16 @@ main(void)
 	for (l = rig_loss(b); l; l = l->cause)
 		printf("  %s lost: %s\n", l->device, l->reason);
 
-	TRY(rig_wait(pc_, 10 * SECOND));
-	printf("C is %s: it waited on the host, and its copy ran once A stopped\n",
-	       rig_lost(c) ? "lost" : "live");
+	if (rig_wait(pc_, 10 * SECOND) != RIG_ELOST)
+		return 1;
+	printf("wait on C, which waited on the host: %s\n", rig_why());
+	{
+		char seen[16];
+
+		if (rig_buffer_read(yc, 0, seen, sizeof(seen)) != RIG_ELOST)
+			return 1;
+		printf("a read of C's copy: %s\n", rig_why());
+	}
 
 	/* Recovery: A's name opens anew. */
 	rig_submission_release(s);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * groups.c: the kernel of 12-host-programs. Each group g writes g into its
  * own element and adds the work of a small sum, so a group costs something;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * 12-host-programs: C compiled to an ELF object, loaded on the host device
  * and launched like a kernel over many groups, which the host's cores run
@@ -10,6 +11,12 @@
 #include <stdlib.h>
 
 #include "rig.h"
+
+/* The kernel's object: the path the build gives (meson, or this folder's
+ * Makefile), else groups.o in the working directory. */
+#ifndef GROUPS_OBJECT
+#define GROUPS_OBJECT "groups.o"
+#endif
 
 #define GROUPS 100000
 #define TRY(call) do { if ((call) < 0) { fprintf(stderr, "12-host-programs: %s\n", rig_why()); return 1; } } while (0)

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * amd/: AMD GPUs over PCI with no kernel driver (seed 003).
+ * amd/: AMD GPUs over PCI with no kernel driver (docs/amd.md).
  *
  *   pci/        machines, functions, sysfs, libpci, holding, detach/attach/reset
  *   firmware/   pins, search, formats, install

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * amd/cause.c: nesting one refusal's cause in another's message. rig_why()
  * reads "<function>: <cause>"; an outer call keeps the cause, says more and

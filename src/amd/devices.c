@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * amd/devices.c: what `rig devices` shows of a GPU: its bus address, its
- * driver, its state (seed 003's states) and its GC version where it can be
+ * driver, its state (the states of docs/amd.md) and its GC version where it can be
  * read without disturbing whoever holds the GPU.
  */
 #include <errno.h>

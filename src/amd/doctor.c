@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * amd/doctor.c: `rig doctor`. One line per prerequisite of an open with no
- * kernel driver (seed 003, What an open needs), "pass" or "FAIL", a fail
+ * kernel driver (docs/amd.md, Doctor), "pass" or "FAIL", a fail
  * with its fix on the same line. It reads the machine's files and the
  * process's facts and changes nothing.
  */
@@ -31,6 +32,10 @@ rig_doctor_process_read(struct rig_doctor_process *out)
 	FILE *f;
 	int ret;
 
+	if (!out) {
+		rig_fail(-EINVAL, "out is NULL");
+		return;
+	}
 	memset(out, 0, sizeof(*out));
 	out->size = sizeof(*out);
 	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * amd/driver.c: detach, attach and reset (Rig_pci.Driver), through the
  * machine's sysfs files. detach sets driver_override so no driver binds
@@ -98,7 +99,7 @@ wait_let_go(struct change *c, char *why, size_t len)
 
 /*
  * Waits up to amd_driver_wait_ms for KFD to drop the DRM files of exited
- * processes (seed 003, detach); note says which stayed.
+ * processes (docs/amd.md, Moving GPUs); note says which stayed.
  */
 static void
 wait_dead_files(struct change *c, char *note, size_t len)

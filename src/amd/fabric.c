@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * amd/fabric.c: which GPUs rig takes for one of a fabric (an XGMI hive).
- * rig cannot tell which fabric a GPU belongs to (seed 003, Fabrics): it
+ * rig cannot tell which fabric a GPU belongs to (docs/amd.md, Fabrics): it
  * takes a machine's AMD GPUs for one fabric when their number is a
  * fabric's size and the GPU's GC is an Instinct one (9.x), the parts with
  * XGMI links. A fabric's GPUs reset together, as amdgpu resets them when it

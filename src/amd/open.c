@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * amd/open.c: the opener of GPU i (Rig_amd_pci.gpu). Its make runs every
- * check seed 003 lists before the boot's first write, in the seed's order,
+ * check docs/amd.md lists before the boot's first write, in that order,
  * each refusal a message that starts with the GPU's name; whatever a check
  * took (the function, images, windows) is given back in reverse before it
  * returns. The boot is not built yet, so a GPU that passes every check is
@@ -254,7 +255,7 @@ give_back(const struct rig_pci_machine *m, struct taking *k)
 		m->ops->give_back(m, &k->t);
 }
 
-/* Every check, in seed 003's order; fills cause and returns its status. */
+/* Every check, in the order of docs/amd.md; fills cause and returns its status. */
 static int
 open_gpu(const struct amd_pci_opener *op, char *cause, size_t len)
 {
@@ -320,7 +321,7 @@ amd_pci_make(const struct rig_opener *o, _Atomic uint64_t *word, void **handle,
 /*
  * The device's operations. The device (Rig_amd) comes with the boot; until
  * then make never returns a handle, so rig never calls these. rig_open
- * requires them (seed 000's table), so they exist, and each says what is
+ * requires them (docs/drivers.md), so they exist, and each says what is
  * missing instead of pretending: facts faults, alloc faults, locate and
  * free find nothing, stop has nothing to stop.
  */

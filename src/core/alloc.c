@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/alloc.c: a device's allocations as objects: asked of the driver,
  * kept on the device's list, released by their last buffer, their memory
@@ -87,7 +88,6 @@ alloc_return(struct rig_device *d, enum limbo_pick pick, uint64_t key,
 	     uint64_t now, uint64_t *next_ns)
 {
 	struct limbo_item *due, *it, *next;
-	bool emptied;
 	size_t n = 0;
 
 	*next_ns = UINT64_MAX;
@@ -96,9 +96,7 @@ alloc_return(struct rig_device *d, enum limbo_pick pick, uint64_t key,
 	/* Under mem_lock: a device's end drains the limbo under it too, so
 	 * what is handed out here goes back here. */
 	pthread_mutex_lock(&d->mem_lock);
-	due = limbo_due(&d->rc.memory, pick, key, now, next_ns, &emptied);
-	if (emptied)
-		reclaim_pending(&d->tl, -1);
+	due = limbo_due(&d->rc.memory, pick, key, now, next_ns);
 	for (it = due; it; it = it->next) {
 		return_memory_locked(d, of_item(it));
 		list_del(&d->allocs, of_item(it));
@@ -218,14 +216,13 @@ reuse(struct rig_device *d, uint64_t key, bool wait)
 {
 	struct limbo_item *it = NULL;
 	struct alloc *a = NULL;
-	bool emptied = false;
 
 	if (!key)
 		return NULL;
 	p_rcu_read_lock();
 	/* A lost device's limbo waits for its end. */
 	if (!atomic_load_explicit(&d->tl.lost, memory_order_acquire))
-		it = limbo_take(&d->rc.memory, key, wait, &emptied);
+		it = limbo_take(&d->rc.memory, key, wait);
 	if (it) {
 		/* Its bytes stay as its last use left them (rig.h): zeroing
 		 * 4 KiB another core's work last wrote cost more than the
@@ -235,8 +232,6 @@ reuse(struct rig_device *d, uint64_t key, bool wait)
 		atomic_store_explicit(&a->refs, 1, memory_order_relaxed);
 	}
 	p_rcu_read_unlock();
-	if (emptied)
-		reclaim_pending(&d->tl, -1);
 	return a;
 }
 
@@ -316,7 +311,7 @@ alloc_make(struct rig_device *d, uint64_t bytes, enum rig_memory kind,
 		return rig_cause(RIG_EINVAL, "%s is an Io device: its memory is files "
 				 "(rig_disk_create_file, rig_disk_of_file)", d->name);
 	/* A device that declares host_addresses is asked for no Pinned
-	 * memory (seed 000): its own memory already serves the host. */
+	 * memory (docs/drivers.md): its own memory already serves the host. */
 	if (kind == RIG_MEMORY_PINNED && d->facts.host_addresses)
 		kind = RIG_MEMORY_DEVICE;
 	if ((*out = reuse(d, key_of(bytes, kind), false)))
@@ -341,7 +336,7 @@ wait_uses_now(struct alloc *a)
 
 	for (;;) {
 		struct stamp st = { 0 }, dropped;
-		struct waitset ws = { 0 };
+		struct waitset ws;
 		const struct stamps *s;
 
 		spin_lock(&root->lock);
@@ -356,6 +351,7 @@ wait_uses_now(struct alloc *a)
 		spin_unlock(&root->lock);
 		if (!st.value)
 			return;
+		waitset_init(&ws, -1);
 		waitset_add(&ws, st);	/* its own array: no memory needed */
 		claim_wait_host(&ws, &dropped);
 	}
@@ -477,9 +473,10 @@ alloc_put(struct alloc *a)
 static void
 await_borrowers(struct rig_device *d)
 {
-	struct waitset ws = { 0 };
+	struct waitset ws;
 	struct stamp dropped;
 
+	waitset_init(&ws, -1);
 	pthread_mutex_lock(&d->mem_lock);
 	for (struct alloc *a = d->allocs; a; a = a->next)
 		if (a->root == a) {
@@ -497,7 +494,6 @@ alloc_end_all(struct rig_device *d, const char *why)
 {
 	struct limbo_item *gone, *it, *after;
 	struct alloc *a, *next;
-	bool emptied;
 
 	/* d is lost: once a grace period passed, every park() and reuse()
 	 * that saw it live is over; later releases take mem_lock, later
@@ -506,7 +502,8 @@ alloc_end_all(struct rig_device *d, const char *why)
 	await_borrowers(d);
 	pthread_mutex_lock(&d->mem_lock);
 	image_end_all_locked(d);
-	if ((gone = limbo_drain(&d->rc.memory, &emptied)) && emptied)
+	gone = limbo_drain(&d->rc.memory);
+	if (limbo_unwatch(&d->rc.memory))
 		reclaim_pending(&d->tl, -1);
 	for (it = gone; it; it = it->next) {
 		return_memory_locked(d, of_item(it));

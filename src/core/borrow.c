@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/borrow.c: rig_buffer_borrow(). The borrowed buffer lies on the
  * second device, over a mapping of the root allocation's memory made by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/buffer.c: buffers, the views of allocations a program holds, and the
  * host's access to their bytes. A host access claims the allocation like a
@@ -139,13 +140,33 @@ rig_buffer_view(struct rig_buffer *b, size_t offset, size_t length,
 	return 0;
 }
 
-size_t rig_buffer_length(const struct rig_buffer *b) { return b->length; }
-enum rig_access rig_buffer_access(const struct rig_buffer *b) { return b->access; }
-struct rig_device *rig_buffer_device(const struct rig_buffer *b) { return b->a->d; }
+/* What a program reads of a buffer answers a NULL one with its empty
+ * value, and says so in rig_why() (rig.h, NULL handles). */
+#define NULL_BUFFER(empty) (rig_fail(0, "the buffer is NULL"), (empty))
+
+size_t
+rig_buffer_length(const struct rig_buffer *b)
+{
+	return b ? b->length : NULL_BUFFER(0);
+}
+
+enum rig_access
+rig_buffer_access(const struct rig_buffer *b)
+{
+	return b ? b->access : NULL_BUFFER((enum rig_access)0);
+}
+
+struct rig_device *
+rig_buffer_device(const struct rig_buffer *b)
+{
+	return b ? b->a->d : NULL_BUFFER(NULL);
+}
 
 uint64_t
 rig_buffer_address(const struct rig_buffer *b)
 {
+	if (!b)
+		return NULL_BUFFER(0);
 	if (!b->length || !b->a->loc.has_address)
 		return 0;
 	return b->a->loc.address + b->offset;
@@ -154,7 +175,9 @@ rig_buffer_address(const struct rig_buffer *b)
 bool
 rig_buffer_overlaps(const struct rig_buffer *x, const struct rig_buffer *y)
 {
-	if (!x || !y || !x->length || !y->length)
+	if (!x || !y)
+		return NULL_BUFFER(false);
+	if (!x->length || !y->length)
 		return false;
 	if (x->a->root != y->a->root)
 		return false;
@@ -192,7 +215,7 @@ static int
 host_access(const char *func, struct rig_buffer *b, size_t offset, void *host,
 	    size_t n, bool write)
 {
-	struct waitset ws = { 0 };
+	struct waitset ws;
 	struct use u;
 	char *at;
 	int ret;
@@ -205,6 +228,7 @@ host_access(const char *func, struct rig_buffer *b, size_t offset, void *host,
 		return rig_fail_at(func, RIG_EINVAL, "the host memory is NULL");
 	if (write && b->access == RIG_READ_ONLY)
 		return rig_fail_at(func, RIG_EINVAL, "the buffer is read-only");
+	waitset_init(&ws, -1);
 	u.a = b->a->root;
 	u.kind = write ? USE_WRITE : USE_READ;
 	words_of(b->offset + offset, n, &u.lo, &u.hi);

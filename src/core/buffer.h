@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/buffer.h: what other core files need of buffers.
  */

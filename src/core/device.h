@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/device.h: the objects a program holds: devices, their allocations,
  * and buffers (views of allocations).
@@ -27,6 +28,7 @@
 #include <pthread.h>
 
 #include "rig.h"
+#include "rig_edge.h"
 #include "reclaim/reclaim.h"
 #include "util/spin.h"
 #include "submit/stamp.h"
@@ -96,13 +98,13 @@ void devices_fork_child(void);
 /* At exit: every open device ends (its driver stopped). */
 void devices_end_all(const char *reason);
 
-/* process.c: fork and exit (SPEC §12). */
+/* process.c: fork and exit (docs/process.md). */
 /* Install the fork and exit handlers, once per process. */
 void process_watch(void);
 /* True in a child forked while rig was in use: it stops nothing. */
 bool process_forked(void);
 
-/* facts.c: the checks of seed 000 on facts read at open. */
+/* facts.c: the checks of docs/drivers.md on facts read at open. */
 int facts_check(const struct rig_facts *f);
 
 /* alloc.c: allocations and their return. */

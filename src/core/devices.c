@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/devices.c: opening, closing and releasing devices, and what a
  * program reads of them.
@@ -32,6 +33,7 @@
 
 #include "core/device.h"
 #include "core/error.h"
+#include "util/log.h"
 #include "util/rcu.h"
 
 static pthread_mutex_t devices_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -145,7 +147,7 @@ table_remove(struct rig_device *d)
 		}
 }
 
-/* Under devices_lock: stop the driver and return everything (seed 000,
+/* Under devices_lock: stop the driver and return everything (docs/drivers.md,
  * the life of a device, step 4). In a forked child nothing is stopped:
  * the threads and the hardware are the parent's. */
 static void
@@ -289,7 +291,7 @@ make_device(const struct rig_opener *o, bool inline_run, struct rig_device **out
 	ret = o->make(o, d->tl.word, &d->handle, why, sizeof(why));
 	callback_leave();
 	if (ret < 0) {
-		/* A driver's message may name the device already (seed 003). */
+		/* A driver's message may name the device already (docs/amd.md). */
 		size_t n = strlen(o->name);
 		bool named = !strncmp(why, o->name, n) && why[n] == ':';
 
@@ -364,8 +366,9 @@ check_opener(const struct rig_opener *o)
 	return 0;
 }
 
-int
-device_open(const struct rig_opener *o, bool inline_run, struct rig_device **out)
+static int
+open_locked_or_found(const struct rig_opener *o, bool inline_run,
+		     struct rig_device **out)
 {
 	struct rig_device *d;
 	int ret;
@@ -377,6 +380,7 @@ device_open(const struct rig_opener *o, bool inline_run, struct rig_device **out
 	if ((ret = check_opener(o)) < 0)
 		return ret;
 	if ((d = find_open(o->name))) {
+		util_log(UTIL_LOG_DEBUG, "open of %s found it open", o->name);
 		*out = d;
 		return 0;
 	}
@@ -386,8 +390,23 @@ device_open(const struct rig_opener *o, bool inline_run, struct rig_device **out
 		ret = 0;
 	} else {
 		ret = make_device(o, inline_run, out);
+		if (ret == 0)
+			util_log(UTIL_LOG_INFO, "opened %s (%s), word slot %d",
+				 (*out)->name, (*out)->arch, (*out)->tl.slot);
 	}
 	pthread_mutex_unlock(&devices_lock);
+	return ret;
+}
+
+int
+device_open(const struct rig_opener *o, bool inline_run, struct rig_device **out)
+{
+	int ret = open_locked_or_found(o, inline_run, out);
+
+	/* The refusal's cause is in rig_why() already (rig_cause). */
+	if (ret < 0)
+		util_log(UTIL_LOG_WARN, "open of %s refused: %s",
+			 o && o->name ? o->name : "(an opener with no name)", rig_why());
 	return ret;
 }
 
@@ -406,7 +425,7 @@ rig_memory_device(const char *name, struct rig_device **out)
 	int ret;
 
 	if (!name || !name[0])
-		return rig_fail(RIG_EINVAL, "the name is empty");
+		return rig_fail(RIG_EINVAL, "the name is %s", !name ? "NULL" : "empty");
 	rig_memory_opener(name, &o);
 	ret = device_open(&o, true, out);
 	return ret < 0 ? rig_fail_keep(__func__, ret) : 0;
@@ -451,26 +470,42 @@ rig_device_release(struct rig_device *d)
 	device_put(d);
 }
 
-const char *rig_name(const struct rig_device *d) { return d->name; }
-const char *rig_arch(const struct rig_device *d) { return d->arch; }
+/* What a program reads of a device answers a NULL one with its empty
+ * value, and says so in rig_why() (rig.h, NULL handles). */
+#define NULL_DEVICE(empty) (rig_fail(0, "the device is NULL"), (empty))
+
+const char *
+rig_name(const struct rig_device *d)
+{
+	return d ? d->name : NULL_DEVICE(NULL);
+}
+
+const char *
+rig_arch(const struct rig_device *d)
+{
+	return d ? d->arch : NULL_DEVICE(NULL);
+}
 
 int64_t
 rig_cache_bytes(const struct rig_device *d)
 {
+	if (!d)
+		return NULL_DEVICE(-1);
 	return d->facts.cache_bytes.some ? d->facts.cache_bytes.value : -1;
 }
 
 const char *
 rig_lost(const struct rig_device *d)
 {
-	return d ? atomic_load_explicit(&d->tl.lost, memory_order_acquire) : NULL;
+	return d ? atomic_load_explicit(&d->tl.lost, memory_order_acquire) : NULL_DEVICE(NULL);
 }
 
 const struct rig_loss *
 rig_loss(const struct rig_device *d)
 {
-	return d && atomic_load_explicit(&d->tl.lost, memory_order_acquire) ?
-	       d->tl.loss : NULL;
+	if (!d)
+		return NULL_DEVICE(NULL);
+	return atomic_load_explicit(&d->tl.lost, memory_order_acquire) ? d->tl.loss : NULL;
 }
 
 /* ---- The process's fork and exit (process.c) ---- */
@@ -498,8 +533,22 @@ devices_fork_child(void)
 void
 devices_end_all(const char *reason)
 {
+	struct rig_device *d;
+
 	pthread_mutex_lock(&devices_lock);
-	while (devices)
-		device_end(devices, reason);
+	/* All lost first: their threads stop their drivers meanwhile. */
+	for (d = devices; d; d = d->next)
+		timeline_lose(&d->tl, reason);
+	while ((d = devices)) {
+		/* Bounded (SPEC §12): a device whose driver call does not
+		 * return is left lost, not waited for. */
+		if (!submit_settle(&d->sub)) {
+			fprintf(stderr, "rig: %s: a driver call did not return; the device is left lost, not stopped\n",
+				d->name);
+			table_remove(d);
+			continue;
+		}
+		device_end(d, reason);
+	}
 	pthread_mutex_unlock(&devices_lock);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/error.c: rig_why() and rig_fail(). The message lives in a
  * thread-local buffer, so no two threads ever see each other's failures.
@@ -6,6 +7,7 @@
 #include <string.h>
 
 #include "rig.h"
+#include "rig_edge.h"
 #include "core/error.h"
 
 #define WHY_BYTES 1024
@@ -29,6 +31,19 @@ rig_fail_at(const char *func, int code, const char *fmt, ...)
 	int n;
 
 	n = func ? snprintf(why, sizeof(why), "%s: ", func) : 0;
+	va_start(ap, fmt);
+	vsnprintf(why + n, sizeof(why) - (size_t)n, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int
+rig_why_set(const char *func, int code, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(why, sizeof(why), "%s: ", func ? func : "(a driver)");
 	va_start(ap, fmt);
 	vsnprintf(why + n, sizeof(why) - (size_t)n, fmt, ap);
 	va_end(ap);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/error.h: the calling thread's failure message and the one way to set
  * it. Every refusal in rig goes through rig_fail(), so every message reads

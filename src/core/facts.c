@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/facts.c: the checks rig makes of a device's facts when it opens
- * (seed 000, Facts). Each refusal has its own message.
+ * (docs/drivers.md, Facts). Each refusal has its own message.
  */
 #include "core/device.h"
 #include "core/error.h"

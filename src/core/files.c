@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/files.c: buffers over files of a disk, an Io device whose library
  * makes files by path (rig_disk_create_file, rig_disk_of_file), and

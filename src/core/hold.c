@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * core/hold.c: claims a program holds (SPEC §6). A hold keeps buffers from
+ * core/hold.c: claims a program holds (docs/claims.md). A hold keeps buffers from
  * being consumed or donated: rig_buffer_consume() refuses a held buffer and
  * rig_buffer_exclusive() answers false for one. Taken runs hold their
  * submission's fixed memory and the buffers its parts name, as holds do.
@@ -79,7 +80,9 @@ rig_claim_with(struct rig_buffer *const *bufs, size_t n,
 bool
 rig_buffer_exclusive(const struct rig_buffer *b)
 {
-	return b && !buffer_dead(b) &&
+	if (!b)
+		return rig_fail(0, "the buffer is NULL"), false;
+	return !buffer_dead(b) &&
 	       atomic_load(&b->a->refs) == 1 && b->a->root == b->a &&
 	       atomic_load(&b->a->holds) == 0;
 }

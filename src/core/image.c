@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/image.c: loading code on a device and naming its functions.
  *

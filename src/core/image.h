@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/image.h: images and functions, as the submission code sees them.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/io.c: the core's side of Io devices. rig_open_io() opens one through
  * the opener the Io engine makes of an Io library (rig_io_device_opener,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/io.h: what the core knows of Io devices (io.c): which devices are
  * Io devices, what their library does, the files under their allocations,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/owner.c: the core's side of reclaim/owner.h: where a device keeps
  * what reclaim/ works on, and when it is done with a value. reclaim/ sits

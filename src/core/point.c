@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core/point.c: points, the values of a device's timeline a program holds,
  * and what it asks of them.
@@ -8,13 +9,17 @@
 bool
 rig_reached(struct rig_point p)
 {
-	return p.device && timeline_reached(&p.device->tl, p.value);
+	if (!p.device)
+		return rig_fail(0, "the point names no device"), false;
+	return timeline_reached(&p.device->tl, p.value);
 }
 
 bool
 rig_signaled(struct rig_point p)
 {
-	return p.device && timeline_signaled(&p.device->tl, p.value);
+	if (!p.device)
+		return rig_fail(0, "the point names no device"), false;
+	return timeline_signaled(&p.device->tl, p.value);
 }
 
 int
@@ -27,6 +32,12 @@ rig_wait(struct rig_point p, uint64_t timeout_ns)
 		return rig_fail(RIG_EINVAL, "the point names no device");
 	if ((ret = callback_refuse(__func__)) < 0)
 		return ret;
+	/* A value above issued was given by no submit: nothing would ever
+	 * signal it (one comparison: issued only grows). */
+	if (p.value > atomic_load_explicit(&d->tl.issued, memory_order_acquire))
+		return rig_fail(RIG_EINVAL, "value %llu of %s was given by no submit (the last given is %llu)",
+				(unsigned long long)p.value, d->name,
+				(unsigned long long)atomic_load(&d->tl.issued));
 	ret = timeline_wait(&d->tl, p.value, timeout_ns);
 	device_reap(d);
 	if (ret == RIG_ELOST) {

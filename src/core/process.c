@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * core/process.c: rig and the life of the process (SPEC §12).
+ * core/process.c: rig and the life of the process (docs/process.md).
  *
  * Fork: the child has one thread, the one that forked. Every device is lost
  * with "forked"; nothing is stopped, not at the child's exit either: the

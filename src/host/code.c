@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * host/code.c: loading code on the host device. An image is an object the
  * ELF linker (elf.c) placed in the host's memory itself (loaded, never a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * host/code_sync.c: rig_code_sync(), declared by rig_edge.h. Code bytes
  * written through a data mapping become visible to instruction fetch: a
@@ -13,5 +14,7 @@ rig_code_sync(void *addr, size_t bytes)
 {
 	char *p = addr;
 
+	if (!p)		/* nothing to sync (rig.h, NULL handles) */
+		return;
 	__builtin___clear_cache(p, p + bytes);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * host/copy.c: the copy engine: rows of bytes between host memory, or a
  * byte written over rows, with each side's pitch. A copy of HOST_COPY_SPLIT

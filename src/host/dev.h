@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * host/dev.h: the host device's state, shared by its files: the opener and
  * facts (host.c), memory (region.c), code (code.c), the producer side of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * host/elf.c: linking one relocatable object into executable memory.
  *

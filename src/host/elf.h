@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * host/elf.h: the host's linker for relocatable ELF objects, as
  * `cc -c -O2 -fPIC -ffreestanding -fno-math-errno -nostdlib` makes them for

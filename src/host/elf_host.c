@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * host/elf_host.c: the table of host functions that objects bind to by
  * name: the C library's memory functions, libm's, and the few libgcc

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * host/elf_host.h: the host functions a loaded object may call by name:
  * the few a freestanding compile still emits calls to (memcpy, memset,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * host/elf_object.c: checking a relocatable ELF64 object's headers. Every
  * offset and index the linker will follow is checked here, in file order:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * host/elf_object.h: a checked view of a relocatable ELF64 object's bytes.
  * elf_object_read() validates every header, section bound, string table and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * host/elf_reloc.c: computing and writing relocations. x86-64: the types
  * `cc -c -O2 -fPIC` emits (64, PC32, PLT32, 32, 32S, PC64 and the GOTPCREL

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * host/elf_reloc.h: relocation types of x86-64 and aarch64 objects: what
  * each needs from the linker (a GOT slot, a stub), how many bytes it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * host/exec.c: the device thread, the consumer side of the value ring
  * (dev.h). It takes published values in order; for each it waits for the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * host/host.c: the host device's opener, facts and stop, and the tables
  * that hand rig the rest (submit.c, exec.c, region.c, code.c). host.h

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * host/host.h: the host device, "HOST": the host's cores behind rig's
  * driver contract (rig_edge.h). The opener's make starts the device: a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * host/memory.c: the memory device, the simplest driver: its memory is the
  * host's, and its submit runs the parts (copies, byte fills, fill
@@ -44,9 +45,13 @@ memory_room(void *edge, struct rig_part *parts, size_t n, size_t nwaits)
 static void
 run_copy(const struct rig_copy *c)
 {
-	char *dst = (char *)(uintptr_t)c->dst.at.address + c->dst.offset;
-	const char *src = (const char *)(uintptr_t)c->src.at.address + c->src.offset;
+	char *dst, *src;
 
+	/* An empty buffer has no memory (address 0): nothing to point at. */
+	if (!c->bytes)
+		return;
+	dst = (char *)(uintptr_t)c->dst.at.address + c->dst.offset;
+	src = (char *)(uintptr_t)c->src.at.address + c->src.offset;
 	for (uint64_t r = 0; r < c->rows; r++) {
 		if (c->fill >= 0)
 			memset(dst + r * c->dst_pitch, c->fill, c->bytes);
@@ -228,6 +233,10 @@ memory_make(const struct rig_opener *o, _Atomic uint64_t *word, void **handle,
 void
 rig_memory_opener(const char *name, struct rig_opener *out)
 {
+	if (!out) {
+		rig_why_set(__func__, -EINVAL, "out is NULL");
+		return;
+	}
 	*out = (struct rig_opener){
 		.name = name,
 		.ops = &memory_ops,

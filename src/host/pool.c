@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * host/pool.c: the worker pool (pool.h states its guarantees).
  *

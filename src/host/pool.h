@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * host/pool.h: the host device's workers. One runner at a time (the device
  * thread) hands the pool a range [0, n) of indices and a function; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * host/region.c: the host device's memory. Every kind (Device, Pinned,
  * Mapped) is zeroed host memory aligned to HOST_ALIGN; large regions are

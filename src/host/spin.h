@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * host/spin.h: how the host device's threads wait for another thread: a
  * short spin, then yields, then a sleep on an event count (util/ec.h). The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * host/submit.c: room, submit and commit, the producer side of the value
  * ring (dev.h). rig calls the three one at a time per device.

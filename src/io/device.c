@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * io/device.c: an Io library (a struct rig_io, rig_edge.h) as a device:
  * the driver behind rig_io_device_opener(), so an Io device goes through
@@ -282,6 +283,11 @@ err:
 void
 rig_io_device_opener(const struct rig_io_opener *io, struct rig_opener *out)
 {
+	if (!io || !io->io || !out) {
+		rig_why_set(__func__, -EINVAL, "the %s is NULL",
+			    !io ? "Io opener" : !out ? "out" : "Io opener's table");
+		return;
+	}
 	*out = (struct rig_opener){
 		.name = io->name,
 		.ops = io->io->fault_fd ? &io_ops : &io_ops_quiet,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * io/disk.h: the disk engine's calls, for its tests and benchmarks. rig's
  * core never includes it: it runs the disk through its Io table alone
@@ -52,7 +53,7 @@
  * the pool) has not started, waits for those already running (at most
  * depth pieces of chunk_bytes) and ends. Then no I/O touches host
  * memory any more, and stop stores the last submitted value in the word
- * (the values it dropped show as signaled, as seed 000 allows after a loss;
+ * (the values it dropped show as signaled, as docs/drivers.md allows after a loss;
  * rig may free their memory). After stop only size, release, and the
  * files' disk_file_map/disk_file_unmap may be called; the handle's memory
  * goes with its last file.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * io/engine.h: the disk's private structures, shared by the disk's files
  * in io/. Not for the core, which reaches the disk only through its Io

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * io/fail.c: the disk's two kinds of message. A refusal of a call
  * (disk_refuse) goes to the calling thread's disk_why() as "<call>: <cause>"

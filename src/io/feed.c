@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * io/feed.c: the feed of feed.h: liburcu's wfcqueue, called as a library
  * (no _LGPL_SOURCE), and the sleep handshake.

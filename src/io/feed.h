@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * io/feed.h: the disk's feed, carrying values' jobs from submitters to the
  * loop: liburcu's wait-free concurrent queue (cds_wfcq, urcu/wfcqueue.h),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * io/file.c: the disk's files: create, open, size, release, map. A file is
  * an fd, registered with the ring where a slot is free, and the extent it
@@ -106,7 +107,8 @@ disk_file_create(void *disk, const char *path, uint64_t bytes, void **file,
 		 char *why, size_t len)
 {
 	struct disk *d = disk;
-	int fd;
+	bool made;
+	int fd, ret;
 
 	if (!d || !path || !file)
 		return refused(__func__, path, EINVAL, why, len);
@@ -114,16 +116,29 @@ disk_file_create(void *disk, const char *path, uint64_t bytes, void **file,
 		return refused_stopped(__func__, path, why, len);
 	if (bytes > (uint64_t)INT64_MAX)
 		return refused(__func__, path, EFBIG, why, len);
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* A refusal leaves the path as it found it: a file made here is
+	 * unlinked again, and one that exists is emptied only once a
+	 * truncation to bytes succeeded (the file system's limit on a file's
+	 * size, EFBIG, refuses before anything changes). */
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	made = fd >= 0;
+	if (!made && errno == EEXIST)
+		fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return refused(__func__, path, errno, why, len);
-	if (ftruncate(fd, (off_t)bytes) < 0) {
+	if (ftruncate(fd, (off_t)bytes) < 0 ||
+	    (!made && (ftruncate(fd, 0) < 0 || ftruncate(fd, (off_t)bytes) < 0))) {
 		int err = errno;
 
+		if (made)
+			unlink(path);
 		close(fd);
 		return refused(__func__, path, err, why, len);
 	}
-	return file_new(d, __func__, path, fd, false, bytes, file, why, len);
+	ret = file_new(d, __func__, path, fd, false, bytes, file, why, len);
+	if (ret < 0 && made)
+		unlink(path);
+	return ret;
 }
 
 int

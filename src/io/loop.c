@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * io/loop.c: the disk's loop thread. It alone issues pieces, reaps them and
  * writes the word.

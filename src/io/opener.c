@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * io/opener.c: a disk's life: the opener and make, the mode it runs in,
  * stop, the handle's refs, the accessors, and registered host ranges.
@@ -46,8 +47,14 @@ int
 rig_disk_opener_init(struct rig_io_opener *o, const char *name,
 		     const struct rig_disk_options *opt)
 {
-	if (!o || (opt && opt->size != sizeof(*opt)))
-		return -EINVAL;
+	if (!o)
+		return rig_why_set(__func__, -EINVAL, "the opener is NULL");
+	if (name && !name[0])
+		return rig_why_set(__func__, -EINVAL, "the name is empty");
+	if (opt && opt->size != sizeof(*opt))
+		return rig_why_set(__func__, -EINVAL,
+				   "options of %zu bytes, not sizeof(struct rig_disk_options) = %zu",
+				   opt->size, sizeof(*opt));
 	*o = rig_disk_opener;
 	if (name)
 		o->name = name;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * io/pool.c: the threads backend, for where io_uring is denied. workers
  * threads take pieces from a FIFO and run one pread, pwrite or fsync each

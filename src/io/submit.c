@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * io/submit.c: the table's submit and submit_after. Checks a value's ops
  * against its files, copies them (and the words it waits for) into a job

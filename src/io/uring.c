@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * io/uring.c: the io_uring backend. One ring per disk, used by the loop
  * thread alone (the bell and the registration calls are system calls on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * polled/polled.c: the polled test driver (rig_polled.h): its opener, facts,
  * memory, code and controls. Written against rig_edge.h only.
@@ -309,15 +310,30 @@ polled_make(const struct rig_opener *o, _Atomic uint64_t *word, void **handle,
 
 /* ---- Control ---- */
 
+/* rig.h's rule for a NULL handle: the call does nothing, answers its empty
+ * value, and rig_why() says so. */
+static bool
+null_polled(const char *func, const struct rig_polled *p)
+{
+	if (p)
+		return false;
+	rig_why_set(func, -EINVAL, "the polled driver is NULL");
+	return true;
+}
+
 int
 rig_polled_create(const struct rig_polled_config *c, struct rig_polled **out)
 {
 	struct rig_polled *p;
 
-	if (!c || c->size != sizeof(*c) || !out)
-		return -EINVAL;
+	if (!c || !out)
+		return rig_why_set(__func__, -EINVAL, "the %s is NULL", !c ? "config" : "out");
+	if (c->size != sizeof(*c))
+		return rig_why_set(__func__, -EINVAL,
+				   "a config of %zu bytes, not sizeof(struct rig_polled_config) = %zu",
+				   c->size, sizeof(*c));
 	if (!(p = aligned_alloc(alignof(struct rig_polled), sizeof(*p))))
-		return -ENOMEM;
+		return rig_why_set(__func__, -ENOMEM, "no memory for the driver");
 	memset(p, 0, sizeof(*p));
 	p->c = *c;
 	pthread_mutex_init(&p->ctl_lock, NULL);
@@ -355,40 +371,74 @@ rig_polled_destroy(struct rig_polled *p)
 const struct rig_opener *
 rig_polled_opener(struct rig_polled *p)
 {
-	return &p->opener;
+	return null_polled(__func__, p) ? NULL : &p->opener;
 }
 
 int
 rig_polled_fail(struct rig_polled *p, const char *call)
 {
+	if (null_polled(__func__, p))
+		return -EINVAL;
+	if (!call)
+		return rig_why_set(__func__, -EINVAL, "the call is NULL");
 	for (int i = CALL_MAKE; i <= CALL_GROW; i++)
-		if (call && !strcmp(call, call_names[i])) {
+		if (!strcmp(call, call_names[i])) {
 			atomic_store(&p->fail, i);
 			return 0;
 		}
-	return -EINVAL;
+	return rig_why_set(__func__, -EINVAL, "\"%s\" is no call it fails", call);
 }
 
 void
 rig_polled_stall(struct rig_polled *p, bool stalled)
 {
-	struct pdev *d;
-
+	if (null_polled(__func__, p))
+		return;
+	/* A stalled worker looks again on its own (queue.c): no wake-up. */
 	atomic_store(&p->stalled, stalled);
-	pthread_mutex_lock(&p->ctl_lock);
-	d = atomic_load(&p->dev);
-	if (d && !stalled)
-		polled_queue_wake(d);
-	pthread_mutex_unlock(&p->ctl_lock);
 }
 
-uint64_t rig_polled_ran(struct rig_polled *p) { return atomic_load(&p->ran); }
-uint64_t rig_polled_commits(struct rig_polled *p) { return atomic_load(&p->commits); }
-uint64_t rig_polled_submits(struct rig_polled *p) { return atomic_load(&p->submits); }
-uint64_t rig_polled_grows(struct rig_polled *p) { return atomic_load(&p->grows); }
-int64_t rig_polled_live_regions(struct rig_polled *p) { return atomic_load(&p->live); }
-int64_t rig_polled_live_images(struct rig_polled *p) { return atomic_load(&p->images); }
-bool rig_polled_open(struct rig_polled *p) { return atomic_load(&p->dev) != NULL; }
+uint64_t
+rig_polled_ran(struct rig_polled *p)
+{
+	return null_polled(__func__, p) ? 0 : atomic_load(&p->ran);
+}
+
+uint64_t
+rig_polled_commits(struct rig_polled *p)
+{
+	return null_polled(__func__, p) ? 0 : atomic_load(&p->commits);
+}
+
+uint64_t
+rig_polled_submits(struct rig_polled *p)
+{
+	return null_polled(__func__, p) ? 0 : atomic_load(&p->submits);
+}
+
+uint64_t
+rig_polled_grows(struct rig_polled *p)
+{
+	return null_polled(__func__, p) ? 0 : atomic_load(&p->grows);
+}
+
+int64_t
+rig_polled_live_regions(struct rig_polled *p)
+{
+	return null_polled(__func__, p) ? 0 : atomic_load(&p->live);
+}
+
+int64_t
+rig_polled_live_images(struct rig_polled *p)
+{
+	return null_polled(__func__, p) ? 0 : atomic_load(&p->images);
+}
+
+bool
+rig_polled_open(struct rig_polled *p)
+{
+	return !null_polled(__func__, p) && atomic_load(&p->dev) != NULL;
+}
 
 uint64_t
 rig_polled_committed(struct rig_polled *p)
@@ -396,6 +446,8 @@ rig_polled_committed(struct rig_polled *p)
 	struct pdev *d;
 	uint64_t c = 0;
 
+	if (null_polled(__func__, p))
+		return 0;
 	pthread_mutex_lock(&p->ctl_lock);
 	d = atomic_load(&p->dev);
 	if (d)
@@ -407,6 +459,8 @@ rig_polled_committed(struct rig_polled *p)
 void
 rig_polled_fault(struct rig_polled *p, uint64_t value, int part)
 {
+	if (null_polled(__func__, p))
+		return;
 	atomic_store(&p->fault_part, part);
 	atomic_store(&p->fault_value, value);
 }
@@ -414,21 +468,44 @@ rig_polled_fault(struct rig_polled *p, uint64_t value, int part)
 int
 rig_polled_block(struct rig_polled *p, const char *call, bool blocked)
 {
+	if (null_polled(__func__, p))
+		return -EINVAL;
+	if (!call)
+		return rig_why_set(__func__, -EINVAL, "the call is NULL");
 	for (int i = CALL_ROOM; i <= CALL_COMMIT; i++)
-		if (call && !strcmp(call, call_names[i])) {
+		if (!strcmp(call, call_names[i])) {
 			if (blocked)
 				atomic_fetch_or(&p->block_mask, 1u << i);
 			else
 				atomic_fetch_and(&p->block_mask, ~(1u << i));
 			return 0;
 		}
-	return -EINVAL;
+	return rig_why_set(__func__, -EINVAL, "\"%s\" is no call it blocks", call);
 }
 
-int rig_polled_blocked(struct rig_polled *p) { return atomic_load(&p->blocked); }
-uint64_t rig_polled_stops(struct rig_polled *p) { return atomic_load(&p->stops); }
-uint64_t rig_polled_makes(struct rig_polled *p) { return atomic_load(&p->makes); }
-uint64_t rig_polled_overlaps(struct rig_polled *p) { return atomic_load(&p->overlaps); }
+int
+rig_polled_blocked(struct rig_polled *p)
+{
+	return null_polled(__func__, p) ? 0 : atomic_load(&p->blocked);
+}
+
+uint64_t
+rig_polled_stops(struct rig_polled *p)
+{
+	return null_polled(__func__, p) ? 0 : atomic_load(&p->stops);
+}
+
+uint64_t
+rig_polled_makes(struct rig_polled *p)
+{
+	return null_polled(__func__, p) ? 0 : atomic_load(&p->makes);
+}
+
+uint64_t
+rig_polled_overlaps(struct rig_polled *p)
+{
+	return null_polled(__func__, p) ? 0 : atomic_load(&p->overlaps);
+}
 
 int
 rig_polled_events_fd(struct rig_polled *p)
@@ -436,6 +513,8 @@ rig_polled_events_fd(struct rig_polled *p)
 	struct pdev *d;
 	int fd;
 
+	if (null_polled(__func__, p))
+		return -1;
 	pthread_mutex_lock(&p->ctl_lock);
 	d = atomic_load(&p->dev);
 	fd = d ? d->efd : -1;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * polled/polled.h: the polled driver's state, shared by its two files: the
  * queue of values and the worker that runs them (queue.c), and the opener,
@@ -53,6 +54,7 @@ _Static_assert(sizeof(struct pstep) % alignof(struct rig_wait) == 0,
 
 /* Value v's work: slot v % POLLED_SLOTS of the ring. */
 struct pslot {
+	_Atomic uint64_t committed_as;	/* the value it holds, once committed */
 	const struct pstep *steps;	/* step[] or the heap block */
 	const struct rig_wait *waits;	/* wait[] or the heap block */
 	uint32_t nsteps, nwaits;
@@ -75,21 +77,23 @@ struct pdev {
 	uint64_t done_seen;		/* done, as they last read it */
 	char failure[64];
 
-	/* Written by rig's calls, read by the worker. */
-	alignas(64) _Atomic uint64_t committed;	/* the last value the worker may run */
+	/* Written by rig's calls; the count read by the worker on its way
+	 * to sleep, committed by the controls. 128 apart, not 64: the
+	 * core's prefetcher fetches a line's neighbour with it, so a
+	 * neighbour the other side writes would bounce as if shared. */
+	alignas(128) _Atomic uint64_t committed;	/* the last value the worker may run */
 	ck_ec32_t ec;			/* bumped after each change the worker waits for */
 
 	/* Written by the worker, read by rig's calls and events; and the
 	 * flag stop sets once, which the worker reads before each value. */
-	alignas(64) _Atomic uint64_t done;	/* the last value whose slot it let go */
+	alignas(128) _Atomic uint64_t done;	/* the last value whose slot it let go */
 	_Atomic bool stopping;
-	uint64_t committed_seen;	/* committed, as it last read it */
 	uint64_t spin_ns;		/* how long it spins before it sleeps */
 	_Atomic bool faulted;		/* it met the injected fault */
 	struct rig_fault_site site;	/* where (written before faulted) */
 	char fault_text[96];
 
-	alignas(64) struct pslot slot[POLLED_SLOTS];
+	alignas(128) struct pslot slot[POLLED_SLOTS];
 };
 
 struct rig_polled {
@@ -104,14 +108,14 @@ struct rig_polled {
 
 	/* Set by the controls, read on every call and value: a line that
 	 * stays shared in every core's cache. */
-	alignas(64) _Atomic int fail;
+	alignas(128) _Atomic int fail;
 	_Atomic bool stalled;
 	_Atomic uint64_t fault_value;	/* rig_polled_fault(); 0: none */
 	_Atomic int fault_part;
 	_Atomic unsigned block_mask;	/* rig_polled_block(): 1 << call */
 
 	/* Bumped by rig's calls. */
-	alignas(64) _Atomic int in_call;	/* rig's other calls in the driver now */
+	alignas(128) _Atomic int in_call;	/* rig's other calls in the driver now */
 	_Atomic int c_calls;		/* room, submit and commit in the driver now */
 	_Atomic uint64_t commits, submits, grows;
 	_Atomic int blocked;
@@ -119,7 +123,7 @@ struct rig_polled {
 	_Atomic uint64_t stops, overlaps, makes;
 
 	/* Bumped by the worker. */
-	alignas(64) _Atomic uint64_t ran;
+	alignas(128) _Atomic uint64_t ran;
 };
 
 /* The driver's table (queue.c) and the queue's life (queue.c). */
@@ -130,8 +134,6 @@ int polled_queue_start(struct pdev *d);
 /* Stop the worker (it leaves at its next value, or inside a wait) and free
  * what the slots hold. rig's calls are over (Driver.stop). */
 void polled_queue_stop(struct pdev *d);
-/* Wake the worker to look again (a stall ended). Any thread. */
-void polled_queue_wake(struct pdev *d);
 
 /* Consume an injected failure of call; true if there was one. A plain
  * load first: the compare-exchange, a locked instruction, only when one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * polled/queue.c: the polled device's queue and its worker. rig's C
  * functions (room, submit, commit) fill a ring of value slots; the
@@ -22,16 +23,21 @@
  * POLLED_SLOTS before it (rig then commits what it holds and waits for
  * the word; the word reaches that value as done does).
  *
- * Slot v is rig's calls' from done >= v - POLLED_SLOTS until commit
- * publishes committed >= v, then the worker's until it stores done = v:
- *   (A) commit's release store of committed pairs with the worker's
- *       acquire load: what submit wrote into the slot is visible to it;
+ * Slot v is rig's calls' from done >= v - POLLED_SLOTS until commit marks
+ * it committed, then the worker's until it stores done = v:
+ *   (A) commit's release store of the slot's mark (committed_as = v)
+ *       pairs with the worker's acquire load of it: what submit wrote into
+ *       the slot is visible to the worker;
  *   (B) the worker's release store of done pairs with room's and submit's
  *       acquire load: its reads of the slot are over before submit
  *       overwrites it (or reuses the slot's heap block).
- * Each side reads the other's cursor again only when what it read last
- * says no (an edge once made still orders the slots up to it), so the
- * cache lines the two share move once per batch, not once per value.
+ * The worker looks for its next value in that value's own slot, a line
+ * submit just wrote, not at a cursor of rig's: a value moves the slot's
+ * lines to the worker and nothing else (a cursor would be one more line
+ * taken back and forth per value). committed stays, rig's calls' own
+ * (and the controls' read); a slot's mark from the lap before is a value
+ * POLLED_SLOTS lower, never v. rig's calls read done again only when what
+ * they read last says no, so that line moves once per batch.
  * Values arrive in order, one call at a time (rig_edge.h), so the ring
  * needs no producer cursor of its own: submit checks that it is given
  * submitted + 1 and refuses another value rather than run a stale slot.
@@ -41,20 +47,26 @@
  * only up to committed, a second one; indexed by value, submit fills the
  * slot in place and the cursors are the values themselves.
  *
- * Waking: Concurrency Kit's event count (ck_ec) beside committed. Its
- * counter is bumped, with a locked increment, after each change the
- * worker waits for (commit and the lag's own commit, the end of a stall,
- * stop); an increment that finds the waiters' flag set makes the one
- * futex wake. Multiple-producer mode: stall and stop bump it from other
- * threads. Why no wake-up is lost: the worker reads the counter (snap),
- * then committed; a waker stores committed, then increments. ck_ec_inc()
- * is a write barrier before its increment and ck_ec_value() a read
- * barrier after its load (ck_ec.h), so if snap saw the increment, the
- * worker's load of committed sees the store and it does not sleep. If not,
- * ck_ec_wait() returns at once where the counter moved from snap, or its
- * compare-exchange sets the flag before the increment, which then sees
- * the flag and wakes it (futex_wait compares the counter in the kernel,
- * so a wake between the flag and the sleep is not lost either).
+ * Waking: Concurrency Kit's event count (ck_ec), beside committed, in its
+ * single-producer mode (util/ec.h): commits bump it, and rig's calls run
+ * one at a time (rig_edge.h), so a bump is a plain increment on a line the
+ * worker reads only on its way to sleep, not a locked one that would wait
+ * for the line committed's store just took from the spinning worker. The
+ * one other bump, stop's, comes once rig's calls are over (Driver.stop),
+ * so no two ever run at once. A stall's end bumps nothing: a worker held
+ * by a stall sleeps in slices of STALL_LOOK_NS and looks again. An
+ * increment that finds the waiters' flag set makes the one futex wake.
+ * Why no wake-up is lost: the worker reads the counter (snap), then
+ * its slot's mark; a waker stores the marks, then increments. ck_ec_inc() is a
+ * write barrier before its increment and ck_ec_value() a read barrier
+ * after its load (ck_ec.h), so if snap saw the increment, the worker's
+ * load of the mark sees the store and it does not sleep. If not,
+ * ck_ec_wait() returns at once where the counter moved from snap, or it
+ * flags the counter before the increment, which then sees the flag and
+ * wakes it (futex_wait compares the counter in the kernel, so a wake
+ * between the flag and the sleep is not lost either; the single-producer
+ * mode's one race, an increment in flight that rewrites the flag, ck_ec's
+ * timed sleeps cover, util/ec.h).
  *
  * Spinning: before it sleeps, the worker looks for work for spin_ns,
  * pausing briefly, then yielding the core (on two cores, the thread that
@@ -72,14 +84,12 @@
  * committed = 6 and bump the counter: it had the flag, so commit wakes it.
  *
  * Which pairs may run at once (X: they exclude each other):
- *                   rig's calls  worker  wake  stop
- *   rig's calls          X          -      -     X
- *   worker               -          X      -     (joined)
- *   wake                 -          -      -     -
- *   stop                 X       (joins)   -     X
- * rig's calls are one at a time by the contract, stop runs once none is in
- * flight (Driver.stop), and a wake (rig_polled_stall) looks at the device
- * under ctl_lock, which release takes before it frees the device.
+ *                   rig's calls  worker  stop
+ *   rig's calls          X          -      X
+ *   worker               -          X   (joined)
+ *   stop                 X       (joins)   X
+ * rig's calls are one at a time by the contract, and stop runs once none
+ * is in flight (Driver.stop).
  */
 #include <errno.h>
 #include <sched.h>
@@ -93,12 +103,7 @@
 #define SPIN_MAX_NS	40000u	/* about a wake-up's cost on this kind of machine */
 #define SPIN_MIN_NS	2000u
 #define SPIN_PAUSES	32u	/* pauses (about a yield's cost) before the spin yields */
-
-void
-polled_queue_wake(struct pdev *d)
-{
-	ck_ec_inc(&d->ec, ec_mp());
-}
+#define STALL_LOOK_NS	1000000u	/* a stalled worker looks this often */
 
 /* ---- The worker ---- */
 
@@ -175,17 +180,13 @@ run_steps(struct pdev *d, const struct pslot *s, uint64_t v)
 	return !faults;
 }
 
-/* Whether v is committed. committed is read again only past what the
- * worker saw last: the line it shares with rig's calls moves less. */
+/* Whether v is committed: its slot's mark shows it. (A): pairs with
+ * commit's release store; the slot is written. */
 static bool
 is_committed(struct pdev *d, uint64_t v)
 {
-	if (v <= d->committed_seen)
-		return true;
-	/* (A): pairs with commit's release store; the slots up to it are
-	 * written (and stay so for the values the worker has not run). */
-	d->committed_seen = atomic_load_explicit(&d->committed, memory_order_acquire);
-	return v <= d->committed_seen;
+	return atomic_load_explicit(&d->slot[v % POLLED_SLOTS].committed_as,
+				    memory_order_acquire) == v;
 }
 
 /* Whether the worker may run v now. */
@@ -226,8 +227,22 @@ idle(struct pdev *d, uint64_t v)
 	/* The snapshot before the last look: a change after the look
 	 * moves the counter off it (the proof above). */
 	snap = ck_ec_value(&d->ec);
-	if (!wanted(d, v))
-		ck_ec_wait(&d->ec, ec_mp(), snap, NULL);
+	if (!wanted(d, v)) {
+		/* Committed yet not runnable: a stall (or a fault) holds it,
+		 * whose end bumps nothing; look again in a while. */
+		bool held = is_committed(d, v);
+		struct timespec until;
+
+		if (held) {
+			clock_gettime(CLOCK_MONOTONIC, &until);
+			until.tv_nsec += STALL_LOOK_NS;
+			if (until.tv_nsec >= 1000000000) {
+				until.tv_sec++;
+				until.tv_nsec -= 1000000000;
+			}
+		}
+		ck_ec_wait(&d->ec, ec_sp(), snap, held ? &until : NULL);
+	}
 	if (rig_now_ns() - start < SPIN_MAX_NS)
 		d->spin_ns = SPIN_MAX_NS;
 	else if (d->spin_ns / 2 >= SPIN_MIN_NS)
@@ -277,8 +292,10 @@ worker(void *arg)
 int
 polled_queue_start(struct pdev *d)
 {
-	d->submitted = d->done_seen = d->committed_seen = d->base;
+	d->submitted = d->done_seen = d->base;
 	atomic_init(&d->committed, d->base);
+	for (size_t i = 0; i < POLLED_SLOTS; i++)
+		atomic_init(&d->slot[i].committed_as, 0);	/* below every value */
 	atomic_init(&d->done, d->base);
 	atomic_init(&d->stopping, false);
 	atomic_init(&d->faulted, false);
@@ -291,7 +308,9 @@ void
 polled_queue_stop(struct pdev *d)
 {
 	atomic_store(&d->stopping, true);
-	polled_queue_wake(d);
+	/* rig's calls are over: no bump of theirs runs at once. Locked all
+	 * the same, so a worker's flag is never rewritten. */
+	ck_ec_inc(&d->ec, ec_mp());
 	pthread_join(d->worker, NULL);
 	/* The worker is gone and rig's calls are over: the slots are ours. */
 	for (size_t i = 0; i < POLLED_SLOTS; i++) {
@@ -411,10 +430,15 @@ fill_slot(struct pdev *d, uint64_t v, const struct rig_part *parts, size_t n,
 static void
 publish_commit(struct pdev *d, uint64_t v)
 {
-	/* (A): pairs with the worker's acquire load; the slots up to v are
+	uint64_t from = atomic_load_explicit(&d->committed, memory_order_relaxed);
+
+	/* (A): each mark pairs with the worker's acquire load; its slot is
 	 * written. Then the event count, which wakes a sleeping worker. */
-	atomic_store_explicit(&d->committed, v, memory_order_release);
-	polled_queue_wake(d);
+	for (uint64_t u = from + 1; u <= v; u++)
+		atomic_store_explicit(&d->slot[u % POLLED_SLOTS].committed_as, u,
+				      memory_order_release);
+	atomic_store_explicit(&d->committed, v, memory_order_relaxed);
+	ck_ec_inc(&d->ec, ec_sp());
 }
 
 /* Fills run inside submit, with their argument valid only then. */

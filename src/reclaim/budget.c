@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * reclaim/budget.c: a device's budget (SPEC §9) and the bytes it holds of
+ * reclaim/budget.c: a device's budget (docs/reclamation.md) and the bytes it holds of
  * it: live memory and memory in its limbo, counted when the driver gives
  * it and uncounted when it goes back, never when released memory is
  * reused. Counting is one compare-and-swap, so an allocation is checked
@@ -32,22 +33,36 @@ budget_unreserve(struct reclaim *rc, uint64_t bytes)
 uint64_t
 rig_allocated(const struct rig_device *d)
 {
+	if (!d)
+		return rig_fail(0, "the device is NULL");
 	return atomic_load_explicit(&device_reclaim(d)->allocated, memory_order_relaxed);
 }
 
 uint64_t
 rig_budget(const struct rig_device *d)
 {
+	if (!d)
+		return rig_fail(0, "the device is NULL");
 	return atomic_load_explicit(device_budget(d), memory_order_relaxed);
 }
 
 int
 rig_set_budget(struct rig_device *d, uint64_t bytes)
 {
+	struct timeline *tl;
+	char chain[512];
+
 	if (!d)
 		return rig_fail(RIG_EINVAL, "the device is NULL");
 	if ((int64_t)bytes < 0)
 		return rig_fail(RIG_EINVAL, "%lld bytes is negative", (long long)bytes);
+	/* A lost device holds nothing more, and never will: a budget set
+	 * now would be a change no later call could see. */
+	tl = device_timeline(d);
+	if (atomic_load_explicit(&tl->lost, memory_order_acquire)) {
+		loss_chain_text(tl->loss, chain, sizeof(chain));
+		return rig_fail(RIG_ELOST, "%s is lost: %s", tl->name, chain);
+	}
 	atomic_store_explicit(device_budget(d), bytes, memory_order_relaxed);
 	return 0;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * reclaim/keep.c: deferred references to submissions (reclaim.h). A
  * submission let go while work submitted through it is in flight defers
@@ -56,14 +57,12 @@ reclaim_keeps(struct rig_device *d)
 {
 	struct limbo *keeps = &device_reclaim(d)->keeps;
 	struct limbo_item *due, *next;
-	bool emptied, again = false;
+	bool again = false;
 	uint64_t none;
 
-	if (!limbo_count(keeps) || process_forked())
+	if (process_forked())
 		return false;
-	due = limbo_due(keeps, LIMBO_IDLE, 0, 0, &none, &emptied);
-	if (emptied)
-		reclaim_pending(device_timeline(d), -1);
+	due = limbo_due(keeps, LIMBO_IDLE, 0, 0, &none);
 	for (; due; due = next) {
 		struct keep *k = (struct keep *)due;
 
@@ -77,6 +76,9 @@ reclaim_keeps(struct rig_device *d)
 		limbo_item_clear(&k->item);
 		free(k);
 	}
+	/* Emptied: the poller looks at the keeps no more. */
+	if (limbo_unwatch(keeps))
+		reclaim_pending(device_timeline(d), -1);
 	return again;
 }
 

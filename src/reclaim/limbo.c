@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * reclaim/limbo.c: the limbo of limbo.h. Puts land on a lock-free stack,
  * newest first; whoever holds the token moves them, oldest first, onto the
@@ -75,14 +76,13 @@ limbo_item_idle(const struct limbo_item *it)
 bool
 limbo_put_mp(struct limbo *l, struct limbo_item *it)
 {
-	bool first;
-
 	it->idle_ns = 0;
 	it->next = NULL;
 	atomic_store_explicit(&it->in, true, memory_order_relaxed);
-	first = atomic_fetch_add_explicit(&l->n, 1, memory_order_relaxed) == 0;
+	/* seq_cst, then watched: the Dekker pair of limbo_unwatch (limbo.h). */
+	atomic_fetch_add(&l->n, 1);
 	p_lfs_push(&l->incoming, &it->node);	/* publishes the writes above */
-	return first;
+	return !atomic_load(&l->watched) && !atomic_exchange(&l->watched, true);
 }
 
 /* ---- The token and the lists (a holder's alone) ---- */
@@ -177,21 +177,20 @@ hand_out(struct limbo_item *it)
 	atomic_store_explicit(&it->in, false, memory_order_release);
 }
 
-/* Under the token: k items were handed out; whether the limbo is empty
- * now (one count per call, so one caller sees each emptying). */
-static bool
+/* Under the token: k items were handed out. */
+static void
 handed(struct limbo *l, uint32_t k)
 {
-	return k && atomic_fetch_sub_explicit(&l->n, k, memory_order_relaxed) == k;
+	if (k)
+		atomic_fetch_sub_explicit(&l->n, k, memory_order_relaxed);
 }
 
 struct limbo_item *
-limbo_take(struct limbo *l, uint64_t key, bool wait, bool *emptied)
+limbo_take(struct limbo *l, uint64_t key, bool wait)
 {
 	struct limbo_list *li;
 	struct limbo_item *it = NULL;
 
-	*emptied = false;
 	if (!key || !limbo_count(l))
 		return NULL;
 	if (wait)
@@ -209,7 +208,7 @@ limbo_take(struct limbo *l, uint64_t key, bool wait, bool *emptied)
 		unlink_after(li, NULL, it);
 		hand_out(it);
 		it->next = NULL;
-		*emptied = handed(l, 1);
+		handed(l, 1);
 	}
 	let_go(l);
 	return it;
@@ -234,13 +233,12 @@ picked(struct limbo_item *it, size_t i, enum limbo_pick pick, uint64_t now,
 
 struct limbo_item *
 limbo_due(struct limbo *l, enum limbo_pick pick, uint64_t key, uint64_t now,
-	  uint64_t *next_ns, bool *emptied)
+	  uint64_t *next_ns)
 {
 	struct limbo_item *due = NULL, *it, *prev, *next;
 	uint32_t k = 0;
 
 	*next_ns = UINT64_MAX;
-	*emptied = false;
 	if (!limbo_count(l))
 		return NULL;
 	if (pick != LIMBO_AGED)
@@ -276,13 +274,13 @@ limbo_due(struct limbo *l, enum limbo_pick pick, uint64_t key, uint64_t now,
 			k++;
 		}
 	}
-	*emptied = handed(l, k);
+	handed(l, k);
 	let_go(l);
 	return due;
 }
 
 struct limbo_item *
-limbo_drain(struct limbo *l, bool *emptied)
+limbo_drain(struct limbo *l)
 {
 	struct limbo_item *all = NULL, *it, *next;
 	uint32_t k = 0;
@@ -298,9 +296,28 @@ limbo_drain(struct limbo *l, bool *emptied)
 		}
 		l->list[i].head = l->list[i].tail = NULL;
 	}
-	*emptied = handed(l, k);
+	handed(l, k);
 	let_go(l);
 	return all;
+}
+
+bool
+limbo_unwatch(struct limbo *l)
+{
+	bool ended = false;
+
+	if (limbo_count(l) || !atomic_load(&l->watched))
+		return false;
+	hold(l);		/* one unwatch at a time: each watch ends once */
+	if (!limbo_count(l) && atomic_load(&l->watched)) {
+		atomic_store(&l->watched, false);
+		/* A put that added to n before our store saw watched still
+		 * set: take the watch back, unless a later put already did
+		 * (and counted it again, so ours ends). */
+		ended = !atomic_load(&l->n) || atomic_exchange(&l->watched, true);
+	}
+	let_go(l);
+	return ended;
 }
 
 /* Add p to out[0..*n) (the highest value per slot), room permitting. */

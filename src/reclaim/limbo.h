@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * reclaim/limbo.h: things let go that may go back only once their points
  * are settled, a point being (slot, value) of rig_words. A device has two
@@ -77,6 +78,7 @@ struct limbo {
 	struct __cds_lfs_stack incoming;
 	_Atomic bool busy;		/* the token: the lists are its holder's */
 	_Atomic uint32_t n;		/* items put and not yet handed out */
+	_Atomic bool watched;		/* its owner counts it as pending */
 	struct limbo_list list[LIMBO_LISTS];
 };
 
@@ -108,22 +110,33 @@ limbo_count(const struct limbo *l)
 }
 
 /*
- * The limbo's count of items tells whoever moves it between none and some
- * (put_mp's answer, *emptied), once per change, so that its owner can cue
- * the poller per limbo rather than per item.
+ * Watching. The owner cues the poller per limbo, not per item: a put
+ * into a limbo nobody watches answers true, once, and the owner counts the
+ * limbo as pending (the poller looks at it from then on); it stays watched
+ * while takes empty and puts fill it again, so a stream of releases and
+ * reuses cues nobody. Only a pass that finds it empty ends the watch
+ * (limbo_unwatch). The invariant, at every moment no call is under way:
+ * an item in, the limbo watched. Why a put never lands unwatched: put adds
+ * to n, then reads watched; unwatch clears watched, then reads n (all
+ * sequentially consistent), so one of them sees the other's store, and
+ * the one that does sets watched again (exchange: once between them).
  */
-/* Put it in; true when the limbo was empty. */
+/* Put it in; true when the limbo was not watched (the caller counts it). */
 bool limbo_put_mp(struct limbo *l, struct limbo_item *it);
 /* The oldest item of key, if idle; NULL when there is none, or (unless
  * wait) when the token is busy. */
-struct limbo_item *limbo_take(struct limbo *l, uint64_t key, bool wait, bool *emptied);
+struct limbo_item *limbo_take(struct limbo *l, uint64_t key, bool wait);
 /* What pick chooses to go back, chained by next; *next_ns: when a reusable
  * item kept idle falls due (UINT64_MAX: none). The poller's pass (AGED)
  * only tries the token: busy, it answers NULL and *next_ns a moment on. */
 struct limbo_item *limbo_due(struct limbo *l, enum limbo_pick pick, uint64_t key,
-			     uint64_t now, uint64_t *next_ns, bool *emptied);
+			     uint64_t now, uint64_t *next_ns);
 /* Every item, chained by next. */
-struct limbo_item *limbo_drain(struct limbo *l, bool *emptied);
+struct limbo_item *limbo_drain(struct limbo *l);
+/* End the watch of an empty limbo: true when it ended (the caller counts
+ * it no more); false when it was not watched, or holds items, or one came
+ * meanwhile (it stays watched). Under the token. */
+bool limbo_unwatch(struct limbo *l);
 /* The points every item waits for, the highest per slot, into out: how
  * many (at most max; a full out leaves some slots out). */
 size_t limbo_points(struct limbo *l, struct limbo_point *out, size_t max);

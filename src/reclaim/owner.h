@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * reclaim/owner.h: what reclaim/ needs of the core, the layer above it,
  * which owns devices, allocations and submissions. reclaim/ includes no

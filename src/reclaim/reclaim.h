@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * reclaim/reclaim.h: release and return (SPEC §9), as the core calls them.
+ * reclaim/reclaim.h: release and return (docs/reclamation.md), as the core calls them.
  * A device's reclaim state is a zeroed struct reclaim: its limbo of
  * released memory, its limbo of what submissions keep, and the bytes it
  * holds of its budget. See README.md for what this folder owns.

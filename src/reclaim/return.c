@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * reclaim/return.c: when released memory goes back, and the loops that
  * wait for it. Three callers want it back: the poller, batched, when a
@@ -8,8 +9,10 @@
  * submission thread must not wait for values queued behind its own).
  */
 #include "reclaim/owner.h"
+#include "util/log.h"
 
 #define WAIT_POINTS 32		/* slots one wait round waits on */
+#define STALL_NS 10000000u	/* a reclaim wait this long is logged (warn) */
 
 void
 reclaim_pending(struct timeline *tl, int delta)
@@ -27,6 +30,10 @@ alloc_reclaim(struct rig_device *d)
 	size_t n;
 
 	n = alloc_return(d, LIMBO_AGED, 0, now, &next);
+	/* Emptied since the last pass (reuses take what releases put, with
+	 * no cue each time): the poller looks no more. */
+	if (limbo_unwatch(&device_reclaim(d)->memory))
+		reclaim_pending(device_timeline(d), -1);
 	/* Kept memory that ages, or a keep its submitter had not yet
 	 * passed, falls due with no word moving: the poller looks again. */
 	if (again && now + KEEP_RETRY_NS < next)
@@ -62,8 +69,17 @@ reclaim_waiting(struct rig_device *d)
 	struct limbo_point p[WAIT_POINTS];
 	size_t n = limbo_points(&device_reclaim(d)->memory, p, WAIT_POINTS);
 
+	uint64_t t0 = n && util_log_on(UTIL_LOG_WARN) ? rig_now_ns() : 0;
+
+	if (n)
+		util_log(UTIL_LOG_DEBUG, "%s: an allocation waits for the work of released memory (%zu points)",
+			 device_timeline(d)->name, n);
 	for (size_t i = 0; i < n; i++)
 		timeline_wait_slot(p[i].slot, p[i].value, UINT64_MAX);
+	if (t0 && rig_now_ns() - t0 >= STALL_NS)
+		util_log_write(UTIL_LOG_WARN, "%s: reclaim stalled: an allocation waited %llu ms for the work of released memory",
+			       device_timeline(d)->name,
+			       (unsigned long long)((rig_now_ns() - t0) / 1000000u));
 	reclaim_room(d, 0);
 	return n > 0;
 }
@@ -76,5 +92,8 @@ reclaim_retry(struct rig_device *d, int (*attempt)(void *arg), void *arg)
 	while ((ret = attempt(arg)) == RIG_ENOMEM)
 		if (!reclaim_room(d, 0) && !reclaim_waiting(d))
 			break;
+	if (ret == RIG_ENOMEM)
+		util_log(UTIL_LOG_WARN, "%s: out of memory: no released memory is left to come back",
+			 device_timeline(d)->name);
 	return ret;
 }

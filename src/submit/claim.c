@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * submit/claim.c: claiming memory (SPEC §4). A claim locks every allocation
+ * submit/claim.c: claiming memory (docs/order.md). A claim locks every allocation
  * a submit or host access uses (util/spin.h: a short lock, since a claim
  * only reads and stamps segments), in address order so two claims never
  * deadlock, and reads from their stamps what the use must wait for. A
@@ -43,7 +44,8 @@ claim_unlock(struct use *u, size_t n)
 	/* First every range (an allocation's uses are neighbours in u, all
 	 * under its lock), then the locks. */
 	for (size_t i = 0; i < n; i++)
-		stamps_tidy_near(&u[i].a->stamps, u[i].lo, u[i].hi);
+		if (u[i].a->stamps.n > 1)	/* one segment: nothing to join */
+			stamps_tidy_near(&u[i].a->stamps, u[i].lo, u[i].hi);
 	unlock_all(u, n);
 }
 
@@ -78,6 +80,17 @@ lock_all_quiet(struct use *u, size_t n)
 	}
 }
 
+/* A use's waits; a buffer used whole inline (stamp.h). */
+static inline int
+prepare(const struct use *u, struct waitset *ws)
+{
+	struct stamps *s = &u->a->stamps;
+
+	if (u->lo < u->hi && stamps_whole(s, u->lo, u->hi))
+		return seg_prepare(&s->seg[0], u->kind, ws);
+	return stamps_prepare(s, u->lo, u->hi, u->kind, ws);
+}
+
 int
 claim_lock(struct use *u, size_t n, struct waitset *ws)
 {
@@ -96,7 +109,7 @@ claim_lock(struct use *u, size_t n, struct waitset *ws)
 			claim_unlock(u, n);
 			return device_check_live(NULL, u[i].a->d);
 		}
-		if (stamps_prepare(&u[i].a->stamps, u[i].lo, u[i].hi, u[i].kind, ws) < 0) {
+		if (prepare(&u[i], ws) < 0) {
 			claim_unlock(u, n);
 			return rig_cause(RIG_ENOMEM, "no memory for the stamps of a claim");
 		}
@@ -112,7 +125,12 @@ void
 claim_record(struct use *u, size_t n, struct stamp st)
 {
 	for (size_t i = 0; i < n; i++) {
-		stamps_record(&u[i].a->stamps, u[i].lo, u[i].hi, u[i].kind, st);
+		struct stamps *s = &u[i].a->stamps;
+
+		if (u[i].lo < u[i].hi && stamps_whole(s, u[i].lo, u[i].hi))
+			seg_record(&s->seg[0], u[i].kind, st);
+		else
+			stamps_record(s, u[i].lo, u[i].hi, u[i].kind, st);
 #ifdef RIG_TEST_HOOKS
 		if (claim_trace)
 			claim_trace(&u[i], st);

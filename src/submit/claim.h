@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * submit/claim.h: claiming memory for a submit or a host access (SPEC §4,
- * rule 3), routing a submit's waits, and posting a copy. The objects
+ * submit/claim.h: claiming memory for a submit or a host access (docs/order.md,
+ * docs/order.md, rule 3), routing a submit's waits, and posting a copy. The objects
  * claimed (struct alloc, struct rig_device) are core's (core/device.h).
  */
 #ifndef SUBMIT_CLAIM_H
@@ -53,7 +54,7 @@ int claim_wait_host(const struct waitset *ws, struct stamp *dropped);
 /*
  * copy.c: post a copy of bytes from src to dst (bytes 0 with src == dst a
  * file: a barrier, io.c) on d's copy engine as the work of d's next value,
- * claiming u[0..n) (rule 3); *out (may be NULL) gets its point. Refusals
+ * claiming u[0..n) (docs/order.md, rule 3); *out (may be NULL) gets its point. Refusals
  * name func.
  */
 int copy_post(const char *func, struct rig_device *d, const struct rig_buffer *src,
@@ -66,9 +67,11 @@ int copy_post(const char *func, struct rig_device *d, const struct rig_buffer *s
  * d's queues will wait for it; RIG_ELOST naming func where one waits for
  * a value a loss dropped. route_commit, after the claim (no lock of
  * another device's held while it commits a producer's value): those
- * waits into job->waits and job->host_waits, each with room for ws->n.
+ * waits into job->waits and job->host_waits of v's job, each with room
+ * for ws->n.
  */
 int route_check(const char *func, struct rig_device *d, struct waitset *ws);
-void route_commit(struct rig_device *d, const struct waitset *ws, struct job *job);
+void route_commit(struct rig_device *d, const struct waitset *ws, struct job *job,
+		  uint64_t v);
 
 #endif

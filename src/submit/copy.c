@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * submit/copy.c: rig_buffer_copy(), a one-part submission of a copy on the
  * buffers' device, on its copy engine: claimed like every submit (claim.c),
@@ -10,6 +11,7 @@
  * as against its own.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/buffer.h"
 #include "core/error.h"
@@ -80,24 +82,32 @@ check_copy(struct rig_buffer *src, struct rig_buffer *dst)
 
 /* v's job in mem: a copy of bytes from src to dst on d, with room for
  * nwaits waits of either kind. Under the claim: the locations are those
- * the memory has while the claim holds it live. */
+ * the memory has while the claim holds it live. Field by field, not by a
+ * compound literal: that would zero the whole union of work kinds (a
+ * string store that costs more than the rest of the job) where a copy
+ * needs its own fields and a clean scratch. */
 static struct copy_job *
 make_job(void *mem, void *heap, struct rig_device *d, const struct rig_buffer *src,
 	 const struct rig_buffer *dst, uint64_t bytes, size_t nwaits)
 {
 	struct copy_job *cj = mem;
+	struct rig_part *p = &cj->part;
+	struct rig_copy *c = &p->u.copy;
 
-	cj->job = (struct job){ .parts = &cj->part, .nparts = 1, .waits = cj->waits,
+	cj->job = (struct job){ .parts = p, .nparts = 1, .waits = cj->waits,
 				.host_waits = (struct stamp *)(cj->waits + nwaits),
 				.heap = heap };
-	cj->part = (struct rig_part){ .kind = RIG_COPY_PART,
-				      .queue = (uint32_t)d->facts.copy_engine };
-	cj->part.u.copy = (struct rig_copy){
-		.src = { src->a->loc, src->offset },
-		.dst = { dst->a->loc, dst->offset },
-		.bytes = bytes, .rows = 1, .src_pitch = bytes, .dst_pitch = bytes,
-		.fill = -1,
-	};
+	p->kind = RIG_COPY_PART;
+	p->queue = (uint32_t)d->facts.copy_engine;
+	p->follows = NULL;
+	p->nfollows = 0;
+	memset(p->scratch, 0, sizeof(p->scratch));
+	c->src = (struct rig_span){ src->a->loc, src->offset };
+	c->dst = (struct rig_span){ dst->a->loc, dst->offset };
+	c->bytes = bytes;
+	c->rows = 1;
+	c->src_pitch = c->dst_pitch = bytes;
+	c->fill = -1;
 	return cj;
 }
 
@@ -113,7 +123,7 @@ copy_post(const char *func, struct rig_device *d, const struct rig_buffer *src,
 	uint64_t v;
 	int ret;
 
-	waitset_init(&ws);
+	waitset_init(&ws, d->tl.slot);
 	if ((ret = claim_lock(u, n, &ws)) < 0)
 		return rig_fail_keep(func, ret);
 	/* A device's end marks its memory dead under these locks: checked
@@ -134,7 +144,7 @@ copy_post(const char *func, struct rig_device *d, const struct rig_buffer *src,
 	}
 	cj = make_job(heap ? heap : submit_room(&d->sub, v), heap, d, src, dst, bytes, ws.n);
 	claim_unlock(u, n);
-	route_commit(d, &ws, &cj->job);
+	route_commit(d, &ws, &cj->job, v);
 	waitset_fini(&ws);
 	submit_publish(&d->sub, v, &cj->job);
 	if (out)

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * submit/place.c: rule 2 and queue placement (place.h). A submission is
+ * submit/place.c: rule 2 (docs/order.md) and queue placement (place.h). A submission is
  * made once, but made often enough to count (make_1000_parts): a slot
  * conflicts with every use of the other part where either writes, so a
  * summary of each part (does it use a slot, write one, write anything)

@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * submit/place.h: rule 2 of Order and the placement of parts on queues
- * (seeds 000 and 002), as a pure function of what each part uses.
+ * submit/place.h: rule 2 of docs/order.md and the placement of parts on queues
+ * (docs/submissions.md, Placement), as a pure function of what each part uses.
  *
  * A use is a slot, or a byte range of an allocation, read or written. Two
  * uses conflict where either writes and they may share memory: either is a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * submit/ring.c: the sequence-numbered ring of ring.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * submit/ring.h: the device's submission ring. Slots are indexed by value:
  * the submitter that drew value v from the device's counter fills slot

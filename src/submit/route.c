@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * submit/route.c: where a submit's waits go (SPEC §4, rule 3). A wait on the
- * device's own timeline is dropped (device order, rule 1); a producer the
+ * submit/route.c: where a submit's waits go (docs/order.md, rule 3). A wait on the
+ * device's own timeline is dropped (device order, docs/order.md, rule 1); a producer the
  * device's queues can wait for (facts.waits) becomes a driver wait, and its
  * value is committed first (no queue waits on work its driver holds); the
  * host waits for the rest before the driver's submit. A wait on a value a
@@ -47,13 +48,13 @@ route_check(const char *func, struct rig_device *d, struct waitset *ws)
 			continue;	/* ended: its word shows every value */
 		/* Dropped first: after the producer's stop its word shows
 		 * its dropped values too. */
-		if (atomic_load(&tl->lost) && st.value > atomic_load(&tl->lost_at))
+		if (timeline_dropped(tl, st.value))
 			ret = dropped(func, tl, st.value);
 		else if (timeline_settled(tl, st.value))
 			ret = 1;
-		/* A producer lost after this, while the wait is a driver's,
-		 * loses this device too (loss.c: the note); a host wait ends
-		 * once the producer stopped, and this device goes on. */
+		/* A producer lost after this with the value dropped loses
+		 * this device too: by the note where the wait is a driver's
+		 * (loss.c), by the host wait otherwise (submit.c). */
 		else if (queues_wait_for(d, tl->completion) &&
 			 (ret = timeline_note_wait(&d->tl, tl, st.value)) < 0)
 			ret = ret == RIG_ELOST ? device_check_live(func, d) :
@@ -69,7 +70,8 @@ route_check(const char *func, struct rig_device *d, struct waitset *ws)
 }
 
 void
-route_commit(struct rig_device *d, const struct waitset *ws, struct job *job)
+route_commit(struct rig_device *d, const struct waitset *ws, struct job *job,
+	     uint64_t v)
 {
 	for (size_t i = 0; i < ws->n; i++) {
 		struct stamp st = ws->w[i];
@@ -78,13 +80,17 @@ route_commit(struct rig_device *d, const struct waitset *ws, struct job *job)
 		if (!tl)
 			continue;	/* ended since: its word shows every value */
 		/* A driver wait only on a committed value (no queue waits on
-		 * work its driver holds); a producer lost since is waited for
-		 * on the host, which ends once it stopped. */
-		if (queues_wait_for(d, tl->completion) && tl->commit(tl, st.value) == 0)
+		 * work its driver holds); a producer lost since, or whose
+		 * driver is inside a call that may block (commit answers 1:
+		 * a submit never waits behind another device's driver), is
+		 * waited for on the host, which commits it then. */
+		if (queues_wait_for(d, tl->completion) && tl->commit(tl, st.value) == 0) {
 			job->waits[job->nwaits++] = (struct rig_wait){
 				tl->word, st.value, tl->completion };
-		else
+			timeline_queue_wait(&d->tl, tl, v);	/* its hang clock */
+		} else {
 			job->host_waits[job->nhost_waits++] = st;
+		}
 		timeline_put(tl);
 	}
 }

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * submit/runs.c: a submission's runs and their takers (seed 002, take).
+ * submit/runs.c: a submission's runs and their takers (docs/submissions.md, Runs).
  *
  * Lock-free: a taker first swaps the submission's cached run out (a lone
  * taker finds its own run there every time, with its stores), then pops the
@@ -81,6 +82,9 @@ rig_run_take(struct rig_submission *s, struct rig_run **out)
 	if (!s || !out)
 		return rig_fail(RIG_EINVAL, "the %s is NULL", !s ? "submission" : "out");
 	if (!s->run_bytes) {
+		/* Shared, but each take holds s like any run: a taken run
+		 * stays valid after rig_submission_release(). */
+		submission_get(s);
 		submission_hold(s, 1);
 		*out = &s->shared;
 		return 0;
@@ -103,8 +107,10 @@ run_give_back(struct rig_run *r)
 	struct rig_run *none = NULL;
 
 	submission_hold(s, -1);
-	if (r == &s->shared)
+	if (r == &s->shared) {
+		submission_put(s);	/* may free s, and r with it */
 		return;
+	}
 	/* Pairs with the acquire exchange in take: the stores travel. */
 	if (!atomic_compare_exchange_strong_explicit(&s->cached, &none, r,
 			memory_order_release, memory_order_relaxed))
@@ -124,6 +130,9 @@ check_store(struct rig_run *r, size_t i, size_t bytes)
 {
 	const struct rig_submission *s = r->s;
 
+	if ((ptrdiff_t)bytes < 0)
+		return rig_fail_at("rig_run_store", RIG_EINVAL, "%td bytes is negative",
+				   (ptrdiff_t)bytes);
 	if (i >= s->nparts)
 		return rig_fail_at("rig_run_store", RIG_EINVAL, "no part %zu (the submission has %zu)",
 				   i, s->nparts);
@@ -137,10 +146,20 @@ check_store(struct rig_run *r, size_t i, size_t bytes)
 	return 0;
 }
 
+/* A group's threads; UINT64_MAX where the product passes 64 bits. */
+static uint64_t
+group_threads(const uint32_t group[3])
+{
+	uint64_t t = (uint64_t)group[0] * group[1];
+
+	return __builtin_mul_overflow(t, group[2], &t) ? UINT64_MAX : t;
+}
+
 int
 rig_run_store(struct rig_run *r, size_t i, const uint32_t grid[3],
 	      const uint32_t group[3], const void *params, size_t bytes)
 {
+	const struct rig_opt *most;
 	struct block *b;
 	int ret;
 
@@ -155,6 +174,13 @@ rig_run_store(struct rig_run *r, size_t i, const uint32_t grid[3],
 		if (!grid || !group || !grid[0] || !grid[1] || !grid[2] ||
 		    !group[0] || !group[1] || !group[2])
 			return rig_fail(RIG_EINVAL, "part %zu: an empty grid or group", i);
+		/* Seed 000, entry: rig refuses a run that sets more threads
+		 * than the function allows. */
+		most = &r->s->parts[i].fn->entry.threads;
+		if (most->some && group_threads(group) > (uint64_t)most->value)
+			return rig_fail(RIG_EINVAL,
+					"part %zu: a group of %u x %u x %u threads, more than the %lld its function allows",
+					i, group[0], group[1], group[2], (long long)most->value);
 		memcpy(b->grid, grid, sizeof(b->grid));
 		memcpy(b->group, group, sizeof(b->group));
 	}
@@ -166,8 +192,10 @@ rig_run_store(struct rig_run *r, size_t i, const uint32_t grid[3],
 void *
 rig_run_params(struct rig_run *r, size_t i)
 {
-	if (!r || i >= r->s->nparts || (r->s->parts[i].kind != RIG_LAUNCH &&
-					  r->s->parts[i].kind != RIG_FILL))
+	if (!r)
+		return rig_fail(0, "the run is NULL"), NULL;
+	if (i >= r->s->nparts || (r->s->parts[i].kind != RIG_LAUNCH &&
+				  r->s->parts[i].kind != RIG_FILL))
 		return NULL;
 	return r->bytes + r->s->parts[i].block + BLOCK_HEADER;
 }

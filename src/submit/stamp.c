@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * submit/stamp.c: the segment map of stamp.h. Segments are sorted, cover
  * the allocation's words without gaps, and are split only at the edges of
@@ -46,10 +47,8 @@ stamps_clear(struct stamps *s)
 }
 
 int
-waitset_add(struct waitset *ws, struct stamp st)
+waitset_insert(struct waitset *ws, struct stamp st)
 {
-	if (!st.value)
-		return 0;
 	for (size_t i = 0; i < ws->n; i++)
 		if (ws->w[i].slot == st.slot) {
 			if (st.value > ws->w[i].value)
@@ -145,30 +144,17 @@ split_at(struct stamps *s, uint64_t x)
 	return 0;
 }
 
-/* Room for one more read in g. */
-static int
-reserve_read(struct seg *g)
+int
+seg_grow_reads(struct seg *g)
 {
-	uint32_t cap;
-	struct stamp *r;
+	uint32_t cap = g->cap ? g->cap * 2 : 4;
+	struct stamp *r = realloc(g->reads, cap * sizeof(*r));
 
-	if (g->nreads < g->cap)
-		return 0;
-	cap = g->cap ? g->cap * 2 : 4;
-	r = realloc(g->reads, cap * sizeof(*r));
 	if (!r)
 		return -ENOMEM;
 	g->reads = r;
 	g->cap = cap;
 	return 0;
-}
-
-/* The use covers the one segment of a map that has one: a buffer used
- * whole, the common case, needs no search, split or join. */
-static bool
-whole(const struct stamps *s, uint64_t lo, uint64_t hi)
-{
-	return s->n == 1 && lo == 0 && hi >= s->seg[0].hi;
 }
 
 int
@@ -179,38 +165,15 @@ stamps_prepare(struct stamps *s, uint64_t lo, uint64_t hi, enum use_kind u,
 
 	if (lo >= hi)
 		return 0;
-	if (!whole(s, lo, hi)) {
+	if (!stamps_whole(s, lo, hi)) {
 		if (split_at(s, lo) < 0 || split_at(s, hi) < 0)
 			return -ENOMEM;
 		first = find(s, lo);
 	}
-	for (size_t i = first; i < s->n && s->seg[i].lo < hi; i++) {
-		struct seg *g = &s->seg[i];
-
-		if (waitset_add(ws, g->write) < 0)
+	for (size_t i = first; i < s->n && s->seg[i].lo < hi; i++)
+		if (seg_prepare(&s->seg[i], u, ws) < 0)
 			return -ENOMEM;
-		if (u == USE_READ) {
-			if (reserve_read(g) < 0)
-				return -ENOMEM;
-			continue;
-		}
-		for (uint32_t k = 0; k < g->nreads; k++)
-			if (waitset_add(ws, g->reads[k]) < 0)
-				return -ENOMEM;
-	}
 	return 0;
-}
-
-static void
-add_read(struct seg *g, struct stamp st)
-{
-	for (uint32_t k = 0; k < g->nreads; k++)
-		if (g->reads[k].slot == st.slot) {
-			if (st.value > g->reads[k].value)
-				g->reads[k].value = st.value;
-			return;
-		}
-	g->reads[g->nreads++] = st;	/* room made by stamps_prepare() */
 }
 
 void
@@ -219,16 +182,9 @@ stamps_record(struct stamps *s, uint64_t lo, uint64_t hi, enum use_kind u,
 {
 	/* The edges lo and hi were made by stamps_prepare(), and nothing
 	 * joins segments until the claim ends (stamps_tidy_near). */
-	for (size_t i = whole(s, lo, hi) ? 0 : find(s, lo); i < s->n && s->seg[i].lo < hi; i++) {
-		struct seg *g = &s->seg[i];
-
-		if (u == USE_READ) {
-			add_read(g, st);
-		} else {
-			g->write = st;
-			g->nreads = 0;
-		}
-	}
+	for (size_t i = stamps_whole(s, lo, hi) ? 0 : find(s, lo);
+	     i < s->n && s->seg[i].lo < hi; i++)
+		seg_record(&s->seg[i], u, st);
 }
 
 int

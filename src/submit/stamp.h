@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * submit/stamp.h: the stamps of one allocation (SPEC §4, rule 3). For each
+ * submit/stamp.h: the stamps of one allocation (docs/order.md, rule 3). For each
  * run of 4-byte words the allocation keeps the point of its last write and
  * the points of the reads since, at most one per timeline slot (a later
  * value of a device implies its earlier ones: device order).
@@ -17,6 +18,7 @@
 #ifndef SUBMIT_STAMP_H
 #define SUBMIT_STAMP_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -39,14 +41,18 @@ struct stamps {
 };
 
 /*
- * The points a submit waits for: at most one per slot, the highest. A
- * zeroed waitset is empty; the first points go in its own array, so a
- * submit that waits on few devices allocates nothing. Not to be copied.
+ * The points a submit waits for: at most one per slot, the highest, and
+ * none of the claiming device's own slot (own; -1 for the host), which
+ * device order already gives (rule 1), so a device's stream of submits on
+ * the same buffers keeps an empty set. The first points go in its own
+ * array, so a submit that waits on few devices allocates nothing. Made by
+ * waitset_init(); not to be copied.
  */
 #define WAITSET_SMALL 8
 struct waitset {
 	struct stamp *w;
 	size_t n, cap;
+	int own;
 	struct stamp small[WAITSET_SMALL];
 };
 
@@ -77,16 +83,25 @@ void stamps_tidy_near(struct stamps *s, uint64_t lo, uint64_t hi);
  * lacking some. */
 int stamps_waits(const struct stamps *s, struct waitset *ws);
 
-/* Add (slot, value) to ws, keeping the highest value per slot. */
-int waitset_add(struct waitset *ws, struct stamp st);
+/* Add (slot, value) to ws, keeping the highest value per slot; none, of
+ * no value or ws's own slot. 0 or -ENOMEM. */
+int waitset_insert(struct waitset *ws, struct stamp st);
+static inline int
+waitset_add(struct waitset *ws, struct stamp st)
+{
+	if (!st.value || (int)st.slot == ws->own)
+		return 0;
+	return waitset_insert(ws, st);
+}
 void waitset_fini(struct waitset *ws);
-/* An empty set, without zeroing its small array (a submit's hot path;
- * `= { 0 }` does the same at more cost). */
+/* An empty set for a claim by the device of slot own (-1: the host),
+ * without zeroing its small array (a submit's hot path). */
 static inline void
-waitset_init(struct waitset *ws)
+waitset_init(struct waitset *ws, int own)
 {
 	ws->w = NULL;
 	ws->n = ws->cap = 0;
+	ws->own = own;
 }
 
 /* The words a byte range [offset, offset + bytes) touches. */
@@ -95,6 +110,51 @@ words_of(uint64_t offset, uint64_t bytes, uint64_t *lo, uint64_t *hi)
 {
 	*lo = offset / 4;
 	*hi = (offset + bytes + 3) / 4;
+}
+
+/*
+ * One segment's share of a claim: stamps_prepare() and stamps_record() for
+ * each segment of a use, inline for a claim of a buffer used whole (its
+ * map's one segment: the common case, no search, split or join).
+ */
+static inline bool
+stamps_whole(const struct stamps *s, uint64_t lo, uint64_t hi)
+{
+	return s->n == 1 && lo == 0 && hi >= s->seg[0].hi;
+}
+
+int seg_grow_reads(struct seg *g);
+
+/* What a use of g waits for, and room for its read. */
+static inline int
+seg_prepare(struct seg *g, enum use_kind u, struct waitset *ws)
+{
+	if (waitset_add(ws, g->write) < 0)
+		return -ENOMEM;
+	if (u == USE_READ)
+		return g->nreads < g->cap ? 0 : seg_grow_reads(g);
+	for (uint32_t k = 0; k < g->nreads; k++)
+		if (waitset_add(ws, g->reads[k]) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+/* Record a prepared use of g by st. */
+static inline void
+seg_record(struct seg *g, enum use_kind u, struct stamp st)
+{
+	if (u != USE_READ) {
+		g->write = st;
+		g->nreads = 0;
+		return;
+	}
+	for (uint32_t k = 0; k < g->nreads; k++)
+		if (g->reads[k].slot == st.slot) {
+			if (st.value > g->reads[k].value)
+				g->reads[k].value = st.value;
+			return;
+		}
+	g->reads[g->nreads++] = st;	/* room made by seg_prepare() */
 }
 
 #endif

@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * submit/submission.c: rig_submission_make() and what a submission keeps.
- * Every refusal of seed 002 is made here, before anything is kept, with a
+ * Every refusal of docs/submissions.md is made here, before anything is kept, with a
  * message that names the part and the rule it breaks.
  */
 #include <stdio.h>
@@ -127,13 +128,18 @@ check_ref(struct rig_submission *s, size_t i, const struct rig_part_spec *p,
 	if (r->kind != RIG_REF_ENTRY && r->slot < 0)
 		return part_fail(i, p->kind, "ref %zu names slot %lld, which is negative",
 				 k, (long long)r->slot);
+	if (r->kind != RIG_REF_ENTRY && r->slot >= SLOTS_MAX)
+		return part_fail(i, p->kind, "ref %zu names slot %lld, above the most, %d",
+				 k, (long long)r->slot, SLOTS_MAX - 1);
 	if (r->at < 0 || r->at % 8)
 		return part_fail(i, p->kind, "ref %zu is at %lld, %s", k, (long long)r->at,
 				 r->at < 0 ? "which is negative" : "no multiple of 8");
-	if (r->at + 8 > p->params)
+	/* Subtractions, not at + 8: an at near INT64_MAX must not wrap
+	 * round to pass (params is 0 .. PARAMS_MAX here). */
+	if (r->at > p->params - 8)
 		return part_fail(i, p->kind, "ref %zu's 8 bytes at %lld lie past the part's %lld params bytes",
 				 k, (long long)r->at, (long long)p->params);
-	if (e && e->params.some && r->at + 8 > e->params.value)
+	if (e && e->params.some && (e->params.value < 8 || r->at > e->params.value - 8))
 		return part_fail(i, p->kind, "ref %zu's 8 bytes at %lld lie past the %lld bytes its function reads",
 				 k, (long long)r->at, (long long)e->params.value);
 	if (r->kind == RIG_REF_ENTRY && !r->fn)
@@ -166,6 +172,8 @@ check_code(struct rig_submission *s, size_t i, const struct rig_part_spec *p)
 	    p->params < p->fn->entry.params.value)
 		return part_fail(i, p->kind, "%lld params bytes, fewer than the %lld its function reads",
 				 (long long)p->params, (long long)p->fn->entry.params.value);
+	if ((ptrdiff_t)p->nrefs < 0)
+		return part_fail(i, p->kind, "%td refs is negative", (ptrdiff_t)p->nrefs);
 	if (p->nrefs && !p->refs)
 		return part_fail(i, p->kind, "%zu refs but no array of them", p->nrefs);
 	for (size_t k = 0; k < p->nrefs; k++)
@@ -180,6 +188,9 @@ check_side(struct rig_submission *s, size_t i, const char *which,
 {
 	const struct rig_buffer *b = side.buffer;
 
+	if (!b && side.slot >= SLOTS_MAX)
+		return part_fail(i, RIG_COPY, "%s names slot %lld, above the most, %d",
+				 which, (long long)side.slot, SLOTS_MAX - 1);
 	if (!b)
 		return side.slot < 0 ?
 		       part_fail(i, RIG_COPY, "%s names slot %lld, which is negative",
@@ -387,7 +398,7 @@ slot_use(int64_t slot, enum use_kind kind)
 	return (struct place_use){ .is_slot = true, .slot = slot, .kind = kind };
 }
 
-/* What part i uses, for rule 2 (unordered refs order nothing). */
+/* What part i uses, for docs/order.md, rule 2 (unordered refs order nothing). */
 static size_t
 part_uses(const struct sub_part *p, struct place_use *u)
 {
@@ -488,7 +499,7 @@ static_work(struct rig_submission *s, size_t i, union rig_work *w)
 	}
 }
 
-/* RIG_NEVER where the parts alone decide it (seed 002, Valid submissions). */
+/* RIG_NEVER where the parts alone decide it (docs/submissions.md, Room). */
 static int
 ask_room(struct rig_submission *s)
 {
@@ -582,6 +593,8 @@ err:
 size_t
 rig_submission_slots(const struct rig_submission *s)
 {
+	if (!s)
+		return rig_fail(0, "the submission is NULL"), 0;
 	return s->nslots;
 }
 
@@ -589,8 +602,11 @@ int
 rig_submission_part(const struct rig_submission *s, size_t i, uint32_t *queue,
 		    const uint32_t **follows, uint32_t *nfollows)
 {
-	if (!s || i >= s->nparts)
-		return rig_fail(RIG_EINVAL, "no part %zu", i);
+	if (!s || !queue || !follows || !nfollows)
+		return rig_fail(RIG_EINVAL, "the %s is NULL", !s ? "submission" :
+				!queue ? "queue" : !follows ? "follows" : "nfollows");
+	if (i >= s->nparts)
+		return rig_fail(RIG_EINVAL, "no part %zu (the submission has %zu)", i, s->nparts);
 	*queue = s->dparts[i].queue;
 	*follows = s->dparts[i].follows;
 	*nfollows = s->dparts[i].nfollows;

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * submit/submission.h: prepared submissions and their runs (seed 002).
+ * submit/submission.h: prepared submissions and their runs (docs/submissions.md).
  *
  * A submission is made once: its parts validated, placed on queues with
  * their follow lists (submit/place.c), and its driver parts kept in dparts,
@@ -27,6 +28,10 @@
 #define BLOCK_HEADER 32
 #define FILL_HEADER 16		/* before a fill's argument in a job: its function */		/* grid[3], group[3], 8 spare bytes */
 #define PARAMS_MAX ((1ll << 31) - BLOCK_HEADER)
+/* The most slots a submission has (rig.h, RIG_SLOTS_MAX): a slot names one
+ * of a submit's buffers, and a higher one would only have make allocate a
+ * slot table for buffers no submit passes. */
+#define SLOTS_MAX RIG_SLOTS_MAX
 
 struct block {
 	uint32_t grid[3];

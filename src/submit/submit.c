@@ -1,10 +1,11 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * submit/submit.c: the device's submission thread and the driver calls.
  *
  * The thread takes the ring's jobs in value order. For each it waits on the
  * host for the producers the device's queues cannot wait for, asks room
  * until the parts fit, calls submit, and commits when nothing else is
- * queued (SPEC §3: work never idles uncommitted while nothing else
+ * queued (docs/order.md, Commits: work never idles uncommitted while nothing else
  * arrives) or when a waiter asked for the value. Waiters that find their
  * value already submitted commit it themselves, under the driver lock.
  *
@@ -20,7 +21,13 @@
  * reserve takes the driver lock and its publish runs the job and lets the
  * lock go, so values run in the order drawn.
  *
- * A loss (SPEC §7): no reserve succeeds any more, and the thread, woken,
+ * A driver whose calls may block (facts.may_block): the thread marks each
+ * call busy (timeline busy_since: the hang clock runs while one holds a
+ * waiter up, and exit gives up on one that does not return), and a
+ * waiter only tries the driver lock, asking again rather than sleeping
+ * behind the call.
+ *
+ * A loss (docs/loss.md): no reserve succeeds any more, and the thread, woken,
  * drops the jobs still published (they never reach the driver). Once no
  * reserve is still publishing (inflight == 0) and no counted call is in
  * flight, it stops the driver under the driver lock, so no room, submit or
@@ -40,7 +47,6 @@
 #include "rig.h"
 #include "submit/submit.h"
 
-#define HOST_WAIT_SLICE_NS 1000000u	/* a host wait looks at our own loss this often */
 
 static bool
 is_lost(struct submitter *s)
@@ -144,8 +150,20 @@ commit_for_waiter(struct timeline *tl, uint64_t v)
 		sring_ring(&s->ring);
 		return 0;
 	}
-	pthread_mutex_lock(&s->driver_lock);
+	if (!s->may_block) {
+		pthread_mutex_lock(&s->driver_lock);
+		ret = commit_locked(s, v);
+		pthread_mutex_unlock(&s->driver_lock);
+		return ret;
+	}
+	/* A driver whose calls may block: never wait behind one (a waiter
+	 * keeps its deadline, and the hang clock runs meanwhile); ask
+	 * again later (1), and the call itself is counted as busy. */
+	if (pthread_mutex_trylock(&s->driver_lock) != 0)
+		return is_lost(s) ? RIG_ELOST : 1;
+	atomic_store(&tl->busy_since, rig_now_ns());
 	ret = commit_locked(s, v);
+	atomic_store(&tl->busy_since, 0);
 	pthread_mutex_unlock(&s->driver_lock);
 	return ret;
 }
@@ -286,7 +304,11 @@ run_locked(struct submitter *s, uint64_t v, struct job *job, bool more, bool dir
 		submit_lose_at(s, v, job, "submit failed: %s", failure);
 		goto out;
 	}
-	atomic_store(&s->tl->submitted, v);
+	/* seq_cst where more follows: Dekker with a waiter's raise of
+	 * commit_want (commit_for_waiter), one of us commits v. Else v is
+	 * committed here whatever a waiter did. */
+	atomic_store_explicit(&s->tl->submitted, v,
+			      more ? memory_order_seq_cst : memory_order_release);
 	if (r == RIG_COMMITTED) {
 		raise_committed(s, v);
 		/* Work that ran inside submit moved the word, and nobody else
@@ -312,23 +334,21 @@ submit_passed(struct submitter *s, uint64_t v)
 
 /*
  * The host's share of v's job: its waits on producers the queues can't
- * wait for. A producer's loss signals its dropped values, and a device
- * that waited on the host is not lost with it (SPEC §7).
+ * wait for. Each is one wait, so the producer's hang clock runs on for
+ * its whole length; a loss of our own ends it (the job is then dropped),
+ * so the driver's stop is never held up by another device's stalled
+ * work. A producer's loss that dropped a value the job waits for loses
+ * this device "lost with" the producer (timeline_wait_producer()): the
+ * job never runs on memory whose last write was dropped (README, Loss).
  */
 static void
 host_waits(struct submitter *s, struct job *job)
 {
 	if (!job)
 		return;
-	for (size_t i = 0; i < job->nhost_waits; i++)
-		/* In slices: a loss of our own ends the wait (the job is
-		 * then dropped), so the driver's stop is never held up by
-		 * another device's stalled work. */
-		while (timeline_wait_slot(job->host_waits[i].slot,
-					  job->host_waits[i].value,
-					  HOST_WAIT_SLICE_NS) == RIG_ETIMEDOUT &&
-		       !is_lost(s))
-			;
+	for (size_t i = 0; i < job->nhost_waits && !is_lost(s); i++)
+		timeline_wait_producer(s->tl, job->host_waits[i].slot,
+				       job->host_waits[i].value);
 }
 
 static void
@@ -426,7 +446,13 @@ thread_loop(void *arg)
 		}
 		host_waits(s, job);
 		pthread_mutex_lock(&s->driver_lock);
+		/* Calls that may block are marked busy: the hang clock runs
+		 * while one holds a waiter up, and exit can give up on one. */
+		if (s->may_block)
+			atomic_store(&s->tl->busy_since, rig_now_ns());
 		run_locked(s, v, job, sring_ready_sc(&s->ring, v + 1), false);
+		if (s->may_block)
+			atomic_store(&s->tl->busy_since, 0);
 		pthread_mutex_unlock(&s->driver_lock);
 		sring_free_sc(&s->ring, v);
 	}
@@ -483,6 +509,22 @@ submit_stop(struct submitter *s)
 	stop_driver(s, false);	/* inline, or a thread that never started */
 	/* The driver lock stays: a waiter holding the timeline may still
 	 * take it, and finds the device lost (submit_free destroys it). */
+}
+
+bool
+submit_settle(struct submitter *s)
+{
+	uint64_t t0 = rig_now_ns();
+
+	while (s->has_thread && !atomic_load(&s->stopped)) {
+		uint64_t now = rig_now_ns(), busy = atomic_load(&s->tl->busy_since);
+
+		if ((busy && now > busy && now - busy > SUBMIT_CALL_BOUND_NS) ||
+		    now - t0 > SUBMIT_SETTLE_BOUND_NS)
+			return false;
+		nap();
+	}
+	return true;
 }
 
 void

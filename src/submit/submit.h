@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * submit/submit.h: handing work to a driver. A submitter owns the calls of
  * the five C functions for one device: rig calls them one at a time, under
@@ -103,6 +104,17 @@ void submit_stop(struct submitter *s);
 bool submit_call_enter(struct submitter *s);
 void submit_call_hold(struct submitter *s);
 void submit_call_leave(struct submitter *s);
+
+/*
+ * At exit, after the loss: wait until the thread has stopped the driver.
+ * false, having waited no longer, once a driver call that may block has
+ * been in flight for SUBMIT_CALL_BOUND_NS (or SUBMIT_SETTLE_BOUND_NS
+ * passed in all): the caller then leaves the device lost, never stopped.
+ * true at once for a device with no thread (its stop needs none).
+ */
+#define SUBMIT_CALL_BOUND_NS 1000000000ull
+#define SUBMIT_SETTLE_BOUND_NS 10000000000ull
+bool submit_settle(struct submitter *s);
 
 /* Free what submit_start() made, once nothing can reach s. */
 void submit_free(struct submitter *s);

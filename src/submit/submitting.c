@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * submit/submitting.c: rig_submit(). A submit checks the run's buffers
  * against what the parts do with each slot, copies what varies into a job
@@ -153,6 +154,9 @@ check_run(const struct rig_run *r, struct rig_buffer *const *buffers, size_t nbu
 	if (nbuf != s->nslots)
 		return rig_fail_at("rig_submit", RIG_EINVAL, "%zu buffers for %zu slots",
 				   nbuf, s->nslots);
+	if ((ptrdiff_t)nwaits < 0)
+		return rig_fail_at("rig_submit", RIG_EINVAL, "%td waits is negative",
+				   (ptrdiff_t)nwaits);
 	if ((nbuf && !buffers) || (nwaits && !waits))
 		return rig_fail_at("rig_submit", RIG_EINVAL, "the %s array is NULL",
 				   nbuf && !buffers ? "buffers" : "waits");
@@ -162,9 +166,19 @@ check_run(const struct rig_run *r, struct rig_buffer *const *buffers, size_t nbu
 	for (size_t i = 0; i < s->nparts; i++)
 		if ((ret = check_part(s, i, r, buffers)) < 0)
 			return ret;
-	for (size_t w = 0; w < nwaits; w++)
-		if (!waits[w].device)
+	for (size_t w = 0; w < nwaits; w++) {
+		const struct rig_device *wd = waits[w].device;
+
+		if (!wd)
 			return rig_fail_at("rig_submit", RIG_EINVAL, "wait %zu names no device", w);
+		/* A value no submit gave would never be signaled: the
+		 * device's work would wait for it forever. */
+		if (waits[w].value > atomic_load_explicit(&wd->tl.issued, memory_order_acquire))
+			return rig_fail_at("rig_submit", RIG_EINVAL,
+					   "wait %zu names value %llu of %s, which no submit gave (the last given is %llu)",
+					   w, (unsigned long long)waits[w].value, wd->name,
+					   (unsigned long long)atomic_load(&wd->tl.issued));
+	}
 	return device_check_live("rig_submit", s->d);
 }
 
@@ -174,7 +188,7 @@ check_run(const struct rig_run *r, struct rig_buffer *const *buffers, size_t nbu
  * The driver calls a fill through this, so the program's function runs
  * marked as a callback of rig's: a call it makes that takes one of rig's
  * locks (a submit on the device whose driver lock is held, a wait) is
- * refused instead of deadlocking (SPEC §12). The function lies in the
+ * refused instead of deadlocking (docs/process.md). The function lies in the
  * FILL_HEADER bytes before the argument.
  */
 static int
@@ -322,7 +336,7 @@ place_job(struct rig_run *r, struct rig_buffer *const *buffers,
 	if (!u)
 		return rig_fail_at("rig_submit", RIG_ENOMEM, "no memory for the submit's claim");
 	n = collect_uses(s, buffers, u);
-	waitset_init(&ws);
+	waitset_init(&ws, d->tl.slot);
 	if ((ret = claim_lock(u, n, &ws)) < 0) {
 		ret = rig_fail_keep("rig_submit", ret);
 		goto out;
@@ -345,7 +359,7 @@ place_job(struct rig_run *r, struct rig_buffer *const *buffers,
 	sj = job_init(heap ? heap : submit_room(&d->sub, v), heap, s, ws.n);
 	fill_work(sj, r, buffers);
 	claim_unlock(u, n);
-	route_commit(d, &ws, &sj->job);
+	route_commit(d, &ws, &sj->job, v);
 	note_last(s, v);
 	submit_publish(&d->sub, v, &sj->job);
 	if (out)

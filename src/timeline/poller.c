@@ -1,26 +1,37 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * timeline/poller.c: the polling thread, one per process (DESIGN "Threads").
+ * timeline/poller.c: the polling thread, one per process (docs/threads.md).
  * It watches
  *  - the words of the timelines someone waits on, and bumps a timeline's
  *    futex whenever its word moves (wait.c sleeps on it);
  *  - the hang clocks: a device whose facts give hang_ms is lost with "no
- *    progress for n ms" once its word stays below a committed value for n
- *    ms while someone waits (SPEC §8). The clock starts when the poller
- *    first sees a waiter and again whenever the word moves;
+ *    progress for n ms" once its word stays below a committed value (or a
+ *    driver call that may block stays in flight, busy_since) for n ms
+ *    while someone waits (docs/loss.md, Hangs). Someone is a thread in a wait (a
+ *    program's, or a device's submission thread waiting on the host for a
+ *    producer, counted for its whole wait), or another device whose
+ *    queues wait for a value the word has not shown (queue_until, marked
+ *    by a first pass of each scan). The clock starts when the poller
+ *    first sees a waiter and again whenever the word moves; a device whose
+ *    queues wait for a producer that has not shown the value runs out of
+ *    time only for that producer, whose loss then loses it "lost with" it;
  *  - the drivers' interrupt sources (facts.events_fd), through epoll: a
  *    readable one makes the poller call the device's events hook;
  *  - the timelines with memory or submissions waiting for their word to
  *    move (reap_pending): it runs their return (the reap hook, reclaim/)
  *    when the word moved, and at reap_at, when memory kept for reuse falls
- *    due with no word moving.
+ *    due with no word moving;
+ *  - the watches of fd.c (rig_wait_any(), rig_point_fd()): it fires each
+ *    once its values are signaled.
  *
  * It sleeps in epoll_wait, woken by an eventfd that a new waiter kicks, by a
  * driver's fd, or by a timerfd armed for the next scan, hang or reap_at
  * deadline. With nobody waiting and nothing to return, the timer is off: no
  * polling while nothing waits. While someone waits it scans every 1 us,
- * doubling to 200 us while nothing moves; while only returns are pending,
- * every 1 ms: returns are batched, and an allocation that needs room
- * returns memory itself, so they need no haste worth a busy poller.
+ * doubling to 200 us while nothing moves; while only returns (or queues'
+ * waits on producers with a hang clock) are pending, every 1 ms: returns
+ * are batched, and an allocation that needs room returns memory itself,
+ * so they need no haste worth a busy poller (nor a hang clock).
  *
  * A word whose driver wakes its sleepers itself (rig_word_wake() after its
  * store: the host device, the disk) needs no haste either: when such a
@@ -58,7 +69,7 @@ char rcu_tsan_gp_token;
 
 #define NAP_MIN_NS 1000u
 #define NAP_WAIT_MAX_NS 200000u		/* someone waits */
-#define NAP_REAP_NS 1000000u		/* only returns are pending */
+#define NAP_REAP_NS 1000000u		/* only returns (or queues' waits) are pending */
 #define KICK_TOKEN ((uint64_t)1 << 32)
 #define TIMER_TOKEN (((uint64_t)1 << 32) + 1)
 
@@ -116,7 +127,91 @@ timeline_wait_slot(uint32_t slot, uint64_t value, uint64_t timeout_ns)
 	return ret;
 }
 
+int
+timeline_wait_producer(struct timeline *self, uint32_t slot, uint64_t value)
+{
+	struct timeline *tl = timeline_get(slot);
+	char why[160];
+	int ret;
+
+	if (!tl)
+		return 0;	/* ended: its word shows every value */
+	/* One waiter the whole time: the producer's hang clock never starts
+	 * again between the wait's parts. */
+	atomic_fetch_add(&tl->waiters, 1);
+	ret = timeline_wait_also(tl, value, self);
+	atomic_fetch_sub(&tl->waiters, 1);
+	if (ret == RIG_ELOST && timeline_dropped(tl, value)) {
+		/* Its memory holds what that work never wrote: the work that
+		 * waited must not run, and its readers must learn of it. */
+		snprintf(why, sizeof(why), "lost with %s", tl->name ? tl->name : "?");
+		timeline_lose_at(self, why, NULL, NULL, tl->loss);
+	}
+	timeline_put(tl);
+	return ret == 0 ? 0 : RIG_ELOST;
+}
+
+void
+timeline_queue_wait(struct timeline *tl, struct timeline *producer, uint64_t v)
+{
+	if (!producer->hang_ns ||
+	    atomic_load_explicit(&tl->queue_until, memory_order_relaxed) >= v)
+		return;
+	/* seq_cst: the poller's last look before it idles reads it after it
+	 * said idle (poller_nudge()). */
+	timeline_raise(&tl->queue_until, v);
+	atomic_thread_fence(memory_order_seq_cst);
+	poller_nudge();
+}
+
 /* ---- Scanning ---- */
+
+/* Set by the scan's first pass, cleared by its second: the slots whose
+ * producers another device's queues wait for now. */
+static bool queue_waited[RIG_WORD_SLOTS];
+
+/* Whether tl's queues wait for a value its word is below (SPEC §8, for
+ * producers with a hang clock): set while route.c noted such a wait. */
+static bool
+queue_waits(struct timeline *tl, uint64_t *word)
+{
+	uint64_t until = atomic_load(&tl->queue_until);
+
+	if (!until || atomic_load(&tl->lost))
+		return false;
+	*word = timeline_word(tl);
+	return *word < until;
+}
+
+/*
+ * Whether a producer tl's queues wait for has not shown that value yet
+ * (or is lost with it dropped). mark: note each such producer with a hang
+ * clock in queue_waited. Only its clock runs then: tl's stall is its.
+ */
+static bool
+waits_on_producer(struct timeline *tl, bool mark)
+{
+	_Atomic uint64_t *w = atomic_load(&tl->waits_on);
+	uint32_t hi = atomic_load(&tl->waits_hi);
+	bool any = false;
+
+	for (uint32_t j = 0; w && j < hi && j < RIG_WORD_SLOTS; j++) {
+		uint64_t want = atomic_load_explicit(&w[j], memory_order_relaxed);
+		struct timeline *p;
+
+		if (!want || (int)j == tl->slot || !(p = p_rcu_dereference(watched[j])))
+			continue;
+		/* Shown, or kept by the producer's loss (a dropped one loses
+		 * tl with it). */
+		if (atomic_load(&p->lost) ? want <= atomic_load(&p->lost_at) :
+		    timeline_word(p) >= want)
+			continue;
+		any = true;
+		if (mark && p->hang_ns)
+			queue_waited[j] = true;
+	}
+	return any;
+}
 
 /* The hang clock of tl at slot i, at now: loses tl once it ran out. Returns
  * when the clock runs out, or UINT64_MAX while it is stopped. */
@@ -126,8 +221,10 @@ hang_clock(struct timeline *tl, uint32_t i, uint64_t w, bool waiting,
 {
 	char why[64];
 
+	/* No progress: below a committed value, or inside a driver call
+	 * that may block (the value it holds is not committed yet). */
 	if (!tl->hang_ns || !waiting || atomic_load(&tl->lost) ||
-	    w >= atomic_load(&tl->committed)) {
+	    (w >= atomic_load(&tl->committed) && !atomic_load(&tl->busy_since))) {
 		clock_from[i] = 0;
 		return UINT64_MAX;
 	}
@@ -135,6 +232,12 @@ hang_clock(struct timeline *tl, uint32_t i, uint64_t w, bool waiting,
 		clock_from[i] = now;
 	if (now - clock_from[i] < tl->hang_ns)
 		return clock_from[i] + tl->hang_ns;
+	/* Its queues wait for a producer that made no progress: the hang is
+	 * the producer's, whose loss loses this device "lost with" it. */
+	if (waits_on_producer(tl, false)) {
+		clock_from[i] = now;
+		return now + tl->hang_ns;
+	}
 	snprintf(why, sizeof(why), "no progress for %llu ms",
 		 (unsigned long long)(tl->hang_ns / 1000000u));
 	timeline_lose_at(tl, why, &(struct rig_fault_site){ w + 1, -1, -1 }, NULL,
@@ -165,22 +268,35 @@ reap(struct timeline *tl, bool moved, uint64_t now)
  * reap_at deadline (UINT64_MAX: none).
  */
 static uint64_t
-scan(uint64_t now, bool *waiting, bool *hasty, bool *reaping, bool *moved)
+scan(uint64_t now, bool *waiting, bool *hasty, bool *reaping, bool *moved,
+     bool *queued)
 {
 	uint32_t n = atomic_load(&high);
 	uint64_t next = UINT64_MAX;
 
 	p_rcu_read_lock();
+	/* First the devices whose queues wait: the producers they wait for
+	 * count as waited for below. */
 	for (uint32_t i = 0; i < n; i++) {
 		struct timeline *tl = p_rcu_dereference(watched[i]);
-		bool waits, reaps, went;
+		uint64_t w;
+
+		if (tl && queue_waits(tl, &w)) {
+			*queued = true;
+			waits_on_producer(tl, true);
+		}
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		struct timeline *tl = p_rcu_dereference(watched[i]);
+		bool waits, reaps, went, queue = queue_waited[i];
 		uint64_t w, until;
 
+		queue_waited[i] = false;
 		if (!tl)
 			continue;
 		waits = atomic_load(&tl->waiters) != 0;
 		reaps = atomic_load(&tl->reap_pending) != 0 && tl->reap;
-		if (!waits && !reaps) {
+		if (!waits && !reaps && !queue) {
 			clock_from[i] = 0;
 			continue;
 		}
@@ -204,7 +320,7 @@ scan(uint64_t now, bool *waiting, bool *hasty, bool *reaping, bool *moved)
 		*reaping |= reaps;
 		if (until < next)
 			next = until;
-		until = hang_clock(tl, i, w, waits, now);
+		until = hang_clock(tl, i, w, waits || queue, now);
 		if (until < next)
 			next = until;
 	}
@@ -236,7 +352,10 @@ anything_pending(void)
 	for (uint32_t i = 0; i < n && !any; i++) {
 		struct timeline *tl = p_rcu_dereference(watched[i]);
 
-		any = tl && (atomic_load(&tl->waiters) || atomic_load(&tl->reap_pending));
+		uint64_t w;
+
+		any = tl && (atomic_load(&tl->waiters) || atomic_load(&tl->reap_pending) ||
+			     queue_waits(tl, &w));
 	}
 	p_rcu_read_unlock();
 	return any;
@@ -278,11 +397,14 @@ poll_loop(void *arg)
 	rcu_register_thread();
 	for (;;) {
 		bool waiting = false, hasty = false, reaping = false, moved = false;
+		bool queued = false;
 		uint64_t now = rig_now_ns(), deadline, wake = UINT64_MAX;
 		struct epoll_event ev[16];
 		int n;
 
-		deadline = scan(now, &waiting, &hasty, &reaping, &moved);
+		deadline = scan(now, &waiting, &hasty, &reaping, &moved, &queued);
+		if (timeline_watches_scan())	/* fd.c: their words are not known */
+			waiting = hasty = true;
 		if (waiting && !hasty) {
 			/* Every word waited on wakes its sleepers itself. */
 			nap = NAP_WAIT_MAX_NS;
@@ -293,7 +415,7 @@ poll_loop(void *arg)
 			wake = nap;
 		} else {
 			nap = NAP_MIN_NS;
-			if (reaping)
+			if (reaping || queued)
 				wake = NAP_REAP_NS;
 		}
 		if (deadline != UINT64_MAX && (deadline <= now || deadline - now < wake))
@@ -460,5 +582,6 @@ poller_forget_after_fork(void)
 	 * too: close the child's copies, never change the set. */
 	pthread_mutex_init(&start_lock, NULL);
 	close_fds();
+	timeline_watches_forget_after_fork();
 	atomic_store(&running, false);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * timeline/state.c: what a value's state is: reached, signaled, dropped or
  * settled. Never blocks. (The loss that ends a timeline: loss.c.)

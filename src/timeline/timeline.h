@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * timeline/timeline.h: a device's timeline as rig sees it. The word is the
  * driver's; everything else here is rig's bookkeeping of values:
@@ -23,6 +24,7 @@
 #include <ck_ec.h>
 
 #include "rig.h"
+#include "rig_edge.h"
 
 struct timeline {
 	int slot;			/* index in rig_words, or -1 */
@@ -41,6 +43,10 @@ struct timeline {
 	struct rig_loss *loss;		/* the loss's record, set before lost */
 	_Atomic uint64_t lost_at;	/* values above it were dropped by the loss */
 	_Atomic bool spread_done;	/* the loss reached every device waiting on it */
+	/* A loss has begun (set under loss.c's lock, before lost): whoever
+	 * sees it and needs lost_at takes that lock, then reads lost. */
+	_Atomic bool losing;
+	struct timeline *lose_next;	/* loss.c's list of the devices one loss loses */
 	/*
 	 * For each producer slot, the highest value of it this device's
 	 * queues were given to wait for (loss.c: a producer's loss loses the
@@ -48,11 +54,27 @@ struct timeline {
 	 * first such wait.
 	 */
 	_Atomic(_Atomic uint64_t *) waits_on;
+	_Atomic uint32_t waits_hi;	/* waits_on's producer slots are all below it */
+	/*
+	 * The highest value of this device whose queues wait for a producer
+	 * with a hang clock (route.c): while the word is below it, the poller
+	 * looks at those producers' clocks as if someone waited on the host
+	 * (SPEC §8), and pauses this device's own clock while one of them has
+	 * not shown the value it waits for (the hang is the producer's).
+	 */
+	_Atomic uint64_t queue_until;
+	/* Since when (rig_now_ns) a driver call that may block (facts.may_block:
+	 * room, submit, commit) is in flight; 0: none. The hang clock runs
+	 * while one is and someone waits, and exit gives up on a device whose
+	 * call does not return (submit/). */
+	_Atomic uint64_t busy_since;
 	uint64_t hang_ns;		/* facts.hang_ms in ns; 0: never hangs */
 	int events_fd;			/* the driver's interrupt source, or -1 */
 	/*
 	 * Commits up to v (no further than submitted); set by submit/. Returns
-	 * 0 or the loss. Called by waiters before they sleep.
+	 * 0, the loss, or 1 where a driver call that may block holds the
+	 * driver now (the commit is asked of it; ask again later rather than
+	 * wait behind it). Called by waiters before they sleep.
 	 */
 	int (*commit)(struct timeline *tl, uint64_t v);
 	void *commit_arg;
@@ -113,6 +135,9 @@ bool timeline_lose_at(struct timeline *tl, const char *reason,
  * it, then check that value is not dropped. 0; -ENOMEM; RIG_ELOST, tl
  * lost naming the producer, where it is. */
 int timeline_note_wait(struct timeline *tl, struct timeline *producer, uint64_t value);
+/* Whether value of producer was dropped by its loss: it will never be
+ * reached. Once this says so it always will. */
+bool timeline_dropped(struct timeline *producer, uint64_t value);
 /* "<reason>; <cause's device> is lost: <its reason>; ..." into buf. */
 void loss_chain_text(const struct rig_loss *l, char *buf, size_t len);
 /* Free the loss's record, at the device's end. */
@@ -127,6 +152,9 @@ void timeline_raise(_Atomic uint64_t *a, uint64_t v);
 
 /* Block until v is signaled or timeout_ns passes: 0, RIG_ELOST, RIG_ETIMEDOUT. */
 int timeline_wait(struct timeline *tl, uint64_t v, uint64_t timeout_ns);
+/* The same, ending too (RIG_ELOST) once also is lost, which it looks at
+ * every millisecond or so. */
+int timeline_wait_also(struct timeline *tl, uint64_t v, struct timeline *also);
 /* Block until v is settled (the same answers): the waits of rig's own
  * that order memory, which must not pass work still running. */
 int timeline_wait_settled(struct timeline *tl, uint64_t v, uint64_t timeout_ns);
@@ -148,6 +176,19 @@ void timeline_put(struct timeline *tl);
 /* Wait on the host until value of slot is settled (0 when no device
  * holds the slot). */
 int timeline_wait_slot(uint32_t slot, uint64_t value, uint64_t timeout_ns);
+/*
+ * A device's own wait on the host, before its driver sees a job, for
+ * value of the producer at slot: one wait, counted as a waiter the whole
+ * time (the producer's hang clock runs on), that also ends once self is
+ * lost. 0 once the value is reached (or no device holds the slot);
+ * RIG_ELOST once self is lost, which it is, "lost with <producer>", where
+ * the producer's loss dropped the value: no work runs on memory whose
+ * last write was dropped (README, Loss).
+ */
+int timeline_wait_producer(struct timeline *self, uint32_t slot, uint64_t value);
+/* v's job makes tl's queues wait for a value of producer (route.c): the
+ * poller watches producer's hang clock while tl's word is below v. */
+void timeline_queue_wait(struct timeline *tl, struct timeline *producer, uint64_t v);
 /* The timeline watched at slot, or NULL; only inside p_rcu_read_lock(). */
 struct timeline *poller_watched(uint32_t slot);
 /* The slots taken now (a test's leak check). */
@@ -168,5 +209,47 @@ bool poller_kick(void);
 /* A timeline's reap_pending was just raised: wake the poller if it sleeps
  * with nothing to look at (a system call only then). */
 void poller_nudge(void);
+
+/* ---- fd.c: watches, values waited on together (any, or all) ---- */
+
+struct watch_value {
+	struct timeline *tl;		/* compared, read only while found at slot */
+	uint32_t slot;
+	uint64_t base;			/* tl's base: tells a later device at slot apart */
+	uint64_t value;
+};
+
+struct timeline_watch {
+	struct timeline_watch *next;	/* the push stack, then the poller's list */
+	_Atomic uint32_t refs;		/* the poller's, and a sleeper's */
+	_Atomic uint32_t fired;		/* 1 once fired; a sleeper's futex word */
+	_Atomic bool cancelled;		/* the sleeper left: retire it unfired */
+	bool any;			/* fire on any value, else on all (or a drop) */
+	int efd;			/* rig's own eventfd to make readable, or -1 */
+	size_t n;
+	struct watch_value at[];
+};
+
+/* A watch of n values, set with timeline_watch_set(); efd >= 0: rig's copy
+ * of an eventfd, written at the fire and closed (the watch is then the
+ * poller's alone), else a sleeper's (timeline_watch_sleep()). NULL: no
+ * memory. A watch of all fires once every value is signaled or one is
+ * dropped; of any, once one is signaled. */
+struct timeline_watch *timeline_watch_new(size_t n, bool any, int efd);
+/* Value i of w: value of tl, which the caller holds until the push. */
+void timeline_watch_set(struct timeline_watch *w, size_t i, struct timeline *tl,
+			uint64_t value);
+/* Hand w to the poller (lock-free) and kick it; false when no poller
+ * could start (w is then still handed over, and retired once one runs). */
+bool timeline_watch_push(struct timeline_watch *w);
+/* Sleep until w fired (true) or the clock shows deadline_ns (false). */
+bool timeline_watch_sleep(struct timeline_watch *w, uint64_t deadline_ns);
+/* The sleeper is done with w, fired or not. */
+void timeline_watch_cancel(struct timeline_watch *w);
+/* The poller's, once per pass: fire the watches that are due; true while
+ * any is left (the poller keeps looking). */
+bool timeline_watches_scan(void);
+/* In a forked child: forget the watches (the parent's sleepers). */
+void timeline_watches_forget_after_fork(void);
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * timeline/wait.c: blocking until a value is signaled, or settled.
  *
@@ -41,6 +42,9 @@
 #define SPINS 16
 #define SPIN_NS 50000u		/* yielding looks after the commit */
 #define LONE_NAP_NS 100000u	/* with no poller thread, look this often */
+/* Ask again for a commit that a blocking driver call held up, and look at
+ * the other timeline of a wait that ends with its loss, this often. */
+#define RETRY_NS 1000000u
 
 static int
 outcome(struct timeline *tl, uint64_t v)
@@ -76,10 +80,25 @@ over(struct timeline *tl, uint64_t v, bool settled)
 	return settled ? timeline_settled(tl, v) : timeline_signaled(tl, v);
 }
 
-static int
-wait_for(struct timeline *tl, uint64_t v, uint64_t timeout_ns, bool settled)
+/* Whether the wait is over for also: it was given and is lost. */
+static bool
+also_lost(const struct timeline *also)
 {
-	uint64_t deadline, now, nap;
+	return also && atomic_load_explicit(&also->lost, memory_order_acquire);
+}
+
+/*
+ * The wait. also: a timeline whose loss ends it too (or NULL). A commit
+ * the driver cannot take now (a call that may block holds it: 1) is asked
+ * again every RETRY_NS, so the wait keeps its deadline and never sleeps
+ * behind the call.
+ */
+static int
+wait_for(struct timeline *tl, uint64_t v, uint64_t timeout_ns, bool settled,
+	 struct timeline *also)
+{
+	uint64_t deadline, now, nap, until;
+	bool pending;
 	int ret;
 
 	for (int i = 0; i < SPINS; i++) {
@@ -89,9 +108,10 @@ wait_for(struct timeline *tl, uint64_t v, uint64_t timeout_ns, bool settled)
 	}
 	deadline = deadline_after(timeout_ns);
 	ret = tl->commit(tl, v);
+	pending = ret > 0;
 	if (ret < 0 && !settled)
 		return outcome(tl, v);	/* lost: v is signaled */
-	for (uint64_t until = rig_now_ns() + SPIN_NS; rig_now_ns() < until &&
+	for (until = rig_now_ns() + SPIN_NS; rig_now_ns() < until &&
 	     rig_now_ns() < deadline;) {
 		if (over(tl, v, settled))
 			return outcome(tl, v);
@@ -100,11 +120,25 @@ wait_for(struct timeline *tl, uint64_t v, uint64_t timeout_ns, bool settled)
 
 	atomic_fetch_add(&tl->waiters, 1);
 	nap = poller_kick() ? UINT64_MAX : LONE_NAP_NS;
+	if (also && nap > RETRY_NS)
+		nap = RETRY_NS;
 	for (;;) {
 		uint32_t f = ck_ec32_value(tl->futex);	/* an acquire: before the look */
 
+		if (pending) {
+			ret = tl->commit(tl, v);
+			pending = ret > 0;
+			if (ret < 0 && !settled) {
+				ret = outcome(tl, v);
+				break;
+			}
+		}
 		if (over(tl, v, settled)) {
 			ret = outcome(tl, v);
+			break;
+		}
+		if (also_lost(also)) {
+			ret = RIG_ELOST;
 			break;
 		}
 		now = rig_now_ns();
@@ -112,7 +146,9 @@ wait_for(struct timeline *tl, uint64_t v, uint64_t timeout_ns, bool settled)
 			ret = RIG_ETIMEDOUT;
 			break;
 		}
-		sleep_on(tl->futex, f, deadline - now < nap ? deadline : now + nap);
+		until = pending && nap > RETRY_NS ? now + RETRY_NS :
+			nap == UINT64_MAX ? UINT64_MAX : now + nap;
+		sleep_on(tl->futex, f, deadline < until ? deadline : until);
 	}
 	atomic_fetch_sub(&tl->waiters, 1);
 	return ret;
@@ -121,11 +157,17 @@ wait_for(struct timeline *tl, uint64_t v, uint64_t timeout_ns, bool settled)
 int
 timeline_wait(struct timeline *tl, uint64_t v, uint64_t timeout_ns)
 {
-	return wait_for(tl, v, timeout_ns, false);
+	return wait_for(tl, v, timeout_ns, false, NULL);
+}
+
+int
+timeline_wait_also(struct timeline *tl, uint64_t v, struct timeline *also)
+{
+	return wait_for(tl, v, UINT64_MAX, false, also);
 }
 
 int
 timeline_wait_settled(struct timeline *tl, uint64_t v, uint64_t timeout_ns)
 {
-	return wait_for(tl, v, timeout_ns, true);
+	return wait_for(tl, v, timeout_ns, true, NULL);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * timeline/words.c: the process-wide array of timeline words and who holds
  * each slot. A slot is taken at open and given back at the device's end;
@@ -73,6 +74,8 @@ rig_word_sleep(const _Atomic uint64_t *word, uint64_t value, uint64_t timeout_ns
 	uint64_t end;
 	uint32_t f;
 
+	if (!word)
+		return false;
 	if (off >= sizeof(rig_words) || off % sizeof(rig_words[0])) {
 		nanosleep(&(struct timespec){ (time_t)(timeout_ns / 1000000000u),
 					      (long)(timeout_ns % 1000000000u) }, NULL);

@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * util/ec.h: Concurrency Kit's event counts (ck_ec.h) on Linux futexes:
  * the table of clock, wait and wake that ck_ec asks of its platform, and the
- * two modes rig uses. DESIGN: "ck_ec for wake-ups beside a word".
+ * two modes rig uses. docs/threads.md: ck_ec for wake-ups beside a word.
  *
  * An event count is the wake-up beside something that changes (a word, a
  * cursor): whoever changes it bumps the count after the change; a waiter

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * util/futex.h: the two futex calls rig sleeps and wakes with (a short
  * spin's pause is Concurrency Kit's ck_pr_stall()). Private (FUTEX_PRIVATE_FLAG): rig's words are never

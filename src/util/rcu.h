@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * util/rcu.h: liburcu as rig uses it, with the annotations that let
  * ThreadSanitizer see its grace periods (toolchain.md §8). Use the p_*

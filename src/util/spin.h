@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * util/spin.h: a short lock for sections of a few hundred instructions
  * (an allocation's claim: reading and stamping its segments). Concurrency

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * util/tsan.h: ThreadSanitizer annotations for the hand-offs it cannot
  * see: Concurrency Kit's inline asm (a spin lock, a stack), liburcu's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/amd/env.c: the fixture of env.h. A helper that fails aborts.
  */

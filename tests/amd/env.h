@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/amd/env.h: the fixture of the opener and enumeration tests: a fake
  * machine holding a bridge and a GPU's audio function (no GPUs), rig's

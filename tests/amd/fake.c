@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/amd/fake.c: builds fake machines (see fake.h). BAR files are sparse
  * files of the BAR's size, so a test machine with 512 MiB of "memory" costs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/amd/fake.h: fake machines built at run time under the build folder:
  * a root holding sys/ (the files libpci and rig read, values with 0x),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/amd/synth.c: builds discovery tables (see synth.h). Layout: binary
  * header at 0, IP discovery header at 60, die 0 right after it, then the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/amd/synth.h: discovery tables built at run time (amd-facts §2
  * layout, linux checksums), valid ones for each supported GC and the

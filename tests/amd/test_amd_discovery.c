@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_amd_discovery: the discovery parser turns a valid table of each
  * supported GC into its blocks (versions, instances, 32- and 64-bit bases,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_amd_doctor: `rig doctor`'s report on fake machines, compared line by
  * line with golden text: one machine behind an IOMMU with a detached GPU

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * test_amd_driver: detach, attach and reset write what seed 003 describes
+ * test_amd_driver: detach, attach and reset write what docs/amd.md describes
  * to a fake machine's sysfs files (which keep what was written), report
  * Detached / Unreleased / Part_way naming the file, and refuse a GPU a
  * process holds, each refusal with its message and nothing written.

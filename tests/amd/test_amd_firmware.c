@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_amd_firmware: every pinned image of the real release
  * (RIG_TEST_FIRMWARE) has its pinned digest and parses into the pieces its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_amd_gpus: which functions are AMD GPUs and in what order (GPU i is
  * the i-th in bus order, whichever driver holds it), machines at a root,

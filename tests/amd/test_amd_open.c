@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * test_amd_open: the opener of GPU i refuses, in seed 003's order and with
+ * test_amd_open: the opener of GPU i refuses, in the order of docs/amd.md and with
  * the message it describes, every GPU it cannot boot, before any write to
  * it; a GPU that passes every check is refused because its boot is not
  * built yet; a refusal leaves the machine as it was and leaks no file.
@@ -175,7 +176,7 @@ test_rig_open_refused(void **state)
 	rig_amd_pci_opener_free(o);
 }
 
-/* ---- Refusals, in seed 003's order ----------------------------------------- */
+/* ---- Refusals, in the order of docs/amd.md ----------------------------------------- */
 
 static void
 test_refuse_unlistable(void **state)

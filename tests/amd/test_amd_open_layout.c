@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_amd_open_layout: the opener refuses a GPU one of whose images has
  * its pinned digest but is not laid out as its format says. Every real pin

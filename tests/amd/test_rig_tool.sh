@@ -1,7 +1,9 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test_rig_firmware_amd: `rig firmware amd --from DIR` installs and verifies
-# every pinned image into rig's firmware directory, a second run finds them
-# present, and rig's usage errors and failures exit non-zero with a message
+# every pinned image into rig's firmware directory (RIG_FIRMWARE_DIR, or
+# --to DIR), a second run finds them present, -h, --help and --version
+# answer as every command's do, and rig's usage errors and failures exit non-zero with a message
 # on stderr. Arguments: the rig program, a scratch folder; the real images
 # are at RIG_TEST_FIRMWARE (none: exit 77, a skip).
 set -u
@@ -21,6 +23,13 @@ echo "$out" | tail -1 | grep -q ": 33 installed, 0 present, 0 missing, 0 with an
 done) || exit 1
 out=$("$rig" firmware amd --from "$fw") || fail "second install exited $?"
 [ "$(echo "$out" | grep -c '^present ')" = 33 ] || fail "33 present expected: $out"
+# --to DIR: the destination as a flag, over RIG_FIRMWARE_DIR.
+out=$("$rig" firmware amd --from "$fw" --to "$scratch/to") || fail "--to exited $?: $out"
+echo "$out" | tail -1 | grep -q "^$scratch/to: 33 installed, 0 present, 0 missing, 0 with another digest$" || fail "--to summary: $out"
+[ "$(ls "$scratch/to" | wc -l)" = 33 ] || fail "--to: $(ls "$scratch/to")"
+[ -z "$(ls -A "$scratch/installed" | grep -v '\.bin$')" ] || fail "leftovers"
+if "$rig" firmware amd --to 2> "$scratch/err"; then fail "--to without DIR succeeded"; fi
+grep -q "^rig: firmware amd: \[--from DIR\]... \[--to DIR\]$" "$scratch/err" || fail "--to usage: $(cat "$scratch/err")"
 
 export RIG_FIRMWARE_DIR="$scratch/other"
 mkdir -p "$scratch/empty"
@@ -28,8 +37,12 @@ if "$rig" firmware amd --from "$scratch/empty" > "$scratch/out" 2> "$scratch/err
 grep -q "^missing  *psp_13_0_0_sos.bin$" "$scratch/out" || fail "missing line: $(cat "$scratch/out")"
 grep -q "^rig: 33 pinned images are not installed$" "$scratch/err" || fail "stderr: $(cat "$scratch/err")"
 
-"$rig" --help | grep -q "^    rig firmware amd \[--from DIR\]...$" || fail "help"
-"$rig" version | grep -q "^rig [0-9]" || fail "version"
+"$rig" --help | grep -q "^    rig firmware amd \[--from DIR\]... \[--to DIR\]$" || fail "help"
+"$rig" -h | grep -q "^    rig -h | --help$" || fail "-h"
+"$rig" devices --help | grep -q "^SYNOPSIS$" || fail "devices --help"
+"$rig" version | grep -q "^rig [0-9]*\.[0-9]*\.[0-9]*$" || fail "version"
+"$rig" --version | grep -q "^rig [0-9]*\.[0-9]*\.[0-9]*$" || fail "--version"
+[ "$("$rig" firmware amd --version)" = "$("$rig" version)" ] || fail "firmware amd --version"
 if "$rig" frobnicate 2> "$scratch/err"; then fail "unknown command succeeded"; fi
 grep -q "^rig: unknown command frobnicate$" "$scratch/err" || fail "unknown: $(cat "$scratch/err")"
 if "$rig" detach x 2> "$scratch/err"; then fail "detach x succeeded"; fi

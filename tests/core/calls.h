@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/core/calls.h: count, on the thread that sets counting, every
  * malloc, calloc, realloc and pthread_mutex_lock that rig makes: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/core/common.h: what the core tests share: cmocka's headers in the
  * order it needs, a polled device opened in one call, and a check of

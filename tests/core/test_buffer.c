@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_buffer: buffers on the memory and polled devices: kinds, empty
  * buffers, views, overlaps at word granularity, host reads and writes

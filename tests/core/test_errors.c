@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_errors: every failure's message names the function and the cause,
  * and belongs to the thread that failed.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_open: one device per name; each refusal of a device's facts with its
  * own message; a failed make or a refused open leaves nothing behind.

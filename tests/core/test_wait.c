@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_wait: waits time out, return once the value is reached, commit
  * before they sleep, and report a dropped value as the loss.

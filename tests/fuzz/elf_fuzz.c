@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/fuzz/elf_fuzz.c: libFuzzer target for the host's ELF linker. Any
  * bytes are linked; a refusal must say why, a success must unlink cleanly,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_amd_discovery: libFuzzer target for the discovery table parser
  * (src/amd/discovery/parse.c). A table that parses must hold at most the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_amd_firmware: libFuzzer target for the firmware header parser
  * (src/amd/firmware/format.c). The first byte picks the format; the rest

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_corpus: writes the seed corpora of the AMD fuzz targets into two
  * folders: every pinned image of the real release (one byte of format,

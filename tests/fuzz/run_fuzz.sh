@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs a libFuzzer target on its seed corpus for a bounded time.
 # Usage: run_fuzz.sh FUZZER CORPUS_TOOL WORKDIR fw|discovery; the real images
 # come from RIG_TEST_FIRMWARE (none: the firmware corpus is empty).

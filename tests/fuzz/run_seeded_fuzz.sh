@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tests/fuzz/run_seeded_fuzz.sh FUZZER CORPUS_DIR SECONDS SEED...: copy the seed
 # files into a fresh corpus directory and fuzz for SECONDS (libFuzzer).
 set -eu

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/host/host_dev.h: a host device opened for a test through its
  * opener, and the calls rig would make on it: room then submit under one

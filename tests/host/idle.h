@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/host/idle.h: a random pause between two pieces of work, for the
  * tests of the host device's waits (spin.h): none, a yield, or 0.1-0.5 ms,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/host/kernels.h: reading the kernels the test build compiled with
  * `cc -c -O2 -fPIC -ffreestanding -fno-math-errno -nostdlib` (meson puts

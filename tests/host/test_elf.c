@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/host/test_elf.c: the host's ELF linker. Objects the test build
  * compiled load, run and give the right results (libm's functions, memcpy,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/host/test_host_copy.c: the host device's copy queue, called as rig
  * calls the driver: copies and byte fills of rows with pitches, large ones

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/host/test_host_driver.c: the host device's driver, called through
  * its opener and tables as rig calls it (room, submit and commit one at a

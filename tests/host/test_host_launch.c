@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_host_launch: launches on the host device through rig's calls. For
  * random grids and group shapes every group runs exactly once, in ranges

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/host/test_host_open.c: the host device end to end through rig's
  * public calls: rig_open(&rig_host_opener) accepts its facts, its buffers are

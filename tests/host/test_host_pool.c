@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/host/test_host_pool.c: the host device's worker pool alone, with
  * more workers than this machine may have cores: for random ranges and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/host/test_host_wake.c: rig_word_wake(), which the host device's
  * thread calls after each store of its word, wakes the waits that sleep on

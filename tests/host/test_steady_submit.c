@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_steady_submit: a submit of a prepared submission whose run is taken
  * allocates nothing and takes no mutex when uncontended (issue 13). The

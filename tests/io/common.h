@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/io/common.h: what the disk's tests share: cmocka's headers, a disk
  * opened in one call, a word waited for with a deadline, temporary files

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * disk_speed: sequential read GB/s of a file in the page cache, through the
  * disk engine and through a plain io_uring loop with the same queue depth

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/io/rig_common.h: what the tests of the disk through rig's public
  * API share: a disk opened with rig_open_io, rig_why() checks, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_disk: the disk's promises in its default mode: round trips of
  * random sizes and offsets through the word; short transfers finished; the word in value order when

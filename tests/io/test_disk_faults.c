@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_disk_faults: every fault is a clear error, never silent corruption.
  * An injected EIO fails the disk with the errno's text and stops the word;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_disk_feed: the disk's feed (io/feed.c over liburcu's wfcqueue,
  * included here and tested alone) keeps each producer's order, loses

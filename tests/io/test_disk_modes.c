@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_disk_modes: the disk degrades instead of dying, and says how it runs.
  * In each mode the round trips pass twice: on the engine, and through rig

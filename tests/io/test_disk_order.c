@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_disk_order: the loop's value order and hazards (io/loop.c, included
  * here and tested alone, with a backend that only records what it is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_io_library: any Io library runs as a device through rig_edge.h's
  * table alone; rig's disk is only one. The library here keeps its files in
@@ -24,6 +25,7 @@
 #include <cmocka.h>
 
 #include "rig.h"
+#include "rig_edge.h"
 
 #define SECOND_NS 1000000000ull
 #define FILES 8

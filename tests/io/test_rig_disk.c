@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_rig_disk: a disk is a device like any other, through rig's public
  * API (rig_open_io, file buffers, rig_buffer_copy, rig_disk_barrier,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_rig_disk_faults: a disk that fails is lost, with the failure's
  * text, and never shows bytes it did not read; other devices go on.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/loss/loss.h: what the loss tests share: a three-copy submission
  * run once, waiting until a condition holds (with a deadline that only a

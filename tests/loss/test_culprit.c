@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_culprit: a loss names its culprit where the driver can tell
  * (rig_loss): the device, the reason, the value at fault, the submission

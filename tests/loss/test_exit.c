@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * test_exit: at exit rig stops every device it holds (SPEC §12). The
+ * test_exit: at exit rig stops every device it holds (docs/process.md). The
  * program leaves a polled device open, with work in flight; a handler of
  * its own, registered before rig's, runs after rig's at exit and checks
  * that the device was stopped once, never during a driver call. Its exit

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * test_fork: fork and exit (SPEC §12). In the child every device is lost
+ * test_fork: fork and exit (docs/process.md). In the child every device is lost
  * with "forked": waits on values the parent had in flight end with the
  * loss, every call that needs a device returns it, and the child exits
  * cleanly, stopping nothing (the drivers' threads are the parent's). The

@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_loss: each cause of a loss, through the polled driver's fault
- * injection, with its reason; and what holds after a loss (SPEC §7): no
+ * injection, with its reason; and what holds after a loss (docs/loss.md): no
  * new work reaches the driver, every call returns the loss, waits on
  * dropped values return it while completed values still succeed, the
  * driver stops once (and soon, before any close), memory returns once the

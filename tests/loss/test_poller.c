@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * test_poller: the polling thread (DESIGN "Threads"). With nobody waiting
+ * test_poller: the polling thread (docs/threads.md). With nobody waiting
  * it sleeps: it does not wake while the process idles. It returns released
  * memory once its work completes, with no call of the program's to drive
  * it. A driver's interrupt source wakes it (the fault tests lose devices

@@ -1,15 +1,24 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * test_propagation: a loss spreads to the devices whose queues wait for
- * the values it dropped, as a chain (SPEC §7). B's queues wait for A's
- * value (B's facts say its queues wait for host-written words); A faults:
- * B is lost "lost with A", its record names A's loss as the cause, and a
- * wait on B names both. C waited on the host for the same value: C is not
- * lost, and its work runs once A stopped.
+ * test_propagation: a loss spreads to the devices whose work waits for
+ * the values it dropped, as a chain (docs/loss.md; README, Loss). B's queues
+ * wait for A's value (B's facts say its queues wait for host-written
+ * words); A faults: B is lost "lost with A", its record names A's loss as
+ * the cause, and a wait on B names both. C's thread waited on the host
+ * for the same value: no work runs on memory whose last write was
+ * dropped, so C is lost "lost with A" too (issue 14, item 12), its work
+ * never runs, and a read of what it would have written reports the loss.
+ * A submit made after the loss is refused instead, and its device goes
+ * on. A dependent's value is never reached while the producer's value it
+ * waited for is dropped (issue 14, item 11).
  */
+#include <pthread.h>
+#include <sched.h>
+
 #include "loss.h"
 
 static void
-test_queue_waiter_is_lost_host_waiter_is_not(void **state)
+test_queue_waiter_and_host_waiter_are_lost(void **state)
 {
 	struct polled_dev a = polled_open((struct rig_polled_config){ .name = "PA" });
 	struct polled_dev b = polled_open((struct rig_polled_config){
@@ -50,10 +59,21 @@ test_queue_waiter_is_lost_host_waiter_is_not(void **state)
 	assert_int_equal(l->cause->value, pa.value);
 	assert_null(l->cause->cause);
 
-	/* C waited on the host: not lost; its work ran once A stopped. */
-	assert_int_equal(rig_wait(pc, 30 * SECOND_NS), 0);
-	assert_null(rig_lost(c.d));
-	assert_int_equal(rig_buffer_read(yc, 0, seen, sizeof(seen)), 0);
+	/* C waited on the host: its work would read bytes A never wrote.
+	 * It never runs, its point is dropped, and whoever reads what it
+	 * would have written learns of the loss. */
+	ret = rig_wait(pc, 30 * SECOND_NS);
+	if (ret != RIG_ELOST)
+		fail_msg("the wait on C returned %d (%s); C: %s", ret, rig_why(),
+			 rig_lost(c.d) ? rig_lost(c.d) : "live");
+	assert_why("PC is lost: lost with PA; PA is lost: fault: injected fault at part 0");
+	assert_string_equal(rig_lost(c.d), "lost with PA");
+	assert_false(rig_reached(pc));
+	assert_true(rig_signaled(pc));
+	l = rig_loss(c.d);
+	assert_non_null(l->cause);
+	assert_string_equal(l->cause->device, "PA");
+	assert_int_equal(rig_buffer_read(yc, 0, seen, sizeof(seen)), RIG_ELOST);
 
 	rig_buffer_release(xb);
 	rig_buffer_release(xc);
@@ -138,13 +158,148 @@ test_a_submit_on_dropped_work_is_refused(void **state)
 	polled_close(a);
 }
 
+/* A value that takes no time: the worker stores the word as soon as it
+ * wakes. */
+static void
+spin_for(unsigned ns)
+{
+	uint64_t until = rig_now_ns() + ns;
+
+	while (rig_now_ns() < until)
+		sched_yield();
+}
+
+/*
+ * Item 11: A's loss races with A's worker, which finishes A's value just
+ * as A is closed, while B's queue reads A's word itself. Whatever the
+ * order, B's value is never reached while A's value it waited for was
+ * dropped, and B is lost with A exactly when A's value was dropped.
+ */
+static void
+test_no_dependent_reached_over_a_dropped_value(void **state)
+{
+	int reached = 0, dropped = 0;
+
+	for (int run = 0; run < 300; run++) {
+		struct polled_dev a = polled_open((struct rig_polled_config){ .name = "PR" });
+		struct polled_dev b = polled_open((struct rig_polled_config){
+			.name = "PS", .waits = { .hosts = true } });
+		struct rig_buffer *src = buffer_new(a.d, 64), *x = buffer_new(a.d, 64);
+		struct rig_buffer *xb = NULL, *y = buffer_new(b.d, 64);
+		struct rig_point pa, pb;
+		bool ra, rb;
+
+		assert_int_equal(rig_buffer_borrow(x, b.d, &xb), 0);
+		rig_polled_stall(a.p, true);
+		assert_int_equal(rig_buffer_copy(src, x, &pa), 0);
+		assert_int_equal(rig_buffer_copy(xb, y, &pb), 0);
+		await(rig_polled_submits(b.p) == 1);	/* B's queue waits */
+		rig_polled_stall(a.p, false);
+		spin_for((unsigned)(run % 30) * 2000);
+		assert_int_equal(rig_close(a.d), 0);	/* A lost: "closed" */
+		/* B's value ends: reached, or dropped with B lost with A. */
+		(void)rig_wait(pb, 30 * SECOND_NS);
+		ra = rig_reached(pa);
+		rb = rig_reached(pb);
+		if (rb && !ra)
+			fail_msg("run %d: B's value %llu reached over A's value %llu, dropped",
+				 run, (unsigned long long)pb.value, (unsigned long long)pa.value);
+		if (!ra && (!rig_lost(b.d) || strcmp(rig_lost(b.d), "lost with PR")))
+			fail_msg("run %d: A's value dropped, B %s", run,
+				 rig_lost(b.d) ? rig_lost(b.d) : "live");
+		reached += ra;
+		dropped += !ra;
+		rig_buffer_release(xb);
+		rig_buffer_release(y);
+		rig_buffer_release(src);
+		rig_buffer_release(x);
+		polled_close(b);
+		rig_device_release(a.d);
+		rig_polled_destroy(a.p);
+	}
+	print_message("# A's value reached in %d runs, dropped in %d\n", reached, dropped);
+}
+
+/* Holds A's worker after A's value's work and before its word shows it,
+ * until A is lost: the word then moves while the loss is on its way. */
+struct hold_word {
+	struct rig_device *_Atomic a;
+	_Atomic uint64_t value;
+};
+
+static void
+hold_word_until_lost(void *arg, uint64_t value, int end)
+{
+	struct hold_word *h = arg;
+	struct rig_device *a = atomic_load(&h->a);
+
+	if (!end || !a || value != atomic_load(&h->value))
+		return;
+	for (int i = 0; i < 5000000 && !rig_lost(a); i++)
+		sched_yield();
+}
+
+static void *
+close_a(void *arg)
+{
+	rig_close(arg);
+	return NULL;
+}
+
+/*
+ * Item 11, made likely: A's worker stores the word just after A's loss is
+ * seen, so B's queue may run over A's value while the loss spreads. B's
+ * value must not be reached, A's value is dropped, and B is lost with A.
+ */
+static void
+test_no_dependent_reached_while_the_loss_spreads(void **state)
+{
+	for (int run = 0; run < 50; run++) {
+		struct hold_word h = { NULL, 0 };
+		struct polled_dev a = polled_open((struct rig_polled_config){
+			.name = "PT", .ran = hold_word_until_lost, .ran_arg = &h });
+		struct polled_dev b = polled_open((struct rig_polled_config){
+			.name = "PU", .waits = { .hosts = true } });
+		struct rig_buffer *src = buffer_new(a.d, 64), *x = buffer_new(a.d, 64);
+		struct rig_buffer *xb = NULL, *y = buffer_new(b.d, 64);
+		struct rig_point pa, pb;
+		pthread_t t;
+
+		assert_int_equal(rig_buffer_borrow(x, b.d, &xb), 0);
+		rig_polled_stall(a.p, true);
+		assert_int_equal(rig_buffer_copy(src, x, &pa), 0);
+		assert_int_equal(rig_buffer_copy(xb, y, &pb), 0);
+		await(rig_polled_submits(b.p) == 1);	/* B's queue waits */
+		atomic_store(&h.value, pa.value);
+		atomic_store(&h.a, a.d);
+		rig_polled_stall(a.p, false);
+		assert_int_equal(pthread_create(&t, NULL, close_a, a.d), 0);
+		(void)rig_wait(pb, 30 * SECOND_NS);
+		pthread_join(t, NULL);
+		if (rig_reached(pb) && !rig_reached(pa))
+			fail_msg("run %d: B's value reached over A's dropped value", run);
+		if (!rig_reached(pa) && (!rig_lost(b.d) || strcmp(rig_lost(b.d), "lost with PT")))
+			fail_msg("run %d: A's value dropped, B %s", run,
+				 rig_lost(b.d) ? rig_lost(b.d) : "live");
+		rig_buffer_release(xb);
+		rig_buffer_release(y);
+		rig_buffer_release(src);
+		rig_buffer_release(x);
+		polled_close(b);
+		rig_device_release(a.d);
+		rig_polled_destroy(a.p);
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_queue_waiter_is_lost_host_waiter_is_not),
+		cmocka_unit_test(test_queue_waiter_and_host_waiter_are_lost),
 		cmocka_unit_test(test_completed_values_spread_nothing),
 		cmocka_unit_test(test_a_submit_on_dropped_work_is_refused),
+		cmocka_unit_test(test_no_dependent_reached_over_a_dropped_value),
+		cmocka_unit_test(test_no_dependent_reached_while_the_loss_spreads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

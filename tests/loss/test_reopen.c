@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_reopen: recovery in the same process. A device is opened, used,
  * made to fault, seen lost, released, and its name opened again, cycle

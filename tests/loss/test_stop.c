@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_stop: the driver's stop never runs while a call of the driver is in
- * flight, even one that blocks (facts.may_block: rig counts them; seed 000,
+ * flight, even one that blocks (facts.may_block: rig counts them; docs/drivers.md,
  * Driver). A commit blocks inside the driver; a close from another thread
  * loses the device at once but stops the driver only once the commit
  * returned. The polled driver counts stops that overlapped a call.

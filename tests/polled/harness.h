@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/polled/harness.h: the polled driver alone (its sources are built
  * into the test, no librig), with the test in rig's place: a device made
@@ -10,6 +11,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,7 +34,7 @@ struct hdev {
 	uint64_t submitted;		/* under lock */
 };
 
-/* The one function of rig's the driver calls (rig_edge.h), in librig's
+/* The functions of rig's the driver calls (rig_edge.h), in librig's
  * place: each test program includes this header once. */
 uint64_t
 rig_now_ns(void)
@@ -41,6 +43,21 @@ rig_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * SECOND_NS + (uint64_t)ts.tv_nsec;
+}
+
+/* A refusal's message, kept as librig keeps it for rig_why(). */
+static _Thread_local char harness_why[256];
+
+int
+rig_why_set(const char *func, int code, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(harness_why, sizeof(harness_why), "%s: ", func);
+
+	va_start(ap, fmt);
+	vsnprintf(harness_why + n, sizeof(harness_why) - (size_t)n, fmt, ap);
+	va_end(ap);
+	return code;
 }
 
 /* The driver's other operations. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_polled_queue: the polled driver's queue alone, one thread in rig's
  * place: the ring's edges (full, wrap-around, a value too large for a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_stress_polled: the polled driver's ring under threads, the test in
  * rig's place. Submitters take rig's driver lock in turn and submit values

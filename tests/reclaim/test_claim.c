@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_claim: held buffers cannot be consumed; a consumed buffer is dead
  * and its successor's first use follows every use of it; exclusive is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_image_unload: an image unloads only once the work submitted before
  * its release is done; a device's end unloads what is left.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_reclaim: memory returns without a free. A stalled polled device
  * keeps released memory; once its word moves the memory returns; an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_reuse: memory released while its work is in flight comes back to
  * the next allocation of its size and kind once that work is done, with

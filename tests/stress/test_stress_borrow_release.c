@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_stress_borrow_release: issue 13's race. Releasing a borrowed buffer
  * asks whether every use of the root's memory is signaled; it once read

@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_stress_chaos: the multi-thread submit stress with faults injected at
- * random (SPEC §7, §8). Workers copy, run submissions and read back on
+ * random (docs/loss.md). Workers copy, run submissions and read back on
  * four polled devices (one whose queues wait for the others' words, so
  * losses spread; one that grows its queues) and a memory device, while they
  * also make the driver fail a random call (make, facts, alloc, room,

@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_stress_host_access: host access is ordered as a whole against every
- * submit's claim of the same memory (SPEC §4: a host write waits for every
+ * submit's claim of the same memory (docs/order.md: a host write waits for every
  * use and the uses after it follow it; a host read waits for the last
  * write). A host access marks its allocation busy and lets the claim's lock
  * go while it waits and copies (core/buffer.c), so that is what this

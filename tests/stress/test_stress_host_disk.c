@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_stress_host_disk: the host device and the disk waiting for each
  * other's words, as bench/server.c makes them, under many threads. Each

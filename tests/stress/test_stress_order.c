@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * test_stress_order: rule 3 under load. Threads submit random copies over
+ * test_stress_order: docs/order.md, rule 3 under load. Threads submit random copies over
  * random overlapping views of allocations shared (borrowed) by three polled
  * devices. Two logs are kept: every claim, per allocation in the order the
  * claims landed (claim_trace, under the allocation's lock); and when each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_stress_reclaim: threads allocate, submit, release and consume under
  * a small budget on three devices at once (the memory device and two

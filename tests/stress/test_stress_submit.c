@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_stress_submit: submitters and waiters on the memory and polled
  * devices at once. Each submitter owns a pair of buffers on one device and,

@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_callbacks: a function rig calls back (a fill, run inside the
  * driver's submit) that calls a function taking one of rig's locks gets an
- * invalid-argument error having changed nothing (SPEC §12), where it would
+ * invalid-argument error having changed nothing (docs/process.md), where it would
  * otherwise deadlock: on the memory device the fill runs under the driver
  * lock the nested submit would take.
  */

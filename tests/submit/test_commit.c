@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_commit: no queue and no host waits on work a driver still holds.
  * A's values are held (lag 1000) while B's work reads what they wrote:

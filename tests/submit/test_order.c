@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * test_order: rule 3 against a reference model. Random programs of copies
+ * test_order: docs/order.md, rule 3 against a reference model. Random programs of copies
  * and fills over overlapping views of allocations shared by three devices
  * (borrowed), with different waits facts:
  *   D0: completes by host, its queues wait for stores and hosts

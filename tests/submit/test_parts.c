@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * test_parts: every refusal of seed 002 (parts, refs, make, runs, submit),
+ * test_parts: every refusal of docs/submissions.md (parts, refs, make, runs, submit),
  * one test each, with its message, and nothing changed: the device ran
  * nothing and holds no more memory than before.
  */

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * test_place: queue placement and follow lists (rule 2, seeds 000/002) on a
+ * test_place: queue placement and follow lists (docs/order.md, rule 2, docs/submissions.md, Placement) on a
  * polled device with three queues:
  *   0 COMPUTE:0 runs launches and fills
  *   1 COPY:0    runs copies (the copy engine)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_place_model: place_parts() (submit/place.c) against the rule it
  * implements, written here the slow way: every pair of parts compared use

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_runs: runs and their takers. No run is ever held by two threads; a
  * lone taker gets its run back with its stores; a submission with no launch

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * amd/discovery/: the GPU's IP discovery table (amd-facts §2, layouts of
  * linux discovery.h, names kept). parse.c checks a table and turns it into

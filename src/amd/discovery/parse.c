@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * amd/discovery/parse.c: checks a discovery table and turns it into a
  * typed table (amd-facts §2). Checksums are linux's 16-bit sums of bytes:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * amd/discovery/read.c: finds the discovery table in the GPU's memory and
  * reads it through the memory BAR, with loads only, so the GPU's state

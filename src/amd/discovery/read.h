@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * amd/discovery/read.h: reading the table (and the few registers that say
  * where it is) from a GPU through a machine. See read.c.

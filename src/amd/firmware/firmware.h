@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * amd/firmware/firmware.h: the pin table (pins.c), the search for a pinned
  * image (search.c) and its installation (install.c). Formats: format.h.
@@ -10,7 +11,7 @@
 
 #include "amd/firmware/format.h"
 
-/* The release every pin comes from (SPEC §14). */
+/* The release every pin comes from (docs/amd.md). */
 #define AMD_FW_RELEASE "linux-firmware 20250410"
 
 #define AMD_DIGEST_BYTES 32	/* BLAKE2b-256 */
@@ -47,7 +48,7 @@ const struct amd_pin *amd_pins(size_t *n);
 /* Hex of a BLAKE2b-256 digest of bytes into hex[65]. */
 void amd_digest_hex(const uint8_t *bytes, size_t len, char hex[65]);
 
-/* The directories an open searches, in order (seed 003). */
+/* The directories an open searches, in order (docs/amd.md). */
 #define AMD_SEARCH_DIRS 16
 struct amd_search {
 	char dirs[AMD_SEARCH_DIRS][256];

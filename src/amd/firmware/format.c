@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * amd/firmware/format.c: reads each firmware header format of amd-facts §1
  * and checks it before the boot trusts a byte of it: size_bytes is the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * amd/firmware/: the images the boot loads. format.c reads and checks each
  * header format of amd-facts §1 (layouts of linux amdgpu_ucode.h, names

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * amd/firmware/install.c: `rig firmware amd`. Copies every pinned image
  * from the source directories into rig's firmware directory, verifying the

@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * amd/firmware/pins.c: the pin table. Every image the supported GC versions
- * boot with (seed 003: psp sOS, smu, sdma, gc mec and rlc, imu from GC 11,
+ * boot with (docs/amd.md: psp sOS, smu, sdma, gc mec and rlc, imu from GC 11,
  * pfp and me from GC 12), named for the versions of amd-facts §0.2, with its
  * size and BLAKE2b-256 digest in linux-firmware 20250410 (the
  * SHA-BLAKE2B-256 file beside ../shared/firmware/amdgpu). GC 9.5.0 is booted

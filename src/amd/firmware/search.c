@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * amd/firmware/search.c: finding a pinned image (seed 003, gpu): the
+ * amd/firmware/search.c: finding a pinned image (docs/amd.md, Firmware): the
  * directories given, then rig's firmware directory, then root's home when
  * run as root, then /lib/firmware/amdgpu; the first directory holding the
  * image with its pinned digest wins. A file of the image's name with
@@ -8,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +45,8 @@ rig_amd_firmware_directory(char *buf, size_t len)
 
 	if (!buf)
 		return rig_fail(-EINVAL, "buf is NULL");
+	if ((ptrdiff_t)len < 0)		/* snprintf would write past buf */
+		return rig_fail(-EINVAL, "%td bytes is negative", (ptrdiff_t)len);
 	if (env && env[0])
 		n = snprintf(buf, len, "%s", env);
 	else if (xdg && xdg[0] == '/')

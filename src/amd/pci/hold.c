@@ -1,10 +1,11 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * amd/pci/hold.c: who holds a GPU. This process records the GPUs it holds
  * (Rig_pci.Driver.hold: from open until the device stops); another process
  * holds one when it has the function's config or resource files, its
  * /dev/vfio group or its DRM nodes open or mapped, as /proc shows; amdgpu
  * holds one while bound, and has not let go while KFD's topology lists it
- * or its ip_discovery directory stays (seed 003, detach). KFD also keeps
+ * or its ip_discovery directory stays (docs/amd.md, Moving GPUs). KFD also keeps
  * the DRM files of processes that have exited for a while; debugfs's
  * dri/<minor>/clients lists them.
  */

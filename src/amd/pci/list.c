@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * amd/pci/list.c: a machine's PCI functions in bus order through libpci's
  * linux-sysfs method (toolchain.md §5), and the AMD GPUs among them.

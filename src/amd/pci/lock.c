@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * amd/pci/lock.c: opens, resets and changes to the machine of AMD GPUs run
- * one at a time (seed 003, Domains), each under this lock for its whole
+ * one at a time (docs/amd.md, Moving GPUs), each under this lock for its whole
  * run. Callers check callback_depth() first: a call from inside one of
  * rig's callbacks is refused instead of taking it.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * amd/pci/machine.c: the sysfs machine. Its files lie under a root ("" is
  * this machine's "/"): sysfs at root/sys, processes at root/proc. A window

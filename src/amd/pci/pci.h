@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * amd/pci/: machines, PCI functions, sysfs, libpci (Rig_pci). Everything
  * that touches PCI hardware or sysfs goes through a machine's operations,
@@ -134,7 +135,7 @@ int pci_holder(const struct rig_pci_machine *m, const char *bus,
  */
 int pci_amdgpu_has(const struct rig_pci_machine *m, const char *bus,
 		   char *why, size_t len);
-/* The same but for the binding: what stays after an unbind (seed 003). */
+/* The same but for the binding: what stays after an unbind (docs/amd.md). */
 int pci_amdgpu_lingers(const struct rig_pci_machine *m, const char *bus,
 		       char *why, size_t len);
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* add: c = a + b over per_group elements per group. */
 #include <stdint.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * data: the relocations of data: a read-only table, a writable global, a
  * common symbol, a table of function pointers, a switch's jump table, the

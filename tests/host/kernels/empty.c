@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* empty: a kernel that does nothing, for round trips. */
 #include <stdint.h>
 

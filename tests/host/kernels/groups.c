@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * groups: each group counts itself once in hits; each call counts itself
  * in calls and flags a range that is empty or passes the grid in bad.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* math: libm's functions, double and float, one element per group. */
 #include <stdint.h>
 

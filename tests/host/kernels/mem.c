@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mem: the memory functions a freestanding compile calls, per group. */
 #include <stddef.h>
 #include <stdint.h>

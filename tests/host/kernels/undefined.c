@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* undefined: calls a function the host does not give objects. */
 #include <stdint.h>
 

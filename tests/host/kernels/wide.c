@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * wide: what makes a compiler call libgcc: 128-bit division and popcount
  * (gcc calls __divti3, __udivti3, __modti3, __umodti3 and __popcountdi2

@@ -87,8 +87,8 @@ test_released_memory_returns_by_itself(void **state)
 	assert_int_equal(rig_allocated(pd.d), 8192);
 	rig_polled_stall(pd.p, false);
 	/* No call of ours from here: the poller sees the word move. */
-	await(rig_polled_live_regions(pd.p) == 1);
-	assert_int_equal(rig_allocated(pd.d), 4096);
+	/* The region goes back, then its bytes leave the count: both. */
+	await(rig_polled_live_regions(pd.p) == 1 && rig_allocated(pd.d) == 4096);
 	assert_true(rig_reached(p));
 	rig_buffer_release(a);
 	polled_close(pd);

@@ -184,8 +184,10 @@ test_conflicts_run_in_order(void **state)
 		free(back[i]);
 	}
 	assert_memory_equal(old, data[N - 1], SZ);
+	/* How many ops waited for a conflicting one: a note, not a check
+	 * (an op that finds the one before it done waits for nothing). */
 	disk_stats(t.d, &st);
-	assert_true(st.held > 0);
+	printf("# %llu ops held behind a conflicting one\n", (unsigned long long)st.held);
 	for (int i = 0; i < N; i++)
 		free(data[i]);
 	free(old);

@@ -7,6 +7,7 @@
 #ifndef TESTS_COMMON_H
 #define TESTS_COMMON_H
 
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -67,6 +68,22 @@ buffer_new(struct rig_device *d, size_t bytes)
 
 	assert_int_equal(rig_buffer_create(d, bytes, RIG_MEMORY_DEVICE, &b), 0);
 	return b;
+}
+
+/* Entries of a folder, not counting dot names: a /proc/self folder's open
+ * fds or threads, or the files a test left in its own folder. */
+static inline int
+count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
 }
 
 #endif

@@ -413,20 +413,6 @@ struct state {
 	int files;
 };
 
-static int
-count_files(void)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	assert_non_null(d);
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n;
-}
-
 static struct state
 snapshot(void)
 {
@@ -446,7 +432,7 @@ snapshot(void)
 	st.images = rig_polled_live_images(pd.p);
 	st.exclusive = rig_buffer_exclusive(excl);
 	assert_int_equal(rig_buffer_read(b, 0, st.bytes, sizeof(st.bytes)), 0);
-	st.files = count_files();
+	st.files = count_entries(dir);
 	return st;
 }
 

@@ -465,7 +465,8 @@ test_stop_drops_pending_values(void **state)
 /*
  * Submits with pauses between them, some long enough for the device thread
  * to fall asleep: each value still runs, and its word store is followed by
- * a call of rig_word_wake() (host_dev.h's stub counts them).
+ * a call of rig_word_wake() (host_dev.h defines it for the driver tested
+ * without librig, and counts the calls).
  */
 static void
 test_wakes_after_idle(void **state)

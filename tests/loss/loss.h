@@ -7,7 +7,6 @@
 #ifndef TESTS_LOSS_H
 #define TESTS_LOSS_H
 
-#include <dirent.h>
 #include <stdbool.h>
 #include <time.h>
 
@@ -59,21 +58,6 @@ run_once(struct rig_submission *s)
 	assert_int_equal(rig_run_take(s, &r), 0);
 	assert_int_equal(rig_submit(r, NULL, 0, NULL, 0, &p), 0);
 	return p;
-}
-
-/* Entries of a /proc/self folder: the open fds, or the threads. */
-static inline int
-count_entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	assert_non_null(d);
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n;
 }
 
 /* Internal: the word slots taken now (timeline/words.c). */

@@ -233,15 +233,8 @@ idle(struct pdev *d, uint64_t v)
 		bool held = is_committed(d, v);
 		struct timespec until;
 
-		if (held) {
-			clock_gettime(CLOCK_MONOTONIC, &until);
-			until.tv_nsec += STALL_LOOK_NS;
-			if (until.tv_nsec >= 1000000000) {
-				until.tv_sec++;
-				until.tv_nsec -= 1000000000;
-			}
-		}
-		ck_ec_wait(&d->ec, ec_sp(), snap, held ? &until : NULL);
+		ck_ec_wait(&d->ec, ec_sp(), snap,
+			   ec_until(held ? rig_now_ns() + STALL_LOOK_NS : UINT64_MAX, &until));
 	}
 	if (rig_now_ns() - start < SPIN_MAX_NS)
 		d->spin_ns = SPIN_MAX_NS;

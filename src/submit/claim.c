@@ -91,6 +91,18 @@ prepare(const struct use *u, struct waitset *ws)
 	return stamps_prepare(s, u->lo, u->hi, u->kind, ws);
 }
 
+/* Stamp a prepared use with st; a buffer used whole inline. */
+static inline void
+record(const struct use *u, struct stamp st)
+{
+	struct stamps *s = &u->a->stamps;
+
+	if (u->lo < u->hi && stamps_whole(s, u->lo, u->hi))
+		seg_record(&s->seg[0], u->kind, st);
+	else
+		stamps_record(s, u->lo, u->hi, u->kind, st);
+}
+
 int
 claim_lock(struct use *u, size_t n, struct waitset *ws)
 {
@@ -125,12 +137,7 @@ void
 claim_record(struct use *u, size_t n, struct stamp st)
 {
 	for (size_t i = 0; i < n; i++) {
-		struct stamps *s = &u[i].a->stamps;
-
-		if (u[i].lo < u[i].hi && stamps_whole(s, u[i].lo, u[i].hi))
-			seg_record(&s->seg[0], u[i].kind, st);
-		else
-			stamps_record(s, u[i].lo, u[i].hi, u[i].kind, st);
+		record(&u[i], st);
 #ifdef RIG_TEST_HOOKS
 		if (claim_trace)
 			claim_trace(&u[i], st);

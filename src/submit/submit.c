@@ -47,7 +47,6 @@
 #include "rig.h"
 #include "submit/submit.h"
 
-
 static bool
 is_lost(struct submitter *s)
 {

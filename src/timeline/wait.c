@@ -65,12 +65,9 @@ deadline_after(uint64_t timeout_ns)
 static void
 sleep_on(struct ck_ec32 *ec, uint32_t f, uint64_t until_ns)
 {
-	struct timespec until = {
-		.tv_sec = (time_t)(until_ns / 1000000000u),
-		.tv_nsec = (long)(until_ns % 1000000000u),
-	};
+	struct timespec until;
 
-	ck_ec32_wait(ec, ec_mp(), f, until_ns == UINT64_MAX ? NULL : &until);
+	ck_ec32_wait(ec, ec_mp(), f, ec_until(until_ns, &until));
 }
 
 /* Whether the wait for v is over: v signaled, or settled for rig's own. */

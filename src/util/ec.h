@@ -86,4 +86,16 @@ static const struct ck_ec_mode ec_mp_mode = { .ops = &ec_ops, .single_producer =
 /* The mode of a count that any thread may bump at any time. */
 #define ec_mp() (&ec_mp_mode)
 
+/* A wait's deadline for ck_ec: the CLOCK_MONOTONIC time until_ns (as
+ * rig_now_ns() counts) in *ts, or NULL for UINT64_MAX (no deadline). */
+static inline const struct timespec *
+ec_until(uint64_t until_ns, struct timespec *ts)
+{
+	if (until_ns == UINT64_MAX)
+		return NULL;
+	ts->tv_sec = (time_t)(until_ns / 1000000000u);
+	ts->tv_nsec = (long)(until_ns % 1000000000u);
+	return ts;
+}
+
 #endif

@@ -73,6 +73,41 @@ test_idle_poller_sleeps(void **state)
 	polled_close(pd);
 }
 
+/*
+ * Released memory that the next allocation reuses: the limbo fills and
+ * empties with every round, and the poller is cued once for the stream
+ * (reclaim/limbo.h, watching). Once the stream ends and what it left went
+ * back, the poller sleeps again: an idle process spends no CPU.
+ */
+static void
+test_poller_sleeps_after_reuse(void **state)
+{
+	struct polled_dev pd = polled_open((struct rig_polled_config){ .name = "PO3" });
+	struct rig_buffer *src = buffer_new(pd.d, 4096), *b;
+	struct rig_point p = { 0 };
+	long before, after;
+
+	for (int i = 0; i < 2000; i++) {
+		assert_int_equal(rig_buffer_create(pd.d, 4096, RIG_MEMORY_DEVICE, &b), 0);
+		assert_int_equal(rig_buffer_copy(src, b, &p), 0);
+		rig_buffer_release(b);
+	}
+	assert_int_equal(rig_wait(p, 30 * SECOND_NS), 0);
+	/* What was kept for reuse goes back once idle LIMBO_AGE_NS (2 ms). */
+	await(rig_allocated(pd.d) == 4096);
+	await(poller_switches() >= 0);
+	sleep_ms(50);			/* it finishes what it was at */
+	before = poller_switches();
+	sleep_ms(300);
+	after = poller_switches();
+	/* Cued every 1 ms for a limbo still watched, it would switch ~300
+	 * times. */
+	if (after - before > 2)
+		fail_msg("the poller woke %ld times in 300 ms after the stream", after - before);
+	rig_buffer_release(src);
+	polled_close(pd);
+}
+
 static void
 test_released_memory_returns_by_itself(void **state)
 {
@@ -100,6 +135,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_idle_poller_sleeps),
 		cmocka_unit_test(test_released_memory_returns_by_itself),
+		cmocka_unit_test(test_poller_sleeps_after_reuse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -21,6 +21,8 @@ host_load(void *t, const void *bytes, size_t len, struct rig_code *out,
 		*fault = host_keep(d, why);
 		return RIG_FAULT;
 	}
+	/* The image's constructors run before any launch can reach it. */
+	elf_image_init(img);
 	*out = (struct rig_code){ .loaded = true, .image = img };
 	return RIG_OK;
 }

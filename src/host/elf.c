@@ -26,6 +26,7 @@
 #include "rig_edge.h"
 #include "host/elf.h"
 #include "host/elf_host.h"
+#include "host/elf_init.h"
 #include "host/elf_object.h"
 #include "host/elf_reloc.h"
 
@@ -45,6 +46,8 @@ struct elf_image {
 	struct elf_func *funcs;		/* sorted by name */
 	size_t nfuncs;
 	char *names;
+	struct elf_calls calls;		/* constructors and destructors */
+	bool initialised;		/* elf_image_init() ran the constructors */
 };
 
 /* The state of one elf_link() call. */
@@ -65,6 +68,7 @@ struct link {
 	uint64_t stub_at, got_at;	/* offsets of the stubs and the GOT in their segments */
 	unsigned char *base;
 	size_t size;
+	struct elf_image *img;		/* made first, filled last */
 };
 
 static uint64_t
@@ -236,6 +240,13 @@ bind_undefined(struct link *l, size_t i, const Elf64_Sym *s)
 
 	if (strcmp(name, "_GLOBAL_OFFSET_TABLE_") == 0) {
 		l->sym[i] = (uint64_t)(uintptr_t)l->base + l->seg_at[SEG_RO] + l->got_at;
+		return 0;
+	}
+	/* C++'s globals register their destructors for this image by the
+	 * address of its __dso_handle: the image's first byte, which every
+	 * PC-relative reference from the image reaches. */
+	if (strcmp(name, "__dso_handle") == 0) {
+		l->sym[i] = (uint64_t)(uintptr_t)l->base;
 		return 0;
 	}
 	fn = elf_host_symbol(name);
@@ -444,15 +455,12 @@ make_image(struct link *l, struct elf_image **out)
 			bytes += strlen(elf_object_sym_name(o, &s)) + 1;
 		}
 	}
-	img = calloc(1, sizeof(*img));
-	if (!img)
-		return no_memory(l, "the image");
+	img = l->img;
 	img->funcs = calloc(n ? n : 1, sizeof(*img->funcs));
 	img->names = malloc(bytes ? bytes : 1);
 	if (!img->funcs || !img->names) {
 		free(img->funcs);
 		free(img->names);
-		free(img);
 		return no_memory(l, "the image's functions");
 	}
 	for (i = 1, p = img->names; i < o->nsyms; i++) {
@@ -467,8 +475,30 @@ make_image(struct link *l, struct elf_image **out)
 	qsort(img->funcs, img->nfuncs, sizeof(*img->funcs), compare_funcs);
 	img->base = l->base;
 	img->size = l->size;
+	l->img = NULL;
 	*out = img;
 	return 0;
+}
+
+/* Pass 7b: the constructors and destructors, checked, in their order. */
+static int
+collect_calls(struct link *l)
+{
+	const struct elf_object *o = &l->o;
+	uint64_t text = (uint64_t)(uintptr_t)l->base + l->seg_at[SEG_TEXT];
+	uint64_t *addr = calloc(o->shnum ? o->shnum : 1, sizeof(*addr));
+	size_t i;
+	int ret;
+
+	if (!addr)
+		return no_memory(l, "the constructors' addresses");
+	for (i = 1; i < o->shnum; i++)
+		addr[i] = l->seg[i] == SEG_NONE ? 0 : section_address(l, i);
+	ret = elf_init_collect(o, addr, text, text + l->seg_size[SEG_TEXT],
+			       &l->img->calls, l->why, l->why_len);
+	l->img->calls.dso = l->base;
+	free(addr);
+	return ret;
 }
 
 static int
@@ -483,7 +513,9 @@ alloc_tables(struct link *l)
 	l->got = calloc(nsym, sizeof(*l->got));
 	l->stub = calloc(nsym, sizeof(*l->stub));
 	l->common = calloc(nsym, sizeof(*l->common));
-	if (!l->seg || !l->off || !l->sym || !l->bound || !l->got || !l->stub || !l->common)
+	l->img = calloc(1, sizeof(*l->img));
+	if (!l->seg || !l->off || !l->sym || !l->bound || !l->got || !l->stub || !l->common ||
+	    !l->img)
 		return no_memory(l, "the linker's tables");
 	return 0;
 }
@@ -498,6 +530,9 @@ free_tables(struct link *l)
 	free(l->got);
 	free(l->stub);
 	free(l->common);
+	if (l->img)
+		elf_calls_free(&l->img->calls);
+	free(l->img);
 	elf_object_free(&l->o);
 }
 
@@ -525,6 +560,8 @@ elf_link(const void *bytes, size_t len, struct elf_image **out, char *why, size_
 		ret = relocate(&l);
 	}
 	if (ret == 0)
+		ret = collect_calls(&l);
+	if (ret == 0)
 		ret = protect(&l);
 	if (ret == 0)
 		ret = make_image(&l, out);
@@ -546,10 +583,23 @@ elf_symbol(const struct elf_image *img, const char *name)
 }
 
 void
+elf_image_init(struct elf_image *img)
+{
+	if (!img || img->initialised)
+		return;
+	img->initialised = true;
+	elf_init_run(&img->calls);
+}
+
+void
 elf_unlink(struct elf_image *img)
 {
 	if (!img)
 		return;
+	if (img->initialised)
+		elf_fini_run(&img->calls);
+	else
+		elf_calls_free(&img->calls);
 	munmap(img->base, img->size);
 	free(img->funcs);
 	free(img->names);

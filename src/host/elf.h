@@ -31,7 +31,8 @@ struct elf_image;
  * machine, not relocatable, truncated (naming where), a bad section index
  * (naming which), thread-local storage, an undefined symbol (named), an
  * unsupported relocation (named with its type number) or one whose value
- * overflows its field; -ENOMEM (why says for what). Never crashes on any
+ * overflows its field, .ctors or .dtors sections, or a constructor entry
+ * outside the text; -ENOMEM (why says for what). Never crashes on any
  * bytes and leaves nothing behind on failure.
  */
 int elf_link(const void *bytes, size_t len, struct elf_image **out,
@@ -43,7 +44,16 @@ int elf_link(const void *bytes, size_t len, struct elf_image **out,
  */
 void *elf_symbol(const struct elf_image *img, const char *name);
 
-/* elf_unlink() - unmap the image and free it. NULL does nothing. */
+/*
+ * elf_image_init() - run the image's constructors (.preinit_array,
+ * .init_array, in elf_init.h's order), once; a second call does nothing.
+ * elf_link() checks every entry lies in the image's text but runs none, so
+ * a linker that only checks an object (the fuzzer) runs none of its code.
+ */
+void elf_image_init(struct elf_image *img);
+
+/* elf_unlink() - run the destructors if elf_image_init() ran (elf_init.h's
+ * order), then unmap the image and free it. NULL does nothing. */
 void elf_unlink(struct elf_image *img);
 
 #endif

@@ -27,9 +27,16 @@
 #include <string.h>
 
 #include "host/dev.h"
+#include "rig_host.h"
 
 /* The smallest arena a slot allocates, so most values never grow one. */
 #define HOST_ARENA_MIN	1024u
+
+/* Every launch's params block starts on this boundary (rig_host.h): a
+ * kernel may read a member of any vector type, up to AVX-512's, with an
+ * aligned load. The arena itself is allocated on it. */
+#define HOST_PARAMS_ALIGN	64u
+_Static_assert(HOST_PARAMS_ALIGN == RIG_HOST_PARAMS_ALIGN, "rig_host.h states it");
 
 /* The most groups one launch may run: keeps index arithmetic in int64_t. */
 #define HOST_MAX_GROUPS	((uint64_t)1 << 62)
@@ -155,22 +162,23 @@ fail(struct host_dev *d, const char **failure, const char *fmt, ...)
 }
 
 static size_t
-round16(size_t n)
+round64(size_t n)
 {
-	return (n + 15) & ~(size_t)15;
+	return (n + HOST_PARAMS_ALIGN - 1) & ~(size_t)(HOST_PARAMS_ALIGN - 1);
 }
 
-/* The arena bytes value's work needs: waits, ops, then params blocks. */
+/* The arena bytes value's work needs: waits, ops, then params blocks,
+ * each starting on a multiple of 64 from the arena's 64-aligned start. */
 static size_t
 arena_need(const struct rig_part *parts, size_t nparts, size_t nwaits)
 {
-	size_t n = round16(nwaits * sizeof(struct rig_wait)) +
-		   round16(nparts * sizeof(struct host_op));
+	size_t n = round64(nwaits * sizeof(struct rig_wait)) +
+		   round64(nparts * sizeof(struct host_op));
 	size_t i;
 
 	for (i = 0; i < nparts; i++)
 		if (parts[i].kind == RIG_LAUNCH_PART)
-			n += round16(parts[i].u.launch.params_bytes);
+			n += round64(parts[i].u.launch.params_bytes);
 	return n;
 }
 
@@ -207,9 +215,9 @@ encode(struct host_job *job, const struct rig_part *parts, size_t nparts,
 		memcpy(a, waits, nwaits * sizeof(*waits));
 	job->waits = (const struct rig_wait *)a;
 	job->nwaits = nwaits;
-	a += round16(nwaits * sizeof(*waits));
+	a += round64(nwaits * sizeof(*waits));
 	ops = (struct host_op *)a;
-	a += round16(nparts * sizeof(*ops));
+	a += round64(nparts * sizeof(*ops));
 	for (i = 0; i < nparts; i++) {
 		const struct rig_launch *l = &parts[i].u.launch;
 
@@ -222,7 +230,7 @@ encode(struct host_job *job, const struct rig_part *parts, size_t nparts,
 			ops[n].u.launch.fn = (host_range_fn)l->launch;
 			ops[n].u.launch.params = a;
 			ops[n++].u.launch.groups = (int64_t)groups(l);
-			a += round16(l->params_bytes);
+			a += round64(l->params_bytes);
 		}
 	}
 	job->ops = ops;
@@ -281,11 +289,14 @@ reserve(struct host_dev *d, struct host_job *job, size_t need, uint64_t value,
 
 	if (need <= job->arena_bytes && job->arena)
 		return 0;
-	need = need > HOST_ARENA_MIN ? need : HOST_ARENA_MIN;
-	a = realloc(job->arena, need);
+	need = round64(need > HOST_ARENA_MIN ? need : HOST_ARENA_MIN);
+	/* Not realloc: its 16-byte alignment would misplace the params, and
+	 * encode() writes the whole arena anew. */
+	a = aligned_alloc(HOST_PARAMS_ALIGN, need);
 	if (!a)
 		return fail(d, failure, "no memory for the %zu bytes of value %llu's work",
 			    need, (unsigned long long)value);
+	free(job->arena);
 	job->arena = a;
 	job->arena_bytes = need;
 	return 0;

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rig_host.h: the host kernel contract, for the code a host device runs
+ * and the program that launches it. A kernel's source includes it alone
+ * (it needs only <stdint.h>, so it builds freestanding); a program
+ * includes it beside rig.h.
+ *
+ * The signature. A host kernel is
+ *     RIG_HOST_KERNEL void f(const void *params, int64_t first, int64_t end);
+ * a function of external linkage in a relocatable ELF object, which
+ * rig_image_load() links and rig_image_function() finds by its symbol's
+ * name (RIG_HOST_KERNEL keeps a C++ name unmangled).
+ *
+ * The grid. A launch over a grid of g0 x g1 x g2 groups runs every group
+ * index g in [0, g0*g1*g2) exactly once, counted in x, then y, then z:
+ * group (x, y, z) is g = x + g0 * (y + g1 * z) (rig_host_group() turns g
+ * back). Each call runs the groups [first, end), end > first. The group
+ * shape (threads per group) is not passed to the kernel and changes
+ * nothing on the host: a group is one unit of the kernel's own loop,
+ * whose size the kernel knows (put it in params). The kernel receives no
+ * grid: put its dimensions in params too.
+ *
+ * Several workers call a kernel at once, each with its own range: one
+ * worker per core the device holds (the opener's count or set), the
+ * device's own thread among them. The ranges are chunks of whole groups:
+ * a quarter of each worker's even share, at least one group; a grid
+ * smaller than two chunks per worker runs in one call on the device's
+ * thread. A kernel must not assume which worker runs which range, nor
+ * that ranges come in order.
+ *
+ * The params block: a copy of the launch's parameter bytes made at
+ * submit, with the buffers' host addresses its refs place. Its address is
+ * a multiple of RIG_HOST_PARAMS_ALIGN (64), so a member of any vector type
+ * up to AVX-512's may be read with an aligned load. Every call of one
+ * launch gets the same block; it lives until the launch's last call
+ * returns. Kernels read it and must not write it.
+ *
+ * Globals persist between launches of an image and are shared: by every
+ * worker at once and by every launch, until the image is released. A
+ * kernel that updates a global from several groups must use atomics.
+ * An object's constructors (.init_array, C++ dynamic initialisation) run
+ * once, in link order, when rig_image_load() links it, before any launch;
+ * its destructors (.fini_array, and those C++ registers with
+ * __cxa_atexit) run when the image is unloaded. Thread-local storage and
+ * old-style .ctors/.dtors sections are refused.
+ *
+ * What a kernel may call: nothing of the C library but
+ *   memcpy, memset, memmove, memcmp;
+ * these libgcc and glibc helpers that compilers emit:
+ *   __divti3, __modti3, __popcountdi2, __stack_chk_fail, __udivti3,
+ *   __umodti3
+ *   (and __cxa_atexit, for C++ constructors);
+ * and these 112 functions of libm (bound to the host's own, so results
+ * match the program's bit for bit):
+ *   acos, acosf, acosh, acoshf, asin, asinf, asinh, asinhf, atan,
+ *   atan2, atan2f, atanf, atanh, atanhf, cbrt, cbrtf, ceil, ceilf,
+ *   copysign, copysignf, cos, cosf, cosh, coshf, erf, erfc, erfcf, erff,
+ *   exp, exp10, exp10f, exp2, exp2f, expf, expm1, expm1f, fabs, fabsf,
+ *   fdim, fdimf, floor, floorf, fma, fmaf, fmax, fmaxf, fmin, fminf, fmod,
+ *   fmodf, frexp, frexpf, hypot, hypotf, ilogb, ilogbf, ldexp, ldexpf,
+ *   lgamma, lgammaf, llrint, llrintf, llround, llroundf, log, log10,
+ *   log10f, log1p, log1pf, log2, log2f, logb, logbf, logf, lrint, lrintf,
+ *   lround, lroundf, modf, modff, nearbyint, nearbyintf, nextafter,
+ *   nextafterf, pow, powf, remainder, remainderf, remquo, remquof, rint,
+ *   rintf, round, roundf, scalbn, scalbnf, sin, sincos, sincosf, sinf,
+ *   sinh, sinhf, sqrt, sqrtf, tan, tanf, tanh, tanhf, tgamma, tgammaf,
+ *   trunc, truncf.
+ * Any other undefined symbol is refused, naming it. A kernel
+ * makes no system call, allocates nothing and takes no lock.
+ *
+ * Building: compile with RIG_HOST_KERNEL_CFLAGS, which rig's pkg-config
+ * file gives as `pkg-config --variable=host_kernel_cflags rig` (and rig's
+ * meson file as the variable host_kernel_cflags of dependency('rig')):
+ *     cc -c $(pkg-config --variable=host_kernel_cflags rig) k.c -o k.o
+ */
+#ifndef RIG_HOST_H
+#define RIG_HOST_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The alignment of every launch's params block on a host device. */
+#define RIG_HOST_PARAMS_ALIGN	64
+
+/* The flags a host kernel is compiled with (pkg-config's host_kernel_cflags). */
+#define RIG_HOST_KERNEL_CFLAGS	"-O2 -fPIC -ffreestanding -fno-math-errno -nostdlib -fno-lto"
+
+/* Declares a host kernel: C linkage under C++, visible whatever
+ * -fvisibility the object is built with. */
+#ifdef __cplusplus
+#define RIG_HOST_KERNEL	extern "C" __attribute__((visibility("default")))
+#else
+#define RIG_HOST_KERNEL	__attribute__((visibility("default")))
+#endif
+
+/* A host kernel's type. */
+typedef void (*rig_host_kernel_fn)(const void *params, int64_t first, int64_t end);
+
+/* A group's place in its grid. */
+struct rig_host_group {
+	uint32_t x, y, z;
+};
+
+/* The place of group index g in a grid of g0 x g1 groups per z (any g2). */
+static inline struct rig_host_group
+rig_host_group(int64_t g, uint32_t g0, uint32_t g1)
+{
+	struct rig_host_group r;
+	uint64_t u = (uint64_t)g;
+
+	r.x = (uint32_t)(u % g0);
+	r.y = (uint32_t)((u / g0) % g1);
+	r.z = (uint32_t)(u / ((uint64_t)g0 * g1));
+	return r;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RIG_HOST_H */

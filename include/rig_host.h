@@ -72,10 +72,30 @@
  * file gives as `pkg-config --variable=host_kernel_cflags rig` (and rig's
  * meson file as the variable host_kernel_cflags of dependency('rig')):
  *     cc -c $(pkg-config --variable=host_kernel_cflags rig) k.c -o k.o
+ *
+ * Faults. A kernel that faults (SIGSEGV, SIGBUS, SIGFPE, SIGILL) is
+ * stopped: its device is lost, with the kernel's name, the signal, the
+ * fault's address and the culprit value, submission and part
+ * (rig_loss()); the program and its other devices go on, and the name
+ * opens anew. A kernel that never returns is stopped when its device
+ * is lost by the hang clock (rig_host_config.hang_ms), closed, or ended
+ * at exit(), which never waits on it. A fault outside a kernel (the
+ * program's own) goes to the handler that was there before rig's, or
+ * ends the process as it would have.
+ *
+ * What cannot be contained: a kernel that writes memory of the process
+ * it may write (its buffers, another image's or
+ * the program's own) corrupts it silently, as on a GPU that shares the
+ * process's address space; a fault inside a constructor runs on the
+ * loading thread and is the program's own; a program that installs its
+ * own SIGSEGV, SIGBUS, SIGFPE or SIGILL handler after a host device
+ * opened takes faults back until the next host device opens (rig then
+ * chains to that handler).
  */
 #ifndef RIG_HOST_H
 #define RIG_HOST_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -116,6 +136,39 @@ rig_host_group(int64_t g, uint32_t g0, uint32_t g1)
 	r.z = (uint32_t)(u / ((uint64_t)g0 * g1));
 	return r;
 }
+
+/* ---- Host devices, for the program ------------------------------------ */
+
+struct rig_device;
+
+/*
+ * What a host device is made of. Several host devices each have their own
+ * timeline, device thread and workers, so unrelated work runs side by
+ * side on them, as streams do on a GPU; the order rules across them are
+ * those across any devices (a submission that reads what another device's
+ * work wrote waits for it).
+ */
+struct rig_host_config {
+	const char *name;	/* "HOST", "HOST:1", ...: its name, up to 31 bytes */
+	unsigned cores;		/* threads that run its launches (its device thread
+				 * among them), at least 1; 0: one per core of cpus,
+				 * or of the process */
+	const int *cpus;	/* NULL, or the cores its threads run on */
+	size_t ncpus;
+	uint32_t hang_ms;	/* 0: no hang clock; else lost with "no progress for
+				 * n ms" once a wait sees no progress that long */
+};
+
+/*
+ * rig_host_open() - open the host device c describes, or return the one
+ * open under c->name (whose config then stays as it was opened). "HOST"
+ * is also what rig_host_device() opens, with every core and no hang
+ * clock. Any thread, not from a callback of rig's.
+ * Returns 0 with *out set; RIG_EINVAL for a NULL c or out, a name that is
+ * NULL, empty or longer than 31 bytes, cpus with ncpus 0 or a core number
+ * outside 0-1023, or more cores than 4096; what rig_open() returns.
+ */
+int rig_host_open(const struct rig_host_config *c, struct rig_device **out);
 
 #ifdef __cplusplus
 }

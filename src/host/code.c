@@ -2,8 +2,9 @@
 /*
  * host/code.c: loading code on the host device. An image is an object the
  * ELF linker (elf.c) placed in the host's memory itself (loaded, never a
- * Place), and a function's entry is its address: what submit calls over
- * each range of groups. Images need no device state, so rig may unload one
+ * Place), and a function's entry is its address (code) and its record
+ * (launch: struct elf_func, the address submit calls over each range of
+ * groups and the name a fault's message gives). Images need no device state, so rig may unload one
  * after stop.
  */
 #include "host/dev.h"
@@ -37,13 +38,14 @@ int
 host_entry(void *t, void *image, const char *name, struct rig_entry *out,
 	   uint64_t *bytes)
 {
-	void *fn = elf_symbol(image, name);
+	const struct elf_func *f = elf_function(image, name);
 
-	if (!fn)
+	if (!f)
 		return RIG_ABSENT;
+	/* launch: the record, so a fault's message names the kernel. */
 	*out = (struct rig_entry){
-		.code = (uint64_t)(uintptr_t)fn,
-		.launch = (uintptr_t)fn,
+		.code = (uint64_t)(uintptr_t)f->addr,
+		.launch = (uintptr_t)f,
 		.params = RIG_NONE,
 		.threads = RIG_NONE,
 	};

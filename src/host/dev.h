@@ -30,6 +30,7 @@
 #define HOST_DEV_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -38,6 +39,7 @@
 #include <ck_ec.h>
 
 #include "rig_edge.h"
+#include "host/guard.h"
 #include "host/pool.h"
 #include "host/spin.h"
 
@@ -58,9 +60,11 @@ struct host_copy {
 /* One part as the device thread runs it; fills ran in submit. */
 struct host_op {
 	enum rig_kind kind;
+	int part;				/* its index in the submission */
 	union {
 		struct {
 			host_range_fn fn;
+			const char *name;	/* the kernel's, for a fault's message */
 			const void *params;	/* a copy in the job's arena */
 			int64_t groups;
 		} launch;
@@ -96,6 +100,16 @@ struct host_dev {
 	uint64_t base;				/* the word's value at make */
 	uint64_t budget;
 	int64_t cache_bytes;			/* 0: unknown */
+	int64_t hang_ms;			/* 0: no hang clock (the opener's) */
+	char name[32];				/* the opener's, such as "HOST:1" */
+	int events_fd;				/* an eventfd: readable once a kernel faulted */
+	struct host_guard guard;		/* the device thread's (exec.c) */
+
+	/* A kernel's fault, written by the device thread before it sets
+	 * fault_ready (release) and writes events_fd; read by events. */
+	_Atomic bool fault_ready;
+	struct rig_fault_site fault_site;
+	char fault_text[320];
 	struct host_job ring[HOST_RING];
 
 	/* Written by submit alone (rig's one caller at a time). */
@@ -148,7 +162,7 @@ int host_entry(void *t, void *image, const char *name, struct rig_entry *out,
 	       uint64_t *bytes);
 
 /* The device thread (exec.c): start it, or wake it after a publish. */
-int host_exec_start(struct host_dev *d, char *why, size_t why_len);
+int host_exec_start(struct host_dev *d, const cpu_set_t *cores, char *why, size_t why_len);
 void host_exec_wake(struct host_dev *d);
 
 /* Stop the device thread, dropping what it has not run; raise the word. */

@@ -35,11 +35,6 @@
 
 enum segment { SEG_NONE = -1, SEG_TEXT, SEG_RO, SEG_DATA, NSEG };
 
-struct elf_func {
-	const char *name;
-	void *addr;
-};
-
 struct elf_image {
 	unsigned char *base;
 	size_t size;
@@ -571,14 +566,21 @@ elf_link(const void *bytes, size_t len, struct elf_image **out, char *why, size_
 	return ret;
 }
 
-void *
-elf_symbol(const struct elf_image *img, const char *name)
+const struct elf_func *
+elf_function(const struct elf_image *img, const char *name)
 {
-	struct elf_func key = { .name = name }, *f;
+	struct elf_func key = { .name = name };
 
 	if (!img || !name)
 		return NULL;
-	f = bsearch(&key, img->funcs, img->nfuncs, sizeof(key), compare_funcs);
+	return bsearch(&key, img->funcs, img->nfuncs, sizeof(key), compare_funcs);
+}
+
+void *
+elf_symbol(const struct elf_image *img, const char *name)
+{
+	const struct elf_func *f = elf_function(img, name);
+
 	return f ? f->addr : NULL;
 }
 

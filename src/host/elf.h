@@ -21,6 +21,12 @@
 
 struct elf_image;
 
+/* A function of an image: its name and address, valid while it lives. */
+struct elf_func {
+	const char *name;
+	void *addr;
+};
+
 /* Room for any refusal's message. */
 #define ELF_WHY_BYTES	256
 
@@ -43,6 +49,9 @@ int elf_link(const void *bytes, size_t len, struct elf_image **out,
  * STT_FUNC symbol of global or weak binding, or NULL if it has none.
  */
 void *elf_symbol(const struct elf_image *img, const char *name);
+
+/* elf_function() - the same function's record, or NULL. */
+const struct elf_func *elf_function(const struct elf_image *img, const char *name);
 
 /*
  * elf_image_init() - run the image's constructors (.preinit_array,

@@ -23,12 +23,22 @@
  *
  * Stop: the device thread leaves at the next value (or inside a wait), so
  * values published but not run are dropped; host_exec_stop() then raises the
- * word to the last submitted value, as rig's loss rules allow.
+ * word to the last submitted value, as rig's loss rules allow. A kernel
+ * still running is interrupted (guard.h) until every thread is out of it,
+ * so a stop (a close, a hang's loss, exit()) never waits on a kernel.
+ *
+ * Faults: a launch whose kernel faulted (host_pool_launch) ends the
+ * thread's run: the value's word is never written, the fault's site and
+ * message go to fault_site and fault_text, fault_ready is set, and the
+ * events fd turns readable; rig's poller then calls events (host.c),
+ * which loses the device with them.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util/ec.h"
 #include "host/dev.h"
@@ -99,10 +109,40 @@ launch_chunk(const struct host_dev *d, int64_t groups)
 	return groups < 2 * shares ? 1 : groups / shares;
 }
 
-/* Run one value's work; false if the device stopped during its waits. */
+/* Keep a kernel's fault for events (host.c) and make events_fd readable. */
+static void
+report_fault(struct host_dev *d, const struct host_job *job, const struct host_op *op,
+	     const struct host_fault *f)
+{
+	uintptr_t fn = (uintptr_t)op->u.launch.fn;
+
+	if (f->interrupted)
+		return;	/* the device stops: its loss has its reason already */
+	d->fault_site = (struct rig_fault_site){
+		.value = job->value, .part = op->part, .queue = HOST_COMPUTE,
+	};
+	if (f->pc >= fn && f->pc - fn < (1u << 20))
+		snprintf(d->fault_text, sizeof(d->fault_text),
+			 "kernel '%s' faulted: %s at address 0x%llx (instruction %s+0x%llx), part %d of value %llu",
+			 op->u.launch.name, host_fault_name(f), (unsigned long long)f->addr,
+			 op->u.launch.name, (unsigned long long)(f->pc - fn), op->part,
+			 (unsigned long long)job->value);
+	else
+		snprintf(d->fault_text, sizeof(d->fault_text),
+			 "kernel '%s' faulted: %s at address 0x%llx (instruction 0x%llx), part %d of value %llu",
+			 op->u.launch.name, host_fault_name(f), (unsigned long long)f->addr,
+			 (unsigned long long)f->pc, op->part, (unsigned long long)job->value);
+	/* Release pairs with events' acquire: the site and text first. */
+	atomic_store_explicit(&d->fault_ready, true, memory_order_release);
+	(void)eventfd_write(d->events_fd, 1);
+}
+
+/* Run one value's work; false if the device stopped during its waits or
+ * a kernel faulted. */
 static bool
 run_job(struct host_dev *d, const struct host_job *job)
 {
+	struct host_fault fault;
 	uint64_t start;
 	size_t i;
 
@@ -113,10 +153,14 @@ run_job(struct host_dev *d, const struct host_job *job)
 	for (i = 0; i < job->nops; i++) {
 		const struct host_op *op = &job->ops[i];
 
-		if (op->kind == RIG_LAUNCH_PART)
-			host_pool_run_sc(d->pool, op->u.launch.fn, op->u.launch.params,
-					 op->u.launch.groups, launch_chunk(d, op->u.launch.groups));
-		else
+		if (op->kind == RIG_LAUNCH_PART) {
+			if (host_pool_launch(d->pool, &d->guard, op->u.launch.fn, op->u.launch.params,
+					     op->u.launch.groups,
+					     launch_chunk(d, op->u.launch.groups), &fault)) {
+				report_fault(d, job, op, &fault);
+				return false;
+			}
+		} else
 			host_copy_run(d->pool, &op->u.copy);
 	}
 	if (job->times) {
@@ -166,6 +210,7 @@ exec_main(void *arg)
 	struct host_dev *d = arg;
 	uint64_t v = atomic_load_explicit(&d->done, memory_order_relaxed) + 1;
 
+	host_guard_begin(&d->guard);
 	while (wait_published(d, v)) {
 		if (!run_job(d, &d->ring[v % HOST_RING]))
 			break;
@@ -180,6 +225,7 @@ exec_main(void *arg)
 		atomic_store_explicit(&d->done, v, memory_order_release);
 		v++;
 	}
+	host_guard_end(&d->guard);
 	return NULL;
 }
 
@@ -192,7 +238,7 @@ host_exec_wake(struct host_dev *d)
 }
 
 int
-host_exec_start(struct host_dev *d, char *why, size_t why_len)
+host_exec_start(struct host_dev *d, const cpu_set_t *cores, char *why, size_t why_len)
 {
 	int ret;
 
@@ -200,12 +246,20 @@ host_exec_start(struct host_dev *d, char *why, size_t why_len)
 	d->pub_seen = atomic_load_explicit(&d->published, memory_order_relaxed);
 	host_spin_init(&d->pub_spin);
 	host_spin_init(&d->word_spin);
+	ret = -host_guard_prepare(&d->guard);
+	if (ret != 0) {
+		snprintf(why, why_len, "no memory for the device thread's signal stack: %s", strerror(ret));
+		return -ret;
+	}
 	ret = pthread_create(&d->thread, NULL, exec_main, d);
 	if (ret != 0) {
+		host_guard_release(&d->guard);
 		snprintf(why, why_len, "cannot start the device thread: %s", strerror(ret));
 		return -ret;
 	}
 	pthread_setname_np(d->thread, "rig-host");
+	if (cores)
+		pthread_setaffinity_np(d->thread, sizeof(*cores), cores);
 	return 0;
 }
 
@@ -215,9 +269,26 @@ host_exec_stop(struct host_dev *d)
 	/* Release pairs with stopping()'s acquire; the bump after it wakes
 	 * a sleeping thread, which then sees stop. Locked (ec_mp): once per
 	 * device, and it must not lose the flag of a thread going to sleep. */
+	struct timespec at;
+
 	atomic_store_explicit(&d->stop, true, memory_order_release);
 	ck_ec32_inc(&d->pub_ec, ec_mp());
-	pthread_join(d->thread, NULL);
+	/* A kernel still running after a millisecond is interrupted, and
+	 * again each millisecond until the thread is out (an interrupt that
+	 * lands before a kernel arms is ignored). */
+	for (;;) {
+		clock_gettime(CLOCK_REALTIME, &at);
+		at.tv_nsec += 1000000;
+		if (at.tv_nsec >= 1000000000) {
+			at.tv_sec++;
+			at.tv_nsec -= 1000000000;
+		}
+		if (pthread_timedjoin_np(d->thread, NULL, &at) == 0)
+			break;
+		host_guard_interrupt(&d->guard);
+		host_pool_interrupt(d->pool);
+	}
+	host_guard_release(&d->guard);
 	/* Dropped values: the word shows the last submitted one, so rig may
 	 * free the device's memory (no work of this device runs any more). */
 	if (d->submitted > atomic_load_explicit(d->word, memory_order_relaxed)) {

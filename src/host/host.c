@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "rig_host.h"
 #include "host/dev.h"
 #include "host/host.h"
 
@@ -108,14 +110,31 @@ host_facts(void *t, struct rig_facts *out, const char **fault)
 		.completion = RIG_BY_HOST,
 		.waits = { .stores = true, .hosts = true },
 		.may_block = false,
-		.hang_ms = RIG_NONE,
+		.hang_ms = d->hang_ms ? RIG_SOME(d->hang_ms) : RIG_NONE,
 		.maps_host = true,
 		.host_addresses = true,
 		.alignment = HOST_ALIGN,
 		.cache_bytes = d->cache_bytes ? RIG_SOME(d->cache_bytes) : RIG_NONE,
+		.events_fd = RIG_SOME(d->events_fd),
 		.edge = d,
 	};
 	return RIG_OK;
+}
+
+/* The poller's call once events_fd is readable: a kernel faulted. */
+static int
+host_events(void *t, struct rig_fault_site *site, const char **fault)
+{
+	struct host_dev *d = t;
+	eventfd_t n;
+
+	(void)eventfd_read(d->events_fd, &n);
+	/* Acquire pairs with the device thread's release: site and text. */
+	if (!atomic_load_explicit(&d->fault_ready, memory_order_acquire))
+		return RIG_OK;
+	*site = d->fault_site;
+	*fault = d->fault_text;
+	return RIG_FAULT;
 }
 
 const char *
@@ -146,12 +165,15 @@ dev_free(struct host_dev *d)
 	}
 	for (i = 0; i < HOST_RING; i++)
 		free(d->ring[i].arena);
+	if (d->events_fd >= 0)
+		close(d->events_fd);
 	pthread_mutex_destroy(&d->msg_lock);
 	free(d);
 }
 
 /*
- * Stop: the device thread leaves (dropping values it has not run), the
+ * Stop: the device thread leaves (dropping values it has not run, and
+ * interrupting a kernel that still runs: exec.c), the
  * word shows the last submitted value, and the workers leave. Regions and
  * images need no device state, so rig's frees and unloads after stop work;
  * release then frees the state.
@@ -172,17 +194,54 @@ host_release(void *t)
 	dev_free(t);
 }
 
+/* The cores a device's threads run on: c's cpus, else every core of
+ * this process's; *n how many threads (c's count where it gives one). */
+static int
+core_set(const struct rig_host_config *c, cpu_set_t *set, unsigned *n, char *why,
+	 size_t why_len)
+{
+	size_t i;
+
+	CPU_ZERO(set);
+	*n = cores();
+	if (!c)
+		return 0;
+	if (c->cpus && c->ncpus) {
+		for (i = 0; i < c->ncpus; i++) {
+			if (c->cpus[i] < 0 || c->cpus[i] >= CPU_SETSIZE) {
+				snprintf(why, why_len, "%s: core %d is not a core number (0 to %d)",
+					 c->name, c->cpus[i], CPU_SETSIZE - 1);
+				return -EINVAL;
+			}
+			CPU_SET(c->cpus[i], set);
+		}
+		*n = (unsigned)CPU_COUNT(set);
+	}
+	if (c->cores)
+		*n = c->cores;
+	return 0;
+}
+
 static int
 host_make(const struct rig_opener *o, _Atomic uint64_t *word, void **handle,
 	  char *why, size_t why_len)
 {
+	const struct rig_host_config *c = o->arg;
 	struct host_dev *d;
+	cpu_set_t set;
+	unsigned threads;
 	int ret;
 
 	if (!word || ((uintptr_t)word & 7)) {
-		snprintf(why, why_len, "HOST: the timeline word %p is not 8 bytes aligned to 8", (void *)word);
+		snprintf(why, why_len, "%s: the timeline word %p is not 8 bytes aligned to 8",
+			 o->name, (void *)word);
 		return -EINVAL;
 	}
+	ret = core_set(c, &set, &threads, why, why_len);
+	if (ret == 0)
+		ret = host_guard_install(why, why_len);
+	if (ret < 0)
+		return ret;
 	d = aligned_alloc(64, sizeof(*d));
 	if (!d) {
 		snprintf(why, why_len, "HOST: no memory for the device");
@@ -190,6 +249,14 @@ host_make(const struct rig_opener *o, _Atomic uint64_t *word, void **handle,
 	}
 	memset(d, 0, sizeof(*d));
 	pthread_mutex_init(&d->msg_lock, NULL);
+	snprintf(d->name, sizeof(d->name), "%s", o->name);
+	d->hang_ms = c ? c->hang_ms : 0;
+	d->events_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (d->events_fd < 0) {
+		ret = -errno;
+		snprintf(why, why_len, "%s: no eventfd for its faults: %s", o->name, strerror(errno));
+		goto err_free;
+	}
 	d->driver = &host_driver;
 	d->word = word;
 	/* Acquire: the device's values follow what the word shows now. */
@@ -199,10 +266,10 @@ host_make(const struct rig_opener *o, _Atomic uint64_t *word, void **handle,
 	d->done_seen = d->base;
 	d->budget = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
 	d->cache_bytes = cache_bytes();
-	ret = host_pool_start(&d->pool, cores() - 1, why, why_len);
+	ret = host_pool_start(&d->pool, threads - 1, CPU_COUNT(&set) ? &set : NULL, why, why_len);
 	if (ret < 0)
 		goto err_free;
-	ret = host_exec_start(d, why, why_len);
+	ret = host_exec_start(d, CPU_COUNT(&set) ? &set : NULL, why, why_len);
 	if (ret < 0)
 		goto err_pool;
 	*handle = d;
@@ -242,6 +309,7 @@ const struct rig_ops host_ops = {
 	.grow = host_grow,
 	.signaled = NULL,
 	.dma = host_dma,
+	.events = host_events,
 	.stop = host_stop,
 	.release = host_release,
 };

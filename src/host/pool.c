@@ -28,6 +28,13 @@
  * bumps task_ec to s+1 (ck_ec orders the bump after the store); the
  * worker's ck_ec32_wait(s) then finds s+1 and returns at once, or has
  * flagged the count first, so that the bump wakes it.
+ *
+ * Faults (host_pool_launch): a kernel task is `guarded`, and each thread
+ * runs its chunks armed (guard.h). A thread whose call faulted (or was
+ * interrupted) comes back out of it, records the first fault of the task
+ * (`faulted` 0 -> 1, then `fault`), moves `next` to the end so no one
+ * claims more, and leaves as usual: the runner reads `fault` after every
+ * joined worker left (the leave's release), so it sees the record.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -39,6 +46,7 @@
 #include <string.h>
 
 #include "util/ec.h"
+#include "host/guard.h"
 #include "host/pool.h"
 #include "host/spin.h"
 
@@ -53,6 +61,7 @@ struct worker {
 	struct host_pool *p;
 	pthread_t thread;
 	struct host_spin spin;			/* its waits for a task */
+	struct host_guard guard;		/* its kernels' faults */
 };
 
 struct host_pool {
@@ -60,6 +69,7 @@ struct host_pool {
 	host_range_fn fn;
 	const void *params;
 	int64_t n, chunk;
+	bool guarded;				/* a kernel: calls run armed */
 	unsigned nworkers;
 	struct worker *w;
 
@@ -69,6 +79,8 @@ struct host_pool {
 	struct ck_ec32 task_ec;			/* bumped after each publish, and at stop */
 	_Atomic bool stop;
 	alignas(64) _Atomic int64_t next;	/* the next unclaimed index */
+	_Atomic int faulted;			/* 1 once a call of the task faulted */
+	struct host_fault fault;		/* the first, written by its thread */
 	alignas(64) struct ck_ec32 left_ec;	/* bumped by the last to leave a closed task */
 };
 
@@ -86,6 +98,36 @@ run_chunks(struct host_pool *p)
 		end = p->n - first < p->chunk ? p->n : first + p->chunk;
 		p->fn(p->params, first, end);
 	}
+}
+
+/* A call of the task faulted on this thread: record the first, drop the rest. */
+static void
+faulted(struct host_pool *p, const struct host_fault *f)
+{
+	int none = 0;
+
+	/* The CAS elects one writer; the runner reads fault after the
+	 * writer's leave (release) or on its own thread. */
+	if (atomic_compare_exchange_strong_explicit(&p->faulted, &none, 1,
+						    memory_order_relaxed,
+						    memory_order_relaxed))
+		p->fault = *f;
+	atomic_store_explicit(&p->next, p->n, memory_order_relaxed);
+}
+
+/* The chunks a thread runs, armed on g when the task is a kernel. */
+static void
+run_task(struct host_pool *p, struct host_guard *g)
+{
+	bool fault = false;
+
+	if (!p->guarded || !g) {
+		run_chunks(p);
+		return;
+	}
+	HOST_GUARDED(g, fault, run_chunks(p));
+	if (fault)
+		faulted(p, &g->fault);
 }
 
 static bool
@@ -166,17 +208,20 @@ worker_main(void *arg)
 	uint64_t t, seen_gen = 0;
 	bool joined;
 
+	host_guard_begin(&w->guard);
 	for (;;) {
 		t = wait_task(p, w, seen_gen);
 		if (stopped(p))
-			return NULL;
+			break;
 		joined = join(p, &t);
 		seen_gen = t >> GEN_SHIFT;
 		if (!joined)
 			continue;	/* closed: reads no field (invariant 1) */
-		run_chunks(p);
+		run_task(p, &w->guard);
 		leave(p);
 	}
+	host_guard_end(&w->guard);
+	return NULL;
 }
 
 static bool
@@ -212,22 +257,19 @@ wait_joined(struct host_pool *p)
 	host_wait_end(&w);
 }
 
-void
-host_pool_run_sc(struct host_pool *p, host_range_fn fn, const void *params,
-		 int64_t n, int64_t chunk)
+/* Publish a task and run it with the workers; g: the runner's guard. */
+static void
+run(struct host_pool *p, struct host_guard *g, bool guarded, host_range_fn fn,
+    const void *params, int64_t n, int64_t chunk)
 {
 	uint64_t gen;
 
-	if (n <= 0)
-		return;
-	if (n <= chunk || p->nworkers == 0) {
-		fn(params, 0, n);
-		return;
-	}
 	p->fn = fn;
 	p->params = params;
 	p->n = n;
 	p->chunk = chunk;
+	p->guarded = guarded;
+	atomic_store_explicit(&p->faulted, 0, memory_order_relaxed);
 	atomic_store_explicit(&p->next, 0, memory_order_relaxed);
 	gen = (atomic_load_explicit(&p->state, memory_order_relaxed) >> GEN_SHIFT) + 1;
 	/* Release pairs with join()'s acquire: the fields above first. */
@@ -235,8 +277,52 @@ host_pool_run_sc(struct host_pool *p, host_range_fn fn, const void *params,
 	/* After the store (see the top). The runner alone bumps it while
 	 * workers run: ec_sp, a plain increment while none sleeps. */
 	ck_ec32_inc(&p->task_ec, ec_sp());
-	run_chunks(p);
+	run_task(p, g);
 	wait_joined(p);
+}
+
+void
+host_pool_run_sc(struct host_pool *p, host_range_fn fn, const void *params,
+		 int64_t n, int64_t chunk)
+{
+	if (n <= 0)
+		return;
+	if (n <= chunk || p->nworkers == 0) {
+		fn(params, 0, n);
+		return;
+	}
+	run(p, NULL, false, fn, params, n, chunk);
+}
+
+bool
+host_pool_launch(struct host_pool *p, struct host_guard *runner, host_range_fn fn,
+		 const void *params, int64_t n, int64_t chunk, struct host_fault *fault)
+{
+	bool f = false;
+
+	if (n <= 0)
+		return false;
+	if (n <= chunk || p->nworkers == 0) {
+		/* One call on the runner: a small grid wakes no worker. */
+		HOST_GUARDED(runner, f, fn(params, 0, n));
+		if (f)
+			*fault = runner->fault;
+		return f;
+	}
+	run(p, runner, true, fn, params, n, chunk);
+	if (!atomic_load_explicit(&p->faulted, memory_order_relaxed))
+		return false;
+	*fault = p->fault;
+	return true;
+}
+
+void
+host_pool_interrupt(struct host_pool *p)
+{
+	unsigned i;
+
+	for (i = 0; i < p->nworkers; i++)
+		host_guard_interrupt(&p->w[i].guard);
 }
 
 unsigned
@@ -254,12 +340,15 @@ stop_workers(struct host_pool *p, unsigned started)
 	 * which then see stop. ec_mp: it must not lose a sleeper's flag. */
 	atomic_store_explicit(&p->stop, true, memory_order_release);
 	ck_ec32_inc(&p->task_ec, ec_mp());
-	for (i = 0; i < started; i++)
+	for (i = 0; i < started; i++) {
 		pthread_join(p->w[i].thread, NULL);
+		host_guard_release(&p->w[i].guard);
+	}
 }
 
 int
-host_pool_start(struct host_pool **out, unsigned workers, char *why, size_t why_len)
+host_pool_start(struct host_pool **out, unsigned workers, const cpu_set_t *cores,
+		char *why, size_t why_len)
 {
 	struct host_pool *p;
 	unsigned i;
@@ -286,12 +375,18 @@ host_pool_start(struct host_pool **out, unsigned workers, char *why, size_t why_
 	for (i = 0; i < workers; i++) {
 		p->w[i] = (struct worker){ .p = p };
 		host_spin_init(&p->w[i].spin);
-		ret = pthread_create(&p->w[i].thread, NULL, worker_main, &p->w[i]);
+		ret = -host_guard_prepare(&p->w[i].guard);
+		if (ret == 0)
+			ret = pthread_create(&p->w[i].thread, NULL, worker_main, &p->w[i]);
+		if (ret != 0)
+			host_guard_release(&p->w[i].guard);
 		if (ret == 0) {
 			char name[16];
 
 			snprintf(name, sizeof(name), "rig-host-w%u", i);
 			pthread_setname_np(p->w[i].thread, name);
+			if (cores)
+				pthread_setaffinity_np(p->w[i].thread, sizeof(*cores), cores);
 		}
 		if (ret != 0) {
 			snprintf(why, why_len, "cannot start worker %u of %u: %s", i, workers, strerror(ret));

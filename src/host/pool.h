@@ -14,6 +14,8 @@
 #ifndef HOST_POOL_H
 #define HOST_POOL_H
 
+#include <sched.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,17 +23,33 @@
 typedef void (*host_range_fn)(const void *params, int64_t first, int64_t end);
 
 struct host_pool;
+struct host_guard;
+struct host_fault;
 
 /*
  * host_pool_start() - a pool of `workers` threads (0: a pool whose runner
- * does everything). Returns 0, or a negative errno with why filled.
+ * does everything), each run on the cores of *cores (NULL: any).
+ * Returns 0, or a negative errno with why filled.
  */
-int host_pool_start(struct host_pool **out, unsigned workers, char *why,
-		    size_t why_len);
+int host_pool_start(struct host_pool **out, unsigned workers, const cpu_set_t *cores,
+		    char *why, size_t why_len);
 
 /* Run fn over [0, n) in chunks of chunk indices (>= 1); the caller joins in. */
 void host_pool_run_sc(struct host_pool *p, host_range_fn fn,
 		      const void *params, int64_t n, int64_t chunk);
+
+/*
+ * host_pool_launch() - as host_pool_run_sc(), for a kernel: every call
+ * runs guarded (guard.h), the runner's on runner. Returns false, or true
+ * once a call faulted or was interrupted: *fault says how (the first such
+ * call's), and the range's chunks not yet claimed are dropped.
+ */
+bool host_pool_launch(struct host_pool *p, struct host_guard *runner,
+		      host_range_fn fn, const void *params, int64_t n,
+		      int64_t chunk, struct host_fault *fault);
+
+/* From any thread: interrupt every worker that runs a kernel now. */
+void host_pool_interrupt(struct host_pool *p);
 
 /* The number of threads that run chunks: the workers and the runner. */
 unsigned host_pool_runners(const struct host_pool *p);

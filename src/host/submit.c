@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "host/dev.h"
+#include "host/elf.h"
 #include "rig_host.h"
 
 /* The smallest arena a slot allocates, so most values never grow one. */
@@ -222,12 +223,17 @@ encode(struct host_job *job, const struct rig_part *parts, size_t nparts,
 		const struct rig_launch *l = &parts[i].u.launch;
 
 		if (parts[i].kind == RIG_COPY_PART) {
+			ops[n].part = (int)i;
 			encode_copy(&ops[n++], &parts[i].u.copy);
 		} else if (parts[i].kind == RIG_LAUNCH_PART) {
+			const struct elf_func *f = (const struct elf_func *)l->launch;
+
 			if (l->params_bytes)
 				memcpy(a, l->params, l->params_bytes);
 			ops[n].kind = RIG_LAUNCH_PART;
-			ops[n].u.launch.fn = (host_range_fn)l->launch;
+			ops[n].part = (int)i;
+			ops[n].u.launch.fn = (host_range_fn)f->addr;
+			ops[n].u.launch.name = f->name;
 			ops[n].u.launch.params = a;
 			ops[n++].u.launch.groups = (int64_t)groups(l);
 			a += round64(l->params_bytes);

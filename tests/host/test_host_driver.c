@@ -23,6 +23,7 @@
 #include <time.h>
 #include <cmocka.h>
 
+#include "host/elf.h"
 #include "host_dev.h"
 #include "idle.h"
 
@@ -135,7 +136,9 @@ test_code(void **state)
 	assert_non_null(strstr(fault, "undefined symbol 'missing_function'"));
 	free(b);
 	assert_int_equal(ops->entry(d->h, d->img, "groups", &e, &bytes), RIG_ENTRY);
-	assert_int_equal(e.code, e.launch);
+	/* launch is the function's record: its address and its name. */
+	assert_int_equal(e.code, (uintptr_t)((const struct elf_func *)e.launch)->addr);
+	assert_string_equal(((const struct elf_func *)e.launch)->name, "groups");
 	assert_false(e.params.some);
 	assert_false(e.threads.some);
 	assert_int_equal(ops->entry(d->h, d->img, "no_such_kernel", &e, &bytes), RIG_ABSENT);

@@ -91,7 +91,7 @@ test_pool_runs_each_index_once(void **state)
 	int i;
 
 	for (w = 0; w < sizeof(workers) / sizeof(workers[0]); w++) {
-		assert_int_equal(host_pool_start(&pool, workers[w], why, sizeof(why)), 0);
+		assert_int_equal(host_pool_start(&pool, workers[w], NULL, why, sizeof(why)), 0);
 		assert_int_equal(host_pool_runners(pool), workers[w] + 1);
 		for (i = 0; i < 400; i++) {
 			bad = run_checked(pool, &seed, false, msg, sizeof(msg));
@@ -113,7 +113,7 @@ test_pool_wakes_after_idle(void **state)
 	int i;
 
 	for (size_t w = 0; w < sizeof(workers) / sizeof(workers[0]); w++) {
-		assert_int_equal(host_pool_start(&pool, workers[w], why, sizeof(why)), 0);
+		assert_int_equal(host_pool_start(&pool, workers[w], NULL, why, sizeof(why)), 0);
 		for (i = 0; i < 200; i++) {
 			idle_pause(&seed);
 			bad = run_checked(pool, &seed, i % 8 == 0, msg, sizeof(msg));
@@ -155,7 +155,7 @@ stress_runner(void *arg)
 	const char *bad;
 	int ret;
 
-	ret = host_pool_start(&pool, 3, why, sizeof(why));
+	ret = host_pool_start(&pool, 3, NULL, why, sizeof(why));
 	pthread_barrier_wait(&s->start);
 	if (ret != 0) {
 		stress_fail(s, r->id, 0, why);
@@ -205,7 +205,7 @@ test_pool_start_and_stop_idle(void **state)
 	int i;
 
 	for (i = 0; i < 20; i++) {
-		assert_int_equal(host_pool_start(&pool, (unsigned)i % 5, why, sizeof(why)), 0);
+		assert_int_equal(host_pool_start(&pool, (unsigned)i % 5, NULL, why, sizeof(why)), 0);
 		host_pool_stop(pool);
 	}
 	host_pool_stop(NULL);

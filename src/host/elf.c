@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -58,6 +59,7 @@ struct link {
 	uint32_t *stub;			/* per symbol: stub + 1, 0 for none */
 	uint64_t *common;		/* per symbol: offset of a SHN_COMMON symbol in data */
 	uint32_t ngot, nstubs;
+	bool low;			/* absolute 32-bit references: map below 2 GiB */
 	uint64_t seg_size[NSEG];	/* bytes of each segment before page rounding */
 	uint64_t seg_at[NSEG];		/* offset of each segment in the mapping */
 	uint64_t stub_at, got_at;	/* offsets of the stubs and the GOT in their segments */
@@ -112,11 +114,16 @@ scan_relocations(struct link *l)
 				return elf_refuse(l->why, l->why_len, "bad symbol index: relocation %zu of section %zu ('%s') names symbol %zu of %zu",
 						  j, i, elf_object_section_name(o, i), k, o->nsyms);
 			if (elf_reloc_width(o->machine, type) < 0)
-				return elf_refuse(l->why, l->why_len, "unsupported relocation %s (type %u) at " PLACE_FMT,
+				return elf_refuse(l->why, l->why_len, "unsupported relocation %s (type %u) at " PLACE_FMT "%s",
 						  elf_reloc_name(o->machine, type), type,
 						  elf_object_section_name(o, rs->sh_info),
-						  (unsigned long long)r.r_offset);
+						  (unsigned long long)r.r_offset,
+						  elf_reloc_advice(o->machine, type));
 			needs = elf_reloc_needs(o->machine, type);
+			/* A non-PIC object's absolute 32-bit addresses reach
+			 * an image mapped below 2 GiB (MAP_32BIT). */
+			if (o->machine == EM_X86_64 && (type == R_X86_64_32 || type == R_X86_64_32S))
+				l->low = true;
 			if ((needs & ELF_NEEDS_GOT) && !l->got[k])
 				l->got[k] = ++l->ngot;
 			if (!(needs & ELF_NEEDS_STUB) || l->stub[k] || k == 0)
@@ -215,7 +222,14 @@ map_and_copy(struct link *l)
 	size_t i;
 	void *p;
 
-	p = mmap(NULL, l->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = MAP_FAILED;
+#ifdef MAP_32BIT
+	if (l->low)	/* else, or when the low 2 GiB are full: overflows say so */
+		p = mmap(NULL, l->size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+#endif
+	if (p == MAP_FAILED)
+		p = mmap(NULL, l->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return no_memory(l, "the image's mapping");
 	l->base = p;
@@ -226,7 +240,31 @@ map_and_copy(struct link *l)
 	return 0;
 }
 
-/* Bind one undefined symbol to the host's function of its name. */
+/* Add name to the list of undefined symbols, kept in why (*n so far). */
+static void
+note_undefined(struct link *l, const char *name, size_t *n)
+{
+	size_t used = *n ? strlen(l->why) : 0;
+
+	if (used < l->why_len)
+		snprintf(l->why + used, l->why_len - used, "%s'%s'", *n ? ", " : "", name);
+	(*n)++;
+}
+
+/* The refusal once every undefined symbol is named. */
+static int
+refuse_undefined(struct link *l, size_t n)
+{
+	char list[ELF_WHY_BYTES];
+
+	snprintf(list, sizeof(list), "%s", l->why);
+	return elf_refuse(l->why, l->why_len,
+			  "undefined symbol%s %s: a host kernel may call only memcpy, memset, memmove, memcmp, libm's functions and the helpers rig_host.h lists",
+			  n > 1 ? "s" : "", list);
+}
+
+/* Bind one undefined symbol to the host's function of its name; 1 if
+ * the host has none (the caller names it). */
 static int
 bind_undefined(struct link *l, size_t i, const Elf64_Sym *s)
 {
@@ -246,7 +284,7 @@ bind_undefined(struct link *l, size_t i, const Elf64_Sym *s)
 	}
 	fn = elf_host_symbol(name);
 	if (!fn && ELF64_ST_BIND(s->st_info) != STB_WEAK)
-		return elf_refuse(l->why, l->why_len, "undefined symbol '%s'", name);
+		return 1;
 	l->sym[i] = (uint64_t)(uintptr_t)fn;	/* an absent weak symbol is 0 */
 	return 0;
 }
@@ -257,8 +295,7 @@ bind_symbols(struct link *l)
 {
 	const struct elf_object *o = &l->o;
 	Elf64_Sym s;
-	size_t i;
-	int ret;
+	size_t i, undefined = 0;
 
 	for (i = 1; i < o->nsyms; i++) {
 		elf_object_sym(o, i, &s);
@@ -267,9 +304,9 @@ bind_symbols(struct link *l)
 					  i, elf_object_sym_name(o, &s));
 		l->bound[i] = true;
 		if (s.st_shndx == SHN_UNDEF) {
-			ret = bind_undefined(l, i, &s);
-			if (ret < 0)
-				return ret;
+			/* Every undefined symbol is named in one refusal. */
+			if (bind_undefined(l, i, &s))
+				note_undefined(l, elf_object_sym_name(o, &s), &undefined);
 		} else if (s.st_shndx == SHN_ABS) {
 			l->sym[i] = s.st_value;
 		} else if (s.st_shndx == SHN_COMMON) {
@@ -285,7 +322,7 @@ bind_symbols(struct link *l)
 			l->sym[i] = section_address(l, s.st_shndx) + s.st_value;
 		}
 	}
-	return 0;
+	return undefined ? refuse_undefined(l, undefined) : 0;
 }
 
 /* Pass 5: the GOT's slots and the stubs. */
@@ -316,7 +353,8 @@ reloc_inputs(const struct link *l, size_t t, size_t k, const Elf64_Rela *e,
 	r->where = (unsigned char *)(uintptr_t)r->P;
 	r->S = k ? l->sym[k] : 0;
 	r->A = e->r_addend;
-	r->G = l->got[k] ? base + l->seg_at[SEG_RO] + l->got_at + (l->got[k] - 1) * 8 : 0;
+	r->GOT = base + l->seg_at[SEG_RO] + l->got_at;
+	r->G = l->got[k] ? r->GOT + (l->got[k] - 1) * 8 : 0;
 	r->stub = l->stub[k] ? base + l->seg_at[SEG_TEXT] + l->stub_at +
 			       (uint64_t)(l->stub[k] - 1) * ELF_STUB_BYTES : 0;
 }
@@ -330,13 +368,14 @@ reloc_refusal(struct link *l, unsigned type, const char *tname, const Elf64_Rela
 	unsigned long long at = e->r_offset, v = (unsigned long long)value;
 
 	if (st == ELF_RELOC_OVERFLOW)
-		return elf_refuse(l->why, l->why_len, "relocation %s (type %u) at " PLACE_FMT " against '%s' overflows: value 0x%llx does not fit its field",
-				  name, type, tname, at, sym, v);
+		return elf_refuse(l->why, l->why_len, "relocation %s (type %u) at " PLACE_FMT " against '%s' overflows: value 0x%llx does not fit its field%s",
+				  name, type, tname, at, sym, v,
+				  l->low ? ": the object was compiled without -fPIC, and its 32-bit absolute addresses do not reach; compile it with -fPIC" : "");
 	if (st == ELF_RELOC_MISALIGNED)
 		return elf_refuse(l->why, l->why_len, "relocation %s (type %u) at " PLACE_FMT " against '%s': value 0x%llx is misaligned for its field",
 				  name, type, tname, at, sym, v);
-	return elf_refuse(l->why, l->why_len, "unsupported relocation %s (type %u) at " PLACE_FMT,
-			  name, type, tname, at);
+	return elf_refuse(l->why, l->why_len, "unsupported relocation %s (type %u) at " PLACE_FMT "%s",
+			  name, type, tname, at, elf_reloc_advice(l->o.machine, type));
 }
 
 /* One relocation j of RELA section i. */
@@ -531,6 +570,34 @@ free_tables(struct link *l)
 	elf_object_free(&l->o);
 }
 
+/* LLVM bitcode, raw or in its wrapper: what clang -flto -c writes. */
+static bool
+llvm_bitcode(const unsigned char *b, size_t len)
+{
+	return len >= 4 && ((b[0] == 'B' && b[1] == 'C' && b[2] == 0xc0 && b[3] == 0xde) ||
+			    (b[0] == 0xde && b[1] == 0xc0 && b[2] == 0x17 && b[3] == 0x0b));
+}
+
+/* A GCC LTO object with no machine code (-flto without
+ * -ffat-lto-objects): GIMPLE in .gnu.lto_ sections and empty text. */
+static int
+refuse_lto(const struct link *l)
+{
+	const struct elf_object *o = &l->o;
+	size_t i, lto = 0, code = 0;
+
+	for (i = 1; i < o->shnum; i++) {
+		if (!strncmp(elf_object_section_name(o, i), ".gnu.lto_", 9) && !lto)
+			lto = i;
+		if ((o->sh[i].sh_flags & SHF_EXECINSTR) && o->sh[i].sh_size)
+			code++;
+	}
+	if (!lto || code)
+		return 0;
+	return elf_refuse(l->why, l->why_len, "an LTO object: section %zu ('%s') holds GCC's GIMPLE, not machine code, which the host cannot link: compile with -fno-lto (or add -ffat-lto-objects)",
+			  lto, elf_object_section_name(o, lto));
+}
+
 int
 elf_link(const void *bytes, size_t len, struct elf_image **out, char *why, size_t why_len)
 {
@@ -538,10 +605,14 @@ elf_link(const void *bytes, size_t len, struct elf_image **out, char *why, size_
 	int ret;
 
 	*out = NULL;
+	if (bytes && llvm_bitcode(bytes, len))
+		return elf_refuse(why, why_len, "LLVM bitcode (an LTO object, as clang -flto -c writes), not an ELF object of machine code: compile with -fno-lto");
 	ret = elf_object_read(&l.o, bytes, len, why, why_len);
 	if (ret < 0)
 		return ret;
-	ret = alloc_tables(&l);
+	ret = refuse_lto(&l);
+	if (ret == 0)
+		ret = alloc_tables(&l);
 	if (ret == 0)
 		ret = scan_relocations(&l);
 	if (ret == 0)

@@ -28,7 +28,7 @@ struct elf_func {
 };
 
 /* Room for any refusal's message. */
-#define ELF_WHY_BYTES	256
+#define ELF_WHY_BYTES	1024
 
 /*
  * elf_link() - link the len bytes at bytes into a new image in *out. The

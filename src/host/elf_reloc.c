@@ -2,7 +2,9 @@
 /*
  * host/elf_reloc.c: computing and writing relocations. x86-64: the types
  * `cc -c -O2 -fPIC` emits (64, PC32, PLT32, 32, 32S, PC64 and the GOTPCREL
- * family). aarch64: absolute and PC-relative data, ADRP/ADD/LDR page pairs
+ * family), and the large code model's (-fPIC -mcmodel=large: GOTPC64,
+ * GOTOFF64, GOT64, GOTPCREL64, PLTOFF64, whose 64-bit fields always reach;
+ * PLTOFF64 names the function itself, as a 64-bit offset needs no PLT). aarch64: absolute and PC-relative data, ADRP/ADD/LDR page pairs
  * (direct and through the GOT) and branches. Every field is checked for
  * overflow before it is written; nothing is written on a refusal.
  *
@@ -49,13 +51,13 @@ static const struct type_info x86_64_types[] = {
 	[R_X86_64_GOTTPOFF]	= { "R_X86_64_GOTTPOFF", -1, 0 },
 	[R_X86_64_TPOFF32]	= { "R_X86_64_TPOFF32", -1, 0 },
 	[R_X86_64_PC64]		= { "R_X86_64_PC64", 8, 0 },
-	[R_X86_64_GOTOFF64]	= { "R_X86_64_GOTOFF64", -1, 0 },
-	[R_X86_64_GOTPC32]	= { "R_X86_64_GOTPC32", -1, 0 },
-	[R_X86_64_GOT64]	= { "R_X86_64_GOT64", -1, 0 },
-	[R_X86_64_GOTPCREL64]	= { "R_X86_64_GOTPCREL64", -1, 0 },
-	[R_X86_64_GOTPC64]	= { "R_X86_64_GOTPC64", -1, 0 },
+	[R_X86_64_GOTOFF64]	= { "R_X86_64_GOTOFF64", 8, 0 },
+	[R_X86_64_GOTPC32]	= { "R_X86_64_GOTPC32", 4, 0 },
+	[R_X86_64_GOT64]	= { "R_X86_64_GOT64", 8, ELF_NEEDS_GOT },
+	[R_X86_64_GOTPCREL64]	= { "R_X86_64_GOTPCREL64", 8, ELF_NEEDS_GOT },
+	[R_X86_64_GOTPC64]	= { "R_X86_64_GOTPC64", 8, 0 },
 	[R_X86_64_GOTPLT64]	= { "R_X86_64_GOTPLT64", -1, 0 },
-	[R_X86_64_PLTOFF64]	= { "R_X86_64_PLTOFF64", -1, 0 },
+	[R_X86_64_PLTOFF64]	= { "R_X86_64_PLTOFF64", 8, 0 },
 	[R_X86_64_SIZE32]	= { "R_X86_64_SIZE32", -1, 0 },
 	[R_X86_64_SIZE64]	= { "R_X86_64_SIZE64", -1, 0 },
 	[R_X86_64_GOTPC32_TLSDESC] = { "R_X86_64_GOTPC32_TLSDESC", -1, 0 },
@@ -130,6 +132,21 @@ elf_reloc_needs(unsigned machine, unsigned type)
 }
 
 const char *
+elf_reloc_advice(unsigned machine, unsigned type)
+{
+	if (machine == EM_X86_64 && type >= R_X86_64_DTPMOD64 && type <= R_X86_64_TPOFF32)
+		return ": thread-local storage, which host kernels cannot use: make the variable a global or a params member";
+	if (machine == EM_X86_64 && (type == R_X86_64_GOTPC32_TLSDESC || type == R_X86_64_TLSDESC_CALL ||
+				     type == R_X86_64_TLSDESC))
+		return ": thread-local storage, which host kernels cannot use: make the variable a global or a params member";
+	if (machine == EM_X86_64 && (type == R_X86_64_COPY || type == R_X86_64_GLOB_DAT ||
+				     type == R_X86_64_JUMP_SLOT || type == R_X86_64_RELATIVE ||
+				     type == R_X86_64_IRELATIVE || type == R_X86_64_RELATIVE64))
+		return ": a dynamic relocation, found only in linked programs and shared objects: give rig the object `cc -c` made";
+	return ": compile with -fPIC (the small or the large code model; -mcmodel=medium is not linked)";
+}
+
+const char *
 elf_reloc_name(unsigned machine, unsigned type)
 {
 	const struct type_info *t = info(machine, type);
@@ -198,6 +215,22 @@ x86_64(unsigned type, const struct elf_reloc *r, int64_t *value)
 	case R_X86_64_32S:
 		v = *value = (int64_t)(r->S + (uint64_t)r->A);
 		break;
+	case R_X86_64_GOTPC32:
+		v = *value = (int64_t)(r->GOT + (uint64_t)r->A - r->P);
+		break;
+	case R_X86_64_GOTPC64:
+		put64(r->where, r->GOT + (uint64_t)r->A - r->P);
+		return ELF_RELOC_OK;
+	case R_X86_64_GOTOFF64:
+	case R_X86_64_PLTOFF64:
+		put64(r->where, r->S + (uint64_t)r->A - r->GOT);
+		return ELF_RELOC_OK;
+	case R_X86_64_GOT64:
+		put64(r->where, r->G - r->GOT + (uint64_t)r->A);
+		return ELF_RELOC_OK;
+	case R_X86_64_GOTPCREL64:
+		put64(r->where, r->G + (uint64_t)r->A - r->P);
+		return ELF_RELOC_OK;
 	default:
 		return ELF_RELOC_UNSUPPORTED;
 	}

@@ -21,6 +21,7 @@ struct elf_reloc {
 	uint64_t S;		/* the symbol's value */
 	int64_t A;		/* the addend */
 	uint64_t G;		/* the address of the symbol's GOT slot */
+	uint64_t GOT;		/* the address of the GOT */
 	uint64_t stub;		/* the symbol's stub, 0 if none */
 };
 
@@ -33,6 +34,9 @@ enum elf_reloc_status {
 
 /* Bytes the type patches, 0 for R_*_NONE, or -1 if unsupported. */
 int elf_reloc_width(unsigned machine, unsigned type);
+
+/* What to do about an unsupported type, as ": ..." to end a refusal. */
+const char *elf_reloc_advice(unsigned machine, unsigned type);
 
 /* ELF_NEEDS_* of a supported type. */
 unsigned elf_reloc_needs(unsigned machine, unsigned type);

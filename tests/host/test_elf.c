@@ -578,7 +578,7 @@ test_undefined_symbol(void **state)
 {
 	struct obj o = obj_read("undefined");
 
-	refused(o.b, o.len, "undefined symbol 'missing_function'");
+	refused(o.b, o.len, "undefined symbol 'missing_function': a host kernel may call only");
 	free(o.b);
 }
 
@@ -589,12 +589,14 @@ test_unsupported_relocations(void **state)
 	Elf64_Rela *r = rela(&o, R_X86_64_PLT32);
 	size_t sym = ELF64_R_SYM(r->r_info);
 
-	r->r_info = ELF64_R_INFO(sym, R_X86_64_GOTOFF64);
-	refused(o.b, o.len, "unsupported relocation R_X86_64_GOTOFF64 (type 25) at .text+0x");
+	r->r_info = ELF64_R_INFO(sym, R_X86_64_SIZE32);
+	refused(o.b, o.len, "unsupported relocation R_X86_64_SIZE32 (type 32) at .text+0x");
+	refused(o.b, o.len, ": compile with -fPIC");
 	r->r_info = ELF64_R_INFO(sym, 200);
 	refused(o.b, o.len, "unsupported relocation unknown (type 200)");
 	r->r_info = ELF64_R_INFO(sym, R_X86_64_TPOFF32);
 	refused(o.b, o.len, "R_X86_64_TPOFF32 (type 23)");
+	refused(o.b, o.len, "thread-local storage, which host kernels cannot use");
 	free(o.b);
 
 	o = obj_read("data");
@@ -614,11 +616,14 @@ test_relocation_overflow(void **state)
 	refused(o.b, o.len, "overflows: value 0x");
 	free(o.b);
 
-	/* An absolute 32-bit reference to the image, which lies above 4 GiB. */
+	/* An absolute 32-bit reference 8 GiB past the image, which no
+	 * mapping below 2 GiB reaches: the non-PIC advice. */
 	o = obj_read("data");
 	r = rela(&o, R_X86_64_PC32);
 	r->r_info = ELF64_R_INFO(ELF64_R_SYM(r->r_info), R_X86_64_32);
+	r->r_addend += (int64_t)1 << 33;
 	refused(o.b, o.len, "relocation R_X86_64_32 (type 10)");
+	refused(o.b, o.len, "compiled without -fPIC, and its 32-bit absolute addresses do not reach; compile it with -fPIC");
 	free(o.b);
 
 	o = obj_read("data");

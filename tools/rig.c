@@ -11,6 +11,7 @@
 
 #include "rig.h"
 #include "rig_amd_pci.h"
+#include "rig_host.h"
 
 #define MAX_FROM 12
 
@@ -29,7 +30,8 @@ static const char usage[] =
 "    rig [--root DIR] reset N\n"
 "\n"
 "DESCRIPTION\n"
-"    devices       lists the devices rig opens: HOST, memory devices, and\n"
+"    devices       lists the devices rig opens: HOST (and more host devices,\n"
+"                  HOST:n, of a program's own), memory devices, and\n"
 "                  each AMD GPU with its bus address, GC version where\n"
 "                  readable, and state.\n"
 "    firmware amd  installs the pinned AMD images (linux-firmware 20250410,\n"
@@ -107,6 +109,19 @@ cmd_devices(const struct rig_pci_machine *m)
 		       rig_name(host), rig_arch(host), (long long)rig_cache_bytes(host),
 		       (unsigned long long)rig_budget(host));
 		rig_device_release(host);
+	}
+	/* More host devices, each its own timeline and threads: HOST:1
+	 * opened as a program would, on one core. */
+	{
+		struct rig_host_config c = { .name = "HOST:1", .cores = 1 };
+
+		if (rig_host_open(&c, &host) < 0) {
+			printf("  HOST:1     does not open: %s\n", rig_why());
+		} else {
+			printf("  %-10s %-12s and any name: rig_host_open(name, cores, cpus, hang_ms)\n",
+			       "HOST:1...", rig_arch(host));
+			rig_device_release(host);
+		}
 	}
 	printf("  %-10s %-12s any name: rig_memory_device(name), work run inline\n",
 	       "memory", "host-memory");

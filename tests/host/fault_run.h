@@ -18,7 +18,11 @@ struct fault_params {
 	int64_t bad;			/* the group that faults; -1: none */
 	int64_t zero;
 	volatile int64_t *release;	/* spin's flag */
+	int64_t *counter;		/* stamp's */
 };
+
+/* The counter stamp kernels take the next value of. */
+static int64_t fault_counter;
 
 /* The bytes of fault.o, once. */
 static inline const char *
@@ -47,13 +51,15 @@ struct fault_run {
 	int submitted;			/* rig_submit's status */
 };
 
+/* As fault_run_start(), after the points after[0..nafter). */
 static inline int
-fault_run_start(struct rig_device *d, const char *const *names, size_t n, int64_t groups,
-		int64_t bad, volatile int64_t *release, struct fault_run *r)
+fault_run_after(struct rig_device *d, const char *const *names, size_t n, int64_t groups,
+		int64_t bad, volatile int64_t *release, const struct rig_point *after,
+		size_t nafter, struct fault_run *r)
 {
 	struct rig_ref refs[] = { RIG_WRITE(0, 0) };
 	struct rig_part_spec parts[4];
-	struct fault_params fp = { 0, bad, 0, release };
+	struct fault_params fp = { 0, bad, 0, release, &fault_counter };
 	const uint32_t grid[3] = { (uint32_t)groups, 1, 1 }, group[3] = { 1, 1, 1 };
 	struct rig_function *fn;
 	struct rig_run *run;
@@ -74,8 +80,15 @@ fault_run_start(struct rig_device *d, const char *const *names, size_t n, int64_
 	for (i = 0; i < n; i++)
 		if (rig_run_store(run, i, grid, group, &fp, sizeof(fp)) != 0)
 			return -1;
-	r->submitted = rig_submit(run, &r->out, 1, NULL, 0, &r->p);
+	r->submitted = rig_submit(run, &r->out, 1, after, nafter, &r->p);
 	return r->submitted;
+}
+
+static inline int
+fault_run_start(struct rig_device *d, const char *const *names, size_t n, int64_t groups,
+		int64_t bad, volatile int64_t *release, struct fault_run *r)
+{
+	return fault_run_after(d, names, n, groups, bad, release, NULL, 0, r);
 }
 
 static inline void

@@ -3,7 +3,9 @@
  * fault: kernels that fault as real kernels do, on the group `bad` of
  * their grid (every other group writes out[g] = g + 1): a store through
  * NULL, an integer division by zero, an illegal instruction, a stack
- * overflow; and one that never returns until *release is set (a hang).
+ * overflow; one that never returns until *release is set (a hang); and
+ * stamp, whose group 0 takes the next value of a counter (the order in
+ * which launches of several devices ran).
  */
 #include <stdint.h>
 
@@ -14,6 +16,7 @@ struct fault_params {
 	int64_t bad;
 	int64_t zero;			/* 0, read at run time */
 	volatile int64_t *release;	/* spin: returns once it is non-zero */
+	int64_t *counter;		/* stamp: group 0 takes its next value */
 };
 
 static int64_t
@@ -93,4 +96,13 @@ fine(const void *params, int64_t first, int64_t end)
 
 	for (; first < end; first++)
 		run(p, first);
+}
+
+RIG_HOST_KERNEL void
+stamp(const void *params, int64_t first, int64_t end)
+{
+	const struct fault_params *p = params;
+
+	for (; first < end; first++)
+		p->out[first] = first ? first + 1 : __atomic_add_fetch(p->counter, 1, __ATOMIC_SEQ_CST);
 }

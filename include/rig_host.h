@@ -65,13 +65,18 @@
  *   rintf, round, roundf, scalbn, scalbnf, sin, sincos, sincosf, sinf,
  *   sinh, sinhf, sqrt, sqrtf, tan, tanf, tanh, tanhf, tgamma, tgammaf,
  *   trunc, truncf.
- * Any other undefined symbol is refused, naming it. A kernel
- * makes no system call, allocates nothing and takes no lock.
+ * Any other undefined symbol is refused, every one named in one message.
+ * A kernel makes no system call, allocates nothing and takes no lock.
  *
  * Building: compile with RIG_HOST_KERNEL_CFLAGS, which rig's pkg-config
  * file gives as `pkg-config --variable=host_kernel_cflags rig` (and rig's
  * meson file as the variable host_kernel_cflags of dependency('rig')):
  *     cc -c $(pkg-config --variable=host_kernel_cflags rig) k.c -o k.o
+ * Other models link too: -O3, -march=native (for the machine that runs
+ * it), non-PIC objects (mapped below 2 GiB; a reference that still does
+ * not reach names its symbol and asks for -fPIC), and -fPIC
+ * -mcmodel=large. LTO objects (GCC's GIMPLE, LLVM bitcode) are refused:
+ * compile with -fno-lto.
  *
  * Faults. A kernel that faults (SIGSEGV, SIGBUS, SIGFPE, SIGILL) is
  * stopped: its device is lost, with the kernel's name, the signal, the

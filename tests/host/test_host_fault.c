@@ -172,8 +172,8 @@ crash_status(const char *mode)
 	return -1;
 }
 
-/* Died of sig, or (under a sanitizer, whose handler reports it) exited
- * with a failure. */
+/* Died of sig, or (under a sanitizer, whose handler rig chains to and
+ * which reports the fault) aborted or exited with a failure. */
 static void
 crashed(const char *mode, int sig)
 {
@@ -181,7 +181,7 @@ crashed(const char *mode, int sig)
 
 	if (st == -1)
 		fail_msg("host_crash %s hung", mode);
-	if (WIFSIGNALED(st) && WTERMSIG(st) == sig)
+	if (WIFSIGNALED(st) && (WTERMSIG(st) == sig || WTERMSIG(st) == SIGABRT))
 		return;
 	if (WIFEXITED(st) && WEXITSTATUS(st) != 0 && WEXITSTATUS(st) != 5)
 		return;		/* a sanitizer's report */

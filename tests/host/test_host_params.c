@@ -58,7 +58,7 @@ launch(const char *name, int nlaunch, int64_t params_bytes, float out[16])
 	struct rig_run *r;
 	struct rig_point p;
 	const uint32_t grid[3] = { 1, 1, 1 }, group[3] = { 1, 1, 1 };
-	unsigned char params[256] = { 0 };
+	_Alignas(64) unsigned char params[256] = { 0 };
 	struct aligned_params *ap = (struct aligned_params *)params;
 	int i;
 

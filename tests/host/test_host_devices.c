@@ -5,7 +5,10 @@
  * other. The order rules across them are those across any devices: work
  * submitted after another host device's point runs after it, in a chain
  * of three devices, and a launch stamps the counter in that order. Each
- * device's core count and core set are its own.
+ * device's core count and core set are its own. A stress: threads each
+ * with their own host device launch over and over while another thread's
+ * device faults and reopens, again and again (the faults' handler, the
+ * interrupts at stop and the opens race with every worker's arming).
  */
 #include <pthread.h>
 #include <sched.h>
@@ -114,6 +117,51 @@ test_names(void **state)
 	rig_device_release(host);
 }
 
+struct stress {
+	const char *name;
+	int faults;		/* this thread's device faults each round */
+	int rounds;
+};
+
+static void *
+stress_thread(void *arg)
+{
+	const struct stress *st = arg;
+	const char *fine[] = { "fine" }, *bad[] = { "null_write" };
+	struct rig_device *d = host_open(st->name, 2, NULL, 0);
+	struct fault_run r;
+
+	for (int i = 0; i < st->rounds; i++) {
+		int64_t groups = 1 + (i * 37) % 300;
+
+		assert_int_equal(fault_run_start(d, st->faults ? bad : fine, 1, groups,
+						 st->faults ? groups / 2 : -1, NULL, &r), 0);
+		assert_int_equal(rig_wait(r.p, 20 * SECOND_NS), st->faults ? RIG_ELOST : 0);
+		fault_run_end(&r);
+		if (st->faults) {
+			rig_device_release(d);
+			d = host_open(st->name, 2, NULL, 0);
+		}
+	}
+	rig_device_release(d);
+	return NULL;
+}
+
+static void
+test_stress_with_faults(void **state)
+{
+	struct stress st[] = {
+		{ "HOST:S0", 0, 150 }, { "HOST:S1", 0, 150 }, { "HOST:S2", 0, 150 },
+		{ "HOST:SF", 1, 60 },
+	};
+	pthread_t t[4];
+
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, stress_thread, &st[i]);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+}
+
 int
 main(void)
 {
@@ -121,6 +169,7 @@ main(void)
 		cmocka_unit_test(test_side_by_side),
 		cmocka_unit_test(test_order_across_devices),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_stress_with_faults),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

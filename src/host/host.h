@@ -3,7 +3,9 @@
  * host/host.h: the host device, "HOST": the host's cores behind rig's
  * driver contract (rig_edge.h). The opener's make starts the device: a
  * device thread that runs values in order and a pool of workers, one per
- * online core with the device thread as the last. Each make opens a new,
+ * online core with the device thread as the last, or as many as the
+ * opener's struct rig_host_config (its arg, rig_host_open()) asks, on
+ * its cores. Each make opens a new,
  * independent device; a caller that calls make itself stops the handle
  * through rig_host_opener.ops->stop, may then free its regions and unload its
  * images, and ends with rig_host_opener.ops->release.
@@ -12,7 +14,9 @@
  * and "COPY:0" (Copy, the copy engine); completion RIG_BY_HOST; waits on
  * stores and hosts (the device thread waits on any word); host addresses,
  * maps host memory; alignment HOST_ALIGN; cache_bytes the last-level cache;
- * no hang_ms; may_block false.
+ * hang_ms the config's (none by default); events_fd an eventfd that turns
+ * readable once a kernel faulted (guard.h; events then loses the device
+ * with the fault's site and message); may_block false.
  *
  * Commits: submit returns RIG_COMMITTED (k = 1): the device thread runs
  * each value as soon as submit publishes it. A launch over a grid of

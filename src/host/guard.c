@@ -28,7 +28,10 @@ static const int guarded_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL };
 #define NGUARDED	(sizeof(guarded_signals) / sizeof(guarded_signals[0]))
 
 /* The actions before rig's: a fault rig does not take goes there.
- * Written under install_lock, when an open finds rig's handler gone. */
+ * Written under install_lock, when an open finds rig's handler gone; the
+ * handler reads them unlocked (a lock is no use in a handler), so a
+ * program fault that lands during such an open may chain to the action
+ * being replaced: either one the program installed. */
 static struct sigaction previous[NGUARDED];
 static pthread_mutex_t install_lock = PTHREAD_MUTEX_INITIALIZER;
 

@@ -212,6 +212,8 @@ sysfs_take(const struct rig_pci_machine *m, const char *bus,
 	char driver[64], path[512], rel[128], enable[16];
 	int ret, fd;
 
+	memset(out, 0, sizeof(*out));
+	out->config_fd = -1;
 	ret = pci_driver_of(m, bus, driver, sizeof(driver));
 	if (ret < 0)
 		return ret;

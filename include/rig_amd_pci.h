@@ -180,7 +180,9 @@ int rig_amd_pci_attach(const struct rig_pci_machine *m, int i);
 
 /*
  * rig_amd_pci_reset() - reset GPU i of m through its function reset; a GPU
- * bound to amdgpu or held by a process is refused (-EBUSY), and so is one
+ * bound to a driver other than vfio-pci (amdgpu, radeon), one KFD's
+ * topology still lists or whose ip_discovery directory stays (amdgpu has
+ * not let go of it), or held by a process is refused (-EBUSY), and so is one
  * of a fabric (-ENOTSUP: a fabric's GPUs reset together; the reset of one
  * only stops it, which comes with the boot); telling a fabric's GPU takes
  * the function to read its discovery table, and gives it back. Returns 0;

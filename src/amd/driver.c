@@ -284,6 +284,7 @@ rig_amd_pci_attach(const struct rig_pci_machine *m, int i)
 int
 rig_amd_pci_reset(const struct rig_pci_machine *m, int i)
 {
+	char why[300];
 	struct change c;
 	int ret;
 
@@ -294,6 +295,18 @@ rig_amd_pci_reset(const struct rig_pci_machine *m, int i)
 		pci_unlock();
 		return rig_fail(-EBUSY, "GPU %d (%s) is bound to amdgpu; `rig detach "
 				"%d` first", i, c.f.bus, i);
+	}
+	/* Seed 003: a GPU a kernel driver holds is not reset; only an unbound
+	 * one or vfio-pci's (which lends it to a process) is detached. */
+	if (c.driver[0] && strcmp(c.driver, "vfio-pci")) {
+		pci_unlock();
+		return rig_fail(-EBUSY, "GPU %d (%s) is bound to %s, which holds it: "
+				"unbind it first", i, c.f.bus, c.driver);
+	}
+	if (pci_amdgpu_lingers(c.m, c.f.bus, why, sizeof(why)) == 1) {
+		pci_unlock();
+		return rig_fail(-EBUSY, "GPU %d (%s): %s; `rig detach %d` waits for "
+				"it to", i, c.f.bus, why, i);
 	}
 	ret = fabric_member(&c);
 	if (ret == 1) {

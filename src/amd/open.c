@@ -44,6 +44,7 @@ struct amd_pci_opener {
 struct taking {
 	struct pci_function f;
 	size_t count;			/* AMD GPUs of the machine */
+	int lock_fd;			/* the function's lock among processes */
 	bool taken;
 	struct pci_taken t;
 	struct amd_discovery *table;
@@ -64,15 +65,20 @@ refuse(char *cause, size_t len, int code, const char *fmt, ...)
 	return code;
 }
 
+/* The function's lock is taken before the scan, so no other process
+ * passes the scan and takes the GPU before this one gives it back. */
 static int
 check_holders(const struct rig_pci_machine *m, int i, const char *bus,
-	      char *cause, size_t len)
+	      int *lock_fd, char *cause, size_t len)
 {
 	char what[400];
 	int pid;
 
 	if (pci_held_here(bus))
 		return refuse(cause, len, -EBUSY, "this process holds it (%s)", bus);
+	pid = pci_function_lock(m, bus, lock_fd);
+	if (pid < 0)
+		return refuse(cause, len, pid, "%s", amd_cause());
 	pid = pci_holder(m, bus, what, sizeof(what));
 	if (pid < 0)
 		return refuse(cause, len, pid, "cannot tell who holds it: %s",
@@ -253,6 +259,7 @@ give_back(const struct rig_pci_machine *m, struct taking *k)
 	free(k->table);
 	if (k->taken)
 		m->ops->give_back(m, &k->t);
+	pci_function_unlock(k->lock_fd);
 }
 
 /* Every check, in the order of docs/amd.md; fills cause and returns its status. */
@@ -270,13 +277,18 @@ open_gpu(const struct amd_pci_opener *op, char *cause, size_t len)
 	if (ret < 0)
 		return refuse(cause, len, -ENODEV, "the machine's PCI functions "
 			      "cannot be listed: %s", amd_cause());
-	ret = check_holders(m, op->i, k.f.bus, cause, len);
-	if (ret < 0)
+	k.lock_fd = -1;
+	ret = check_holders(m, op->i, k.f.bus, &k.lock_fd, cause, len);
+	if (ret < 0) {
+		pci_function_unlock(k.lock_fd);
 		return ret;
+	}
 	ret = m->ops->take(m, k.f.bus, &k.t);
-	if (ret < 0)
+	if (ret < 0) {
+		pci_function_unlock(k.lock_fd);
 		return refuse(cause, len, ret, "its function %s cannot be taken: %s",
 			      k.f.bus, amd_cause());
+	}
 	k.taken = true;
 	ret = check_table(m, &k, cause, len);
 	if (ret == 0)

@@ -16,7 +16,7 @@
 
 #include <liburing.h>
 
-#include "core/error.h"
+#include "amd/fail.h"
 #include "amd/amd.h"
 #include "amd/firmware/firmware.h"
 #include "amd/pci/pci.h"
@@ -33,7 +33,7 @@ rig_doctor_process_read(struct rig_doctor_process *out)
 	int ret;
 
 	if (!out) {
-		rig_fail(-EINVAL, "out is NULL");
+		amd_fail(-EINVAL, "out is NULL");
 		return;
 	}
 	memset(out, 0, sizeof(*out));
@@ -277,9 +277,9 @@ rig_amd_pci_doctor(const struct rig_pci_machine *m, const char *const *firmware,
 	int ret;
 
 	if (!out)
-		return rig_fail(-EINVAL, "out is NULL");
+		return amd_fail(-EINVAL, "out is NULL");
 	if (proc && proc->size != sizeof(*proc))
-		return rig_fail(-EINVAL, "proc->size %zu is not %zu", proc->size,
+		return amd_fail(-EINVAL, "proc->size %zu is not %zu", proc->size,
 				sizeof(*proc));
 	if (!proc) {
 		rig_doctor_process_read(&self);
@@ -292,7 +292,7 @@ rig_amd_pci_doctor(const struct rig_pci_machine *m, const char *const *firmware,
 				  "be listed: ");
 	if (i >= 0 && (size_t)i >= n) {
 		free(fs);
-		return rig_fail(-ENODEV, "no GPU %d: the machine has %zu AMD GPU%s",
+		return amd_fail(-ENODEV, "no GPU %d: the machine has %zu AMD GPU%s",
 				i, n, n == 1 ? "" : "s");
 	}
 	if (n == 0)

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/error.h"
+#include "amd/fail.h"
 #include "amd/amd.h"
 
 int amd_driver_wait_ms = 30000;
@@ -61,9 +61,9 @@ begin(const struct rig_pci_machine *m, int i, struct change *c)
 	int ret, pid;
 
 	if (i < 0)
-		return rig_fail(-EINVAL, "GPU %d is negative", i);
-	if (callback_depth() > 0)
-		return rig_fail(-EINVAL, "called from inside one of rig's callbacks, "
+		return amd_fail(-EINVAL, "GPU %d is negative", i);
+	if (rig_in_callback())
+		return amd_fail(-EINVAL, "called from inside one of rig's callbacks, "
 				"which holds a lock");
 	c->m = pci_machine_or_this(m);
 	c->i = i;
@@ -71,17 +71,17 @@ begin(const struct rig_pci_machine *m, int i, struct change *c)
 	pci_lock();
 	ret = pci_amd_gpu(c->m, i, &c->f, &c->count);
 	if (ret == 0 && pci_held_here(c->f.bus))
-		ret = rig_fail(-EBUSY, "this process holds GPU %d (%s)", i, c->f.bus);
+		ret = amd_fail(-EBUSY, "this process holds GPU %d (%s)", i, c->f.bus);
 	if (ret == 0)
 		ret = pci_function_lock(c->m, c->f.bus, &c->lock_fd);
 	if (ret == 0 && (pid = pci_holder(c->m, c->f.bus, what, sizeof(what))) != 0) {
 		if (pid < 0)
 			ret = pid;
 		else if (pid == getpid())
-			ret = rig_fail(-EBUSY, "this process holds GPU %d (%s): it %s",
+			ret = amd_fail(-EBUSY, "this process holds GPU %d (%s): it %s",
 				       i, c->f.bus, what);
 		else
-			ret = rig_fail(-EBUSY, "process %d holds GPU %d (%s): it %s",
+			ret = amd_fail(-EBUSY, "process %d holds GPU %d (%s): it %s",
 				       pid, i, c->f.bus, what);
 	}
 	if (ret == 0)
@@ -172,13 +172,13 @@ rig_amd_pci_detach(const struct rig_pci_machine *m, int i,
 	int ret;
 
 	if (!progress)
-		return rig_fail(-EINVAL, "progress is NULL");
+		return amd_fail(-EINVAL, "progress is NULL");
 	ret = begin(m, i, &c);
 	if (ret < 0)
 		return amd_rewrap(__func__, ret, "");
 	if (c.driver[0] && strcmp(c.driver, "amdgpu") && strcmp(c.driver, "vfio-pci")) {
 		end(&c);
-		return rig_fail(-EBUSY, "GPU %d (%s) is bound to %s, not amdgpu", i,
+		return amd_fail(-EBUSY, "GPU %d (%s) is bound to %s, not amdgpu", i,
 				c.f.bus, c.driver);
 	}
 	held[0] = '\0';
@@ -209,16 +209,16 @@ rig_amd_pci_detach(const struct rig_pci_machine *m, int i,
 	if (wait_let_go(&c, why, sizeof(why))) {
 		end(&c);
 		if (!unbound)
-			return rig_fail(-ETIMEDOUT, "GPU %d (%s): %s after %d ms", i,
+			return amd_fail(-ETIMEDOUT, "GPU %d (%s): %s after %d ms", i,
 					c.f.bus, why, amd_driver_wait_ms);
 		*progress = RIG_PCI_UNRELEASED;
-		rig_fail(0, "GPU %d (%s) unreleased: %s%s%s; a later detach waits "
+		amd_fail(0, "GPU %d (%s) unreleased: %s%s%s; a later detach waits "
 			 "again", i, c.f.bus, why, note, held);
 		return 0;
 	}
 	end(&c);
 	*progress = RIG_PCI_DETACHED;
-	rig_fail(0, "GPU %d (%s) detached%s%s", i, c.f.bus, note, held);
+	amd_fail(0, "GPU %d (%s) detached%s%s", i, c.f.bus, note, held);
 	return 0;
 }
 
@@ -306,25 +306,25 @@ rig_amd_pci_reset(const struct rig_pci_machine *m, int i)
 		return amd_rewrap(__func__, ret, "");
 	if (!strcmp(c.driver, "amdgpu")) {
 		end(&c);
-		return rig_fail(-EBUSY, "GPU %d (%s) is bound to amdgpu; `rig detach "
+		return amd_fail(-EBUSY, "GPU %d (%s) is bound to amdgpu; `rig detach "
 				"%d` first", i, c.f.bus, i);
 	}
 	/* Seed 003: a GPU a kernel driver holds is not reset; only an unbound
 	 * one or vfio-pci's (which lends it to a process) is detached. */
 	if (c.driver[0] && strcmp(c.driver, "vfio-pci")) {
 		end(&c);
-		return rig_fail(-EBUSY, "GPU %d (%s) is bound to %s, which holds it: "
+		return amd_fail(-EBUSY, "GPU %d (%s) is bound to %s, which holds it: "
 				"unbind it first", i, c.f.bus, c.driver);
 	}
 	if (pci_amdgpu_lingers(c.m, c.f.bus, why, sizeof(why)) == 1) {
 		end(&c);
-		return rig_fail(-EBUSY, "GPU %d (%s): %s; `rig detach %d` waits for "
+		return amd_fail(-EBUSY, "GPU %d (%s): %s; `rig detach %d` waits for "
 				"it to", i, c.f.bus, why, i);
 	}
 	ret = fabric_member(&c);
 	if (ret == 1) {
 		end(&c);
-		return rig_fail(-ENOTSUP, "GPU %d (%s) is one of a fabric of %d GPUs, "
+		return amd_fail(-ENOTSUP, "GPU %d (%s) is one of a fabric of %d GPUs, "
 				"which reset together: its reset only stops it, which "
 				"comes with the boot; attach the fabric's GPUs to "
 				"amdgpu to reset them", i, c.f.bus, AMD_FABRIC_GPUS);

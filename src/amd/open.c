@@ -14,8 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/error.h"
-#include "rig.h"
+#include "amd/fail.h"
 #include "amd/amd.h"
 #include "amd/discovery/discovery.h"
 #include "amd/discovery/read.h"
@@ -272,7 +271,7 @@ open_gpu(const struct amd_pci_opener *op, char *cause, size_t len)
 
 	memset(&k, 0, sizeof(k));
 	ret = pci_amd_gpu(m, op->i, &k.f, &k.count);
-	if (ret == -ENODEV && strstr(rig_why(), "no GPU"))
+	if (ret == -ENODEV && strstr(amd_why(), "no GPU"))
 		return refuse(cause, len, ret, "%s", amd_cause());
 	if (ret < 0)
 		return refuse(cause, len, -ENODEV, "the machine's PCI functions "
@@ -318,16 +317,16 @@ amd_pci_make(const struct rig_opener *o, _Atomic uint64_t *word, void **handle,
 	char cause[480];
 	int ret;
 
-	/* No callback_depth() check: rig calls make with the depth raised, and
+	/* No rig_in_callback() check: rig calls make with the depth raised, and
 	 * rig_open refuses a call from inside a callback before it gets here. */
 	if (!o || !word || !handle)
-		return rig_fail(-EINVAL, "opener, word or handle is NULL");
+		return amd_fail(-EINVAL, "opener, word or handle is NULL");
 	pci_lock();
 	ret = open_gpu(op, cause, sizeof(cause));
 	pci_unlock();
 	if (why)
 		snprintf(why, why_len, "%s: %s", op->name, cause);
-	return rig_fail(ret, "%s: %s", op->name, cause);
+	return amd_fail(ret, "%s: %s", op->name, cause);
 }
 
 /*
@@ -386,17 +385,17 @@ rig_amd_pci_gpu(const struct rig_pci_machine *m, const char *const *firmware,
 	size_t n = 0;
 
 	if (!out)
-		return rig_fail(-EINVAL, "out is NULL");
+		return amd_fail(-EINVAL, "out is NULL");
 	if (i < 0)
-		return rig_fail(-EINVAL, "GPU %d is negative", i);
+		return amd_fail(-EINVAL, "GPU %d is negative", i);
 	while (firmware && firmware[n]) {
 		if (strlen(firmware[n]) >= 256)
-			return rig_fail(-EINVAL, "firmware directory %zu is longer "
+			return amd_fail(-EINVAL, "firmware directory %zu is longer "
 					"than 255 bytes", n);
 		n++;
 	}
 	if (n > AMD_SEARCH_DIRS - 3)
-		return rig_fail(-EINVAL, "%zu firmware directories, more than %d",
+		return amd_fail(-EINVAL, "%zu firmware directories, more than %d",
 				n, AMD_SEARCH_DIRS - 3);
 	op = calloc(1, sizeof(*op));
 	if (!op || !(op->dirs = calloc(n + 1, sizeof(char *))))
@@ -416,7 +415,7 @@ rig_amd_pci_gpu(const struct rig_pci_machine *m, const char *const *firmware,
 	return 0;
 err:
 	rig_amd_pci_opener_free(op ? &op->opener : NULL);
-	return rig_fail(-ENOMEM, "no memory for the opener");
+	return amd_fail(-ENOMEM, "no memory for the opener");
 }
 
 void

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "core/error.h"
+#include "amd/fail.h"
 #include "amd/firmware/format.h"
 
 struct reader {
@@ -447,21 +447,21 @@ amd_fw_parse(const char *name, enum amd_fw_kind kind, const uint8_t *bytes,
 	int ret;
 
 	if (kind < AMD_FW_PSP_SOS || kind > AMD_FW_IMU)
-		return rig_fail(-EINVAL, "%s: unknown image kind %d", name, (int)kind);
+		return amd_fail(-EINVAL, "%s: unknown image kind %d", name, (int)kind);
 	memset(&f, 0, sizeof(f));
 	f.kind = kind;
 	ret = parse_common(&r);
 	if (ret == 0)
 		ret = parsers[kind](&r);
 	if (ret < 0)
-		return rig_fail(ret, "%s", r.why);
+		return amd_fail(ret, "%s", r.why);
 	/* Formats whose main image is the ucode window list it first. */
 	if (f.npieces == 0 || kind == AMD_FW_RLC || kind == AMD_FW_SMC ||
 	    (kind == AMD_FW_GFX && f.header.header_version_major == 1) ||
 	    (kind == AMD_FW_SDMA && f.header.header_version_major == 1)) {
 		if (f.header.ucode_size_bytes) {
 			if (f.npieces == AMD_FW_PIECES)
-				return rig_fail(-EBADMSG, "%s: more than %d pieces",
+				return amd_fail(-EBADMSG, "%s: more than %d pieces",
 						name, AMD_FW_PIECES);
 			memmove(&f.pieces[1], &f.pieces[0],
 				f.npieces * sizeof(f.pieces[0]));
@@ -472,7 +472,7 @@ amd_fw_parse(const char *name, enum amd_fw_kind kind, const uint8_t *bytes,
 		}
 	}
 	if (f.npieces == 0)
-		return rig_fail(-EBADMSG, "%s: no image in it", name);
+		return amd_fail(-EBADMSG, "%s: no image in it", name);
 	*out = f;
 	return 0;
 }

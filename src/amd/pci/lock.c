@@ -2,7 +2,7 @@
 /*
  * amd/pci/lock.c: the two locks of opens and machine changes. In a
  * process they run one at a time (docs/amd.md, Moving GPUs), each under
- * machine_lock for its whole run; callers check callback_depth() first: a
+ * machine_lock for its whole run; callers check rig_in_callback() first: a
  * call from inside one of rig's callbacks is refused instead of taking it.
  *
  * Among processes, each function has a lock file, root/run/lock/
@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/error.h"
+#include "amd/fail.h"
 #include "amd/pci/pci.h"
 
 static pthread_mutex_t machine_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -51,12 +51,12 @@ lock_dir(const struct rig_pci_machine *m, char *dir, size_t len)
 	if (ret < 0)
 		return ret;
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		return rig_fail(-errno, "cannot make %s: %s", dir, strerror(errno));
+		return amd_fail(-errno, "cannot make %s: %s", dir, strerror(errno));
 	ret = pci_path(m, dir, len, "run/lock");
 	if (ret < 0)
 		return ret;
 	if (mkdir(dir, 01777) < 0 && errno != EEXIST)
-		return rig_fail(-errno, "cannot make %s: %s", dir, strerror(errno));
+		return amd_fail(-errno, "cannot make %s: %s", dir, strerror(errno));
 	return 0;
 }
 
@@ -75,15 +75,15 @@ pci_function_lock(const struct rig_pci_machine *m, const char *bus, int *fd)
 	if (lfd < 0 && errno == EACCES)	/* another user's file: flock reads suffice */
 		lfd = open(path, O_RDONLY | O_CLOEXEC);
 	if (lfd < 0)
-		return rig_fail(-errno, "cannot open %s: %s", path, strerror(errno));
+		return amd_fail(-errno, "cannot open %s: %s", path, strerror(errno));
 	if (flock(lfd, LOCK_EX | LOCK_NB) < 0) {
 		ret = -errno;
 		close(lfd);
 		if (ret == -EWOULDBLOCK)
-			return rig_fail(-EBUSY, "another process is opening, "
+			return amd_fail(-EBUSY, "another process is opening, "
 					"changing or holding %s: it holds %s", bus,
 					path);
-		return rig_fail(ret, "cannot lock %s: %s", path, strerror(-ret));
+		return amd_fail(ret, "cannot lock %s: %s", path, strerror(-ret));
 	}
 	*fd = lfd;
 	return 0;

@@ -113,7 +113,7 @@ struct rig_pci_machine;
 
 /*
  * The machine interface. Each operation returns 0 or a negative errno with
- * rig_why() saying why (amd_fail); none changes the machine on failure.
+ * amd_why() saying why (amd_fail); none changes the machine on failure.
  * Nothing in the driver reaches PCI hardware, sysfs or /proc except
  * through these operations.
  *
@@ -218,7 +218,7 @@ int pci_bus_master(const struct rig_pci_machine *m, struct pci_taken *t,
 /* m, or this machine for NULL. */
 const struct rig_pci_machine *pci_machine_or_this(const struct rig_pci_machine *m);
 
-/* root + "/" + rel into buf; -EINVAL (rig_fail) when it does not fit. */
+/* root + "/" + rel into buf; -EINVAL (amd_fail) when it does not fit. */
 int pci_path(const struct rig_pci_machine *m, char *buf, size_t len,
 	     const char *rel);
 

@@ -52,7 +52,6 @@ struct taking {
 	const struct amd_gc_set *set;
 	struct amd_regs regs;
 	struct amd_found images[AMD_GC_IMAGES];
-	struct pci_window windows[3];
 };
 
 static int __attribute__((format(printf, 4, 5)))
@@ -246,25 +245,17 @@ static int
 check_windows(const struct rig_pci_machine *m, struct taking *k, char *cause,
 	      size_t len)
 {
-	static const int bars[] = { AMD_BAR_VRAM, AMD_BAR_DOORBELL, AMD_BAR_MMIO };
-	int ret;
+	int ret = pci_windows_map(m, &k->t);
 
-	for (int w = 0; w < 3; w++) {
-		ret = m->ops->window_map(m, k->f.bus, bars[w], &k->windows[w]);
-		if (ret < 0)
-			return refuse(cause, len, ret, "its windows cannot be mapped "
-				      "into the process: BAR%d: %s", bars[w],
-				      amd_cause());
-	}
+	if (ret < 0)
+		return refuse(cause, len, ret, "its windows cannot be mapped into "
+			      "the process: %s", amd_cause());
 	return 0;
 }
 
 static void
 give_back(const struct rig_pci_machine *m, struct taking *k)
 {
-	for (int w = 2; w >= 0; w--)
-		if (k->windows[w].addr)
-			m->ops->window_unmap(m, &k->windows[w]);
 	for (size_t n = 0; n < AMD_GC_IMAGES; n++)
 		free(k->images[n].bytes);
 	free(k->table);

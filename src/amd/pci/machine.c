@@ -3,8 +3,10 @@
  * amd/pci/machine.c: the sysfs machine. Its files lie under a root ("" is
  * this machine's "/"): sysfs at root/sys, processes at root/proc. A window
  * is a BAR's sysfs resourceN file mapped shared (amd-facts §8.4); taking a
- * function enables it and opens its config space, and giving it back
- * undoes both. Not here: listing functions (list.c).
+ * function enables it, opens its config space and, bound to vfio-pci, its
+ * VFIO container (vfio.c), and giving it back undoes all three. Not here:
+ * listing functions (list.c), registers, doorbells and config writes
+ * (io.c), DMA memory (dma.c), interrupts (irq.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -233,6 +235,19 @@ sysfs_take(const struct rig_pci_machine *m, const char *bus,
 		close(fd);
 		return ret;
 	}
+	/* Behind an IOMMU the function's DMA goes through VFIO (dma.c). */
+	if (!strcmp(driver, "vfio-pci")) {
+		struct pci_vfio *v;
+
+		ret = pci_vfio_open(m, bus, &v);
+		if (ret < 0) {
+			if (enable[0] == '0')
+				(void)m->ops->file_write(m, rel, "0");
+			close(fd);
+			return ret;
+		}
+		out->machine = v;
+	}
 	snprintf(out->bus, sizeof(out->bus), "%s", bus);
 	out->config_fd = fd;
 	out->enabled_by_us = enable[0] == '0';
@@ -243,6 +258,12 @@ static void
 sysfs_give_back(const struct rig_pci_machine *m, struct pci_taken *t)
 {
 	char rel[128];
+
+	sysfs_window_unmap(m, &t->mmio);
+	sysfs_window_unmap(m, &t->doorbell);
+	sysfs_window_unmap(m, &t->vram);
+	pci_vfio_close(t->machine);
+	t->machine = NULL;
 
 	if (t->enabled_by_us) {
 		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/enable", t->bus);
@@ -263,6 +284,15 @@ const struct pci_machine_ops pci_sysfs_ops = {
 	.window_unmap	= sysfs_window_unmap,
 	.take		= sysfs_take,
 	.give_back	= sysfs_give_back,
+	.config_write	= pci_sysfs_config_write,
+	.reg_read	= pci_sysfs_reg_read,
+	.reg_write	= pci_sysfs_reg_write,
+	.doorbell_write	= pci_sysfs_doorbell_write,
+	.dma_alloc	= pci_sysfs_dma_alloc,
+	.dma_free	= pci_sysfs_dma_free,
+	.irq_open	= pci_sysfs_irq_open,
+	.irq_arm	= pci_sysfs_irq_arm,
+	.irq_close	= pci_sysfs_irq_close,
 };
 
 static const struct rig_pci_machine this_machine = {

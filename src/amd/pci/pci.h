@@ -285,5 +285,48 @@ void pci_function_unlock(int fd);
 /* machine.c: the sysfs operations (a simulator reuses some of them). */
 extern const struct pci_machine_ops pci_sysfs_ops;
 
+/* io.c, dma.c, irq.c: the Linux machine's operations on a taken function,
+ * as pci_sysfs_ops holds them (struct pci_machine_ops says what each does). */
+int pci_sysfs_config_write(const struct rig_pci_machine *m, struct pci_taken *t,
+			   uint32_t offset, const void *buf, size_t bytes);
+int pci_sysfs_reg_read(const struct rig_pci_machine *m, struct pci_taken *t,
+		       uint64_t index, uint32_t *value);
+int pci_sysfs_reg_write(const struct rig_pci_machine *m, struct pci_taken *t,
+			uint64_t index, uint32_t value);
+int pci_sysfs_doorbell_write(const struct rig_pci_machine *m,
+			     struct pci_taken *t, uint64_t offset, uint64_t value);
+int pci_sysfs_dma_alloc(const struct rig_pci_machine *m, struct pci_taken *t,
+			uint64_t bytes, struct pci_dma *out);
+void pci_sysfs_dma_free(const struct rig_pci_machine *m, struct pci_taken *t,
+			struct pci_dma *d);
+int pci_sysfs_irq_open(const struct rig_pci_machine *m, struct pci_taken *t,
+		       struct pci_irq *out);
+int pci_sysfs_irq_arm(const struct rig_pci_machine *m, struct pci_taken *t,
+		      struct pci_irq *irq, bool outstanding);
+void pci_sysfs_irq_close(const struct rig_pci_machine *m, struct pci_taken *t,
+			 struct pci_irq *irq);
+
+/*
+ * dma.c: the bus address of the byte at vaddr from its pagemap entry
+ * (amd-facts §8.5: PFN bits 0-54, present bit 63): -EFAULT for a page not
+ * present, -EPERM for a PFN of 0 (the process lacks CAP_SYS_ADMIN, which
+ * the kernel answers so since 4.2).
+ */
+int pci_pagemap_bus(uint64_t entry, uint64_t vaddr, uint64_t *bus);
+
+/*
+ * vfio.c: a function bound to vfio-pci in an IOMMU group, as take opens
+ * it: the container (type 1 IOMMU), the group and the device, and the
+ * next free I/O virtual address. t->machine points to it; NULL for a
+ * function taken through sysfs alone.
+ */
+struct pci_vfio {
+	int container, group, device;
+	uint64_t next_iova;
+};
+int pci_vfio_open(const struct rig_pci_machine *m, const char *bus,
+		  struct pci_vfio **out);
+void pci_vfio_close(struct pci_vfio *v);
+
 
 #endif

@@ -2,17 +2,22 @@
 /*
  * amd/: AMD GPUs over PCI with no kernel driver (docs/amd.md).
  *
- *   pci/        machines, functions, sysfs, libpci, holding, detach/attach/reset
+ *   pci/        machines, functions, sysfs, libpci, holding, the locks, and
+ *               the machine's registers, doorbells, DMA memory, interrupts
  *   firmware/   pins, search, formats, install
  *   discovery/  the IP discovery table: reading and parsing
+ *   regs/       register tables per block version, resolved at open
+ *   pm4/        the compute queue's PM4 packets and the rings both engines read
+ *   sdma/       the copy engine's packets
+ *   fail.h      refusals through rig_edge.h (cause.c)
  *   open.c      the opener and its refusals before the boot
  *   driver.c    detach, attach, reset (Rig_pci.Driver) through sysfs
  *   fabric.c    which GPUs are taken for one of a fabric (XGMI)
  *   devices.c   what `rig devices` shows of each GPU
  *   doctor.c    `rig doctor`: the prerequisites of an open
  *
- * Later: pm4/, sdma/, ih/, boot/ (one file per IP block), device/ (the
- * Rig_amd edge driver), sim/ (a software GPU behind the machine interface).
+ * Later: ih/, boot/ (one file per IP block), device/ (the Rig_amd edge
+ * driver), sim/ (a software GPU behind the machine interface).
  */
 #ifndef AMD_AMD_H
 #define AMD_AMD_H

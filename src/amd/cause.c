@@ -12,7 +12,7 @@
 #include "amd/amd.h"
 #include "amd/fail.h"
 
-static _Thread_local char why[768];
+static _Thread_local char why[1024];	/* rig's own is 1024 (core/error.c) */
 
 int
 amd_fail_at(const char *func, int code, const char *fmt, ...)
@@ -59,7 +59,7 @@ amd_cause_copy(char *buf, size_t len)
 int
 amd_rewrap(const char *func, int code, const char *prefix)
 {
-	char inner[768];
+	char inner[1024];
 
 	amd_cause_copy(inner, sizeof(inner));
 	return amd_fail_at(func, code, "%s%s", prefix, inner);

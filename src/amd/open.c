@@ -319,7 +319,7 @@ amd_pci_make(const struct rig_opener *o, _Atomic uint64_t *word, void **handle,
 	     char *why, size_t why_len)
 {
 	const struct amd_pci_opener *op = (const struct amd_pci_opener *)o;
-	char cause[480];
+	char cause[900];
 	int ret;
 
 	/* No rig_in_callback() check: rig calls make with the depth raised, and

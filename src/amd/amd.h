@@ -2,17 +2,22 @@
 /*
  * amd/: AMD GPUs over PCI with no kernel driver (docs/amd.md).
  *
- *   pci/        machines, functions, sysfs, libpci, holding, detach/attach/reset
+ *   pci/        machines, functions, sysfs, libpci, holding, the locks, and
+ *               the machine's registers, doorbells, DMA memory, interrupts
  *   firmware/   pins, search, formats, install
  *   discovery/  the IP discovery table: reading and parsing
+ *   regs/       register tables per block version, resolved at open
+ *   pm4/        the compute queue's PM4 packets and the rings both engines read
+ *   sdma/       the copy engine's packets
+ *   fail.h      refusals through rig_edge.h (cause.c)
  *   open.c      the opener and its refusals before the boot
  *   driver.c    detach, attach, reset (Rig_pci.Driver) through sysfs
  *   fabric.c    which GPUs are taken for one of a fabric (XGMI)
  *   devices.c   what `rig devices` shows of each GPU
  *   doctor.c    `rig doctor`: the prerequisites of an open
  *
- * Later: pm4/, sdma/, ih/, boot/ (one file per IP block), device/ (the
- * Rig_amd edge driver), sim/ (a software GPU behind the machine interface).
+ * Later: ih/, boot/ (one file per IP block), device/ (the Rig_amd edge
+ * driver), sim/ (a software GPU behind the machine interface).
  */
 #ifndef AMD_AMD_H
 #define AMD_AMD_H
@@ -25,12 +30,20 @@
 /* The most images one GC version boots with (GC 12: eight). */
 #define AMD_GC_IMAGES 8
 
-/* rig_why() without its leading "<function>: ", to nest in a message. */
+/* amd_why() without its leading "<function>: ", to nest in a message. */
 const char *amd_cause(void);
-/* The same, copied into buf (rig_fail writes over rig_why()). */
+/* The same, copied into buf (amd_fail writes over amd_why()). */
 void amd_cause_copy(char *buf, size_t len);
-/* rig_fail as func: prefix followed by the current cause. Returns code. */
+/* amd_fail as func: prefix followed by the current cause. Returns code. */
 int amd_rewrap(const char *func, int code, const char *prefix);
+
+/*
+ * The host memory a device takes at open, in 2 MiB pages: its queues'
+ * rings and pointers, its interrupt rings and its staging. Behind an IOMMU
+ * it counts against RLIMIT_MEMLOCK; without one it is 16 huge pages
+ * (rig doctor checks both against it).
+ */
+#define AMD_HOST_MEMORY_BYTES	(32ull << 20)
 
 /* The GPUs of a fabric (XGMI hive): Instinct parts, 8 to a hive. */
 #define AMD_FABRIC_GPUS 8

@@ -14,13 +14,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/error.h"
-#include "rig.h"
+#include "amd/fail.h"
 #include "amd/amd.h"
 #include "amd/discovery/discovery.h"
 #include "amd/discovery/read.h"
 #include "amd/firmware/firmware.h"
 #include "amd/pci/pci.h"
+#include "amd/regs/regs.h"
 
 /* MP0_SMN_C2PMSG_81 (MPASP_ on MP0 14): non-zero once the sOS runs
  * (amd-facts §3.1, §3.8); segment 0 of MP0. */
@@ -44,13 +44,14 @@ struct amd_pci_opener {
 struct taking {
 	struct pci_function f;
 	size_t count;			/* AMD GPUs of the machine */
+	int lock_fd;			/* the function's lock among processes */
 	bool taken;
 	struct pci_taken t;
 	struct amd_discovery *table;
 	uint64_t vram_bytes;
 	const struct amd_gc_set *set;
+	struct amd_regs regs;
 	struct amd_found images[AMD_GC_IMAGES];
-	struct pci_window windows[3];
 };
 
 static int __attribute__((format(printf, 4, 5)))
@@ -64,15 +65,20 @@ refuse(char *cause, size_t len, int code, const char *fmt, ...)
 	return code;
 }
 
+/* The function's lock is taken before the scan, so no other process
+ * passes the scan and takes the GPU before this one gives it back. */
 static int
 check_holders(const struct rig_pci_machine *m, int i, const char *bus,
-	      char *cause, size_t len)
+	      int *lock_fd, char *cause, size_t len)
 {
 	char what[400];
 	int pid;
 
 	if (pci_held_here(bus))
 		return refuse(cause, len, -EBUSY, "this process holds it (%s)", bus);
+	pid = pci_function_lock(m, bus, lock_fd);
+	if (pid < 0)
+		return refuse(cause, len, pid, "%s", amd_cause());
 	pid = pci_holder(m, bus, what, sizeof(what));
 	if (pid < 0)
 		return refuse(cause, len, pid, "cannot tell who holds it: %s",
@@ -161,6 +167,16 @@ check_versions(struct taking *k, char *cause, size_t len)
 	return 0;
 }
 
+/* Every programmed block's version has a register table; the registers
+ * are resolved against the table's bases. */
+static int
+check_registers(struct taking *k, char *cause, size_t len)
+{
+	int ret = amd_regs_resolve(k->table, &k->regs);
+
+	return ret < 0 ? refuse(cause, len, ret, "%s", amd_cause()) : 0;
+}
+
 static int
 check_images(const struct rig_pci_machine *m, char *const *dirs,
 	     struct taking *k, char *cause, size_t len)
@@ -229,30 +245,23 @@ static int
 check_windows(const struct rig_pci_machine *m, struct taking *k, char *cause,
 	      size_t len)
 {
-	static const int bars[] = { AMD_BAR_VRAM, AMD_BAR_DOORBELL, AMD_BAR_MMIO };
-	int ret;
+	int ret = pci_windows_map(m, &k->t);
 
-	for (int w = 0; w < 3; w++) {
-		ret = m->ops->window_map(m, k->f.bus, bars[w], &k->windows[w]);
-		if (ret < 0)
-			return refuse(cause, len, ret, "its windows cannot be mapped "
-				      "into the process: BAR%d: %s", bars[w],
-				      amd_cause());
-	}
+	if (ret < 0)
+		return refuse(cause, len, ret, "its windows cannot be mapped into "
+			      "the process: %s", amd_cause());
 	return 0;
 }
 
 static void
 give_back(const struct rig_pci_machine *m, struct taking *k)
 {
-	for (int w = 2; w >= 0; w--)
-		if (k->windows[w].addr)
-			m->ops->window_unmap(m, &k->windows[w]);
 	for (size_t n = 0; n < AMD_GC_IMAGES; n++)
 		free(k->images[n].bytes);
 	free(k->table);
 	if (k->taken)
 		m->ops->give_back(m, &k->t);
+	pci_function_unlock(k->lock_fd);
 }
 
 /* Every check, in the order of docs/amd.md; fills cause and returns its status. */
@@ -265,22 +274,29 @@ open_gpu(const struct amd_pci_opener *op, char *cause, size_t len)
 
 	memset(&k, 0, sizeof(k));
 	ret = pci_amd_gpu(m, op->i, &k.f, &k.count);
-	if (ret == -ENODEV && strstr(rig_why(), "no GPU"))
+	if (ret == -ENODEV && strstr(amd_why(), "no GPU"))
 		return refuse(cause, len, ret, "%s", amd_cause());
 	if (ret < 0)
 		return refuse(cause, len, -ENODEV, "the machine's PCI functions "
 			      "cannot be listed: %s", amd_cause());
-	ret = check_holders(m, op->i, k.f.bus, cause, len);
-	if (ret < 0)
+	k.lock_fd = -1;
+	ret = check_holders(m, op->i, k.f.bus, &k.lock_fd, cause, len);
+	if (ret < 0) {
+		pci_function_unlock(k.lock_fd);
 		return ret;
+	}
 	ret = m->ops->take(m, k.f.bus, &k.t);
-	if (ret < 0)
+	if (ret < 0) {
+		pci_function_unlock(k.lock_fd);
 		return refuse(cause, len, ret, "its function %s cannot be taken: %s",
 			      k.f.bus, amd_cause());
+	}
 	k.taken = true;
 	ret = check_table(m, &k, cause, len);
 	if (ret == 0)
 		ret = check_versions(&k, cause, len);
+	if (ret == 0)
+		ret = check_registers(&k, cause, len);
 	if (ret == 0)
 		ret = check_images(m, op->dirs, &k, cause, len);
 	if (ret == 0)
@@ -303,19 +319,19 @@ amd_pci_make(const struct rig_opener *o, _Atomic uint64_t *word, void **handle,
 	     char *why, size_t why_len)
 {
 	const struct amd_pci_opener *op = (const struct amd_pci_opener *)o;
-	char cause[480];
+	char cause[900];
 	int ret;
 
-	/* No callback_depth() check: rig calls make with the depth raised, and
+	/* No rig_in_callback() check: rig calls make with the depth raised, and
 	 * rig_open refuses a call from inside a callback before it gets here. */
 	if (!o || !word || !handle)
-		return rig_fail(-EINVAL, "opener, word or handle is NULL");
+		return amd_fail(-EINVAL, "opener, word or handle is NULL");
 	pci_lock();
 	ret = open_gpu(op, cause, sizeof(cause));
 	pci_unlock();
 	if (why)
 		snprintf(why, why_len, "%s: %s", op->name, cause);
-	return rig_fail(ret, "%s: %s", op->name, cause);
+	return amd_fail(ret, "%s: %s", op->name, cause);
 }
 
 /*
@@ -374,17 +390,17 @@ rig_amd_pci_gpu(const struct rig_pci_machine *m, const char *const *firmware,
 	size_t n = 0;
 
 	if (!out)
-		return rig_fail(-EINVAL, "out is NULL");
+		return amd_fail(-EINVAL, "out is NULL");
 	if (i < 0)
-		return rig_fail(-EINVAL, "GPU %d is negative", i);
+		return amd_fail(-EINVAL, "GPU %d is negative", i);
 	while (firmware && firmware[n]) {
 		if (strlen(firmware[n]) >= 256)
-			return rig_fail(-EINVAL, "firmware directory %zu is longer "
+			return amd_fail(-EINVAL, "firmware directory %zu is longer "
 					"than 255 bytes", n);
 		n++;
 	}
 	if (n > AMD_SEARCH_DIRS - 3)
-		return rig_fail(-EINVAL, "%zu firmware directories, more than %d",
+		return amd_fail(-EINVAL, "%zu firmware directories, more than %d",
 				n, AMD_SEARCH_DIRS - 3);
 	op = calloc(1, sizeof(*op));
 	if (!op || !(op->dirs = calloc(n + 1, sizeof(char *))))
@@ -404,7 +420,7 @@ rig_amd_pci_gpu(const struct rig_pci_machine *m, const char *const *firmware,
 	return 0;
 err:
 	rig_amd_pci_opener_free(op ? &op->opener : NULL);
-	return rig_fail(-ENOMEM, "no memory for the opener");
+	return amd_fail(-ENOMEM, "no memory for the opener");
 }
 
 void

@@ -29,7 +29,7 @@ enum table_index {
 
 /* hw_id values the boot needs (amd-facts §2.5, linux soc15_hw_ip.h). */
 enum amd_hw_id {
-	MP1_HWID = 1, GC_HWID = 11, MMHUB_HWID = 34, OSSSYS_HWID = 40,
+	MP1_HWID = 1, SMUIO_HWID = 4, GC_HWID = 11, MMHUB_HWID = 34, OSSSYS_HWID = 40,
 	HDP_HWID = 41, SDMA0_HWID = 42, NBIF_HWID = 108, MP0_HWID = 255,
 };
 
@@ -142,7 +142,7 @@ struct amd_discovery {
 /*
  * amd_discovery_parse() - check a discovery table (signatures, sizes,
  * checksums, every die and IP entry inside the table, linux's limits) and
- * fill *out. Returns 0, or -EPROTO with rig_why() naming what is wrong.
+ * fill *out. Returns 0, or -EPROTO with amd_why() naming what is wrong.
  */
 int amd_discovery_parse(const uint8_t *bytes, size_t len,
 			struct amd_discovery *out);

@@ -111,9 +111,12 @@ sim_ih_vm_fault(struct amd_sim *s, const struct sim_fault *f, uint8_t cid)
 	uint32_t st = s->lay.vm_fault_status;
 
 	if (st) {
-		uint32_t old = sim_reg(s, st);
+		uint32_t none = 0;
 
-		sim_reg_set(s, st, old ? old | 1 : f->status | (uint32_t)cid << 9);
+		/* Engines fault at once: the first latches, the rest add more_faults. */
+		if (!atomic_compare_exchange_strong(&s->regs[st], &none,
+						    f->status | (uint32_t)cid << 9))
+			atomic_fetch_or(&s->regs[st], 1);
 	}
 	sim_ih_push(s, &iv);
 }

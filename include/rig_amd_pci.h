@@ -180,7 +180,9 @@ int rig_amd_pci_attach(const struct rig_pci_machine *m, int i);
 
 /*
  * rig_amd_pci_reset() - reset GPU i of m through its function reset; a GPU
- * bound to amdgpu or held by a process is refused (-EBUSY), and so is one
+ * bound to a driver other than vfio-pci (amdgpu, radeon), one KFD's
+ * topology still lists or whose ip_discovery directory stays (amdgpu has
+ * not let go of it), or held by a process is refused (-EBUSY), and so is one
  * of a fabric (-ENOTSUP: a fabric's GPUs reset together; the reset of one
  * only stops it, which comes with the boot); telling a fabric's GPU takes
  * the function to read its discovery table, and gives it back. Returns 0;
@@ -238,8 +240,10 @@ void rig_doctor_process_read(struct rig_doctor_process *out);
  * rig_amd_pci_doctor() - write to out one line per prerequisite of an open
  * of GPU i of m (i < 0: every GPU) with no kernel driver, each "pass" or
  * "FAIL" with the fix in one line: the driver binding, IOMMU on or off and
- * the function's IOMMU group, vfio-pci present, the memory BAR's size, the
- * locked-memory limit, free 2 MiB hugepages (without an IOMMU),
+ * the function's IOMMU group, vfio-pci present (behind an IOMMU), the
+ * memory BAR's size, the locked-memory limit against the 32 MiB of host
+ * memory a device locks at open (behind an IOMMU), at least 16 free 2 MiB
+ * hugepages (without one),
  * CAP_SYS_ADMIN, io_uring, each pinned image present in the search
  * directories. proc NULL reads the running process. Returns the number of
  * failed checks, or a negative status when the machine's functions cannot

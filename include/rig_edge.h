@@ -598,6 +598,15 @@ void rig_code_sync(void *addr, size_t bytes);
 int rig_why_set(const char *func, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/*
+ * rig_in_callback() - whether the calling thread runs inside one of rig's
+ * callbacks (a driver's make, a fill, a place function), where it holds a
+ * lock of rig's: a driver function that may take a lock of its own refuses
+ * such a call (-EINVAL, having changed nothing) rather than risk a
+ * deadlock. Any thread; never blocks.
+ */
+bool rig_in_callback(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -25,12 +25,20 @@
 /* The most images one GC version boots with (GC 12: eight). */
 #define AMD_GC_IMAGES 8
 
-/* rig_why() without its leading "<function>: ", to nest in a message. */
+/* amd_why() without its leading "<function>: ", to nest in a message. */
 const char *amd_cause(void);
-/* The same, copied into buf (rig_fail writes over rig_why()). */
+/* The same, copied into buf (amd_fail writes over amd_why()). */
 void amd_cause_copy(char *buf, size_t len);
-/* rig_fail as func: prefix followed by the current cause. Returns code. */
+/* amd_fail as func: prefix followed by the current cause. Returns code. */
 int amd_rewrap(const char *func, int code, const char *prefix);
+
+/*
+ * The host memory a device takes at open, in 2 MiB pages: its queues'
+ * rings and pointers, its interrupt rings and its staging. Behind an IOMMU
+ * it counts against RLIMIT_MEMLOCK; without one it is 16 huge pages
+ * (rig doctor checks both against it).
+ */
+#define AMD_HOST_MEMORY_BYTES	(32ull << 20)
 
 /* The GPUs of a fabric (XGMI hive): Instinct parts, 8 to a hive. */
 #define AMD_FABRIC_GPUS 8

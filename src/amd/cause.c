@@ -1,20 +1,46 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * amd/cause.c: nesting one refusal's cause in another's message. rig_why()
- * reads "<function>: <cause>"; an outer call keeps the cause, says more and
- * names itself. The cause is copied first: rig_fail writes over rig_why().
+ * amd/cause.c: the AMD path's refusals (amd/fail.h) and nesting one
+ * refusal's cause in another's message. amd_why() reads "<function>:
+ * <cause>"; an outer call keeps the cause, says more and names itself. The
+ * cause is copied first: amd_fail writes over amd_why().
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "core/error.h"
-#include "rig.h"
 #include "amd/amd.h"
+#include "amd/fail.h"
+
+static _Thread_local char why[768];
+
+int
+amd_fail_at(const char *func, int code, const char *fmt, ...)
+{
+	va_list ap;
+	int n = func ? snprintf(why, sizeof(why), "%s: ", func) : 0;
+
+	va_start(ap, fmt);
+	vsnprintf(why + n, sizeof(why) - (size_t)n, fmt, ap);
+	va_end(ap);
+	/* amd_why() then reads the same message: rig_why_set() prefixes func */
+	if (func)
+		rig_why_set(func, code, "%s", why + n);
+	else
+		rig_why_set("(the AMD path)", code, "%s", why);
+	return code;
+}
+
+const char *
+amd_why(void)
+{
+	return why;
+}
 
 const char *
 amd_cause(void)
 {
-	const char *w = rig_why(), *colon = strstr(w, ": ");
+	const char *w = amd_why(), *colon = strstr(w, ": ");
 
 	if (!colon)
 		return w;
@@ -33,8 +59,8 @@ amd_cause_copy(char *buf, size_t len)
 int
 amd_rewrap(const char *func, int code, const char *prefix)
 {
-	char inner[512];
+	char inner[768];
 
 	amd_cause_copy(inner, sizeof(inner));
-	return rig_fail_at(func, code, "%s%s", prefix, inner);
+	return amd_fail_at(func, code, "%s%s", prefix, inner);
 }

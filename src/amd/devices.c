@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/error.h"
+#include "amd/fail.h"
 #include "amd/amd.h"
 #include "amd/discovery/discovery.h"
 #include "amd/discovery/read.h"
@@ -108,11 +108,11 @@ rig_amd_pci_describe(const struct rig_pci_machine *m, int i,
 	int ret;
 
 	if (!out)
-		return rig_fail(-EINVAL, "out is NULL");
+		return amd_fail(-EINVAL, "out is NULL");
 	if (i < 0)
-		return rig_fail(-EINVAL, "GPU %d is negative", i);
-	if (callback_depth() > 0)
-		return rig_fail(-EINVAL, "called from inside one of rig's callbacks, "
+		return amd_fail(-EINVAL, "GPU %d is negative", i);
+	if (rig_in_callback())
+		return amd_fail(-EINVAL, "called from inside one of rig's callbacks, "
 				"which holds a lock");
 	memset(&g, 0, sizeof(g));
 	m = pci_machine_or_this(m);

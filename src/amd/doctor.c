@@ -16,7 +16,7 @@
 
 #include <liburing.h>
 
-#include "core/error.h"
+#include "amd/fail.h"
 #include "amd/amd.h"
 #include "amd/firmware/firmware.h"
 #include "amd/pci/pci.h"
@@ -33,7 +33,7 @@ rig_doctor_process_read(struct rig_doctor_process *out)
 	int ret;
 
 	if (!out) {
-		rig_fail(-EINVAL, "out is NULL");
+		amd_fail(-EINVAL, "out is NULL");
 		return;
 	}
 	memset(out, 0, sizeof(*out));
@@ -145,6 +145,48 @@ check_bar(const struct rig_pci_machine *m, int i, const struct pci_function *f,
 		     (unsigned long long)(bytes >> 20));
 }
 
+/* The device's host memory at open against what the process may lock
+ * (behind an IOMMU) or the free 2 MiB pages (without one). */
+static void
+check_host_memory(const struct rig_pci_machine *m, bool iommu,
+		  const struct rig_doctor_process *p, struct tally *t)
+{
+	const unsigned long long need_kib = AMD_HOST_MEMORY_BYTES >> 10;
+	const long pages = (long)(AMD_HOST_MEMORY_BYTES / PCI_DMA_PAGE);
+	long free_pages = -1;
+	char text[64];
+
+	if (!iommu)
+		line(t, true, "locked memory: not counted without an IOMMU");
+	else if (p->memlock_bytes == UINT64_MAX)
+		line(t, true, "locked memory: unlimited");
+	else if (p->memlock_bytes >= AMD_HOST_MEMORY_BYTES)
+		line(t, true, "locked memory: %llu KiB, at least the %llu KiB a "
+		     "device locks at open", (unsigned long long)(p->memlock_bytes
+		     >> 10), need_kib);
+	else
+		line(t, false, "locked memory: %llu KiB, less than the %llu KiB a "
+		     "device locks at open (its rings, interrupt rings and "
+		     "staging); fix: ulimit -l %llu or more (or memlock in "
+		     "/etc/security/limits.conf)", (unsigned long long)
+		     (p->memlock_bytes >> 10), need_kib, need_kib);
+	if (iommu) {
+		line(t, true, "hugepages: not needed behind an IOMMU");
+		return;
+	}
+	if (m->ops->file_read(m, "sys/kernel/mm/hugepages/hugepages-2048kB/"
+			      "free_hugepages", text, sizeof(text)) == 0)
+		free_pages = strtol(text, NULL, 10);
+	if (free_pages >= pages)
+		line(t, true, "hugepages: %ld free 2 MiB pages, at least the %ld a "
+		     "device takes at open", free_pages, pages);
+	else
+		line(t, false, "hugepages: %ld free 2 MiB page%s, fewer than the %ld "
+		     "a device takes at open; fix: echo 1024 > "
+		     "/proc/sys/vm/nr_hugepages", free_pages < 0 ? 0 : free_pages,
+		     free_pages == 1 ? "" : "s", pages);
+}
+
 static void
 check_gpu(const struct rig_pci_machine *m, int i, const struct pci_function *f,
 	  const struct rig_doctor_process *p, struct tally *t)
@@ -168,34 +210,19 @@ check_gpu(const struct rig_pci_machine *m, int i, const struct pci_function *f,
 		     "check the IOMMU's kernel parameters", group);
 	else
 		line(t, true, "IOMMU: off (host memory comes from 2 MiB hugepages)");
-	if (exists(m, "sys/bus/pci/drivers/vfio-pci") ||
-	    exists(m, "sys/module/vfio_pci"))
+	/* vfio-pci maps host memory into the IOMMU (VFIO type 1); without an
+	 * IOMMU the function is taken through sysfs and needs none. */
+	if (!iommu)
+		line(t, true, "vfio-pci: not needed without an IOMMU (the function "
+		     "is taken through sysfs)");
+	else if (exists(m, "sys/bus/pci/drivers/vfio-pci") ||
+		 exists(m, "sys/module/vfio_pci"))
 		line(t, true, "vfio-pci: present");
 	else
-		line(t, false, "vfio-pci: absent; fix: modprobe vfio-pci");
+		line(t, false, "vfio-pci: absent, and behind an IOMMU host memory is "
+		     "mapped through it; fix: modprobe vfio-pci");
 	check_bar(m, i, f, t);
-	if (!iommu)
-		line(t, true, "locked memory: not counted without an IOMMU");
-	else if (p->memlock_bytes == UINT64_MAX)
-		line(t, true, "locked memory: unlimited");
-	else
-		line(t, false, "locked memory: %llu KiB; fix: ulimit -l unlimited "
-		     "(or memlock in /etc/security/limits.conf)",
-		     (unsigned long long)(p->memlock_bytes >> 10));
-	if (iommu) {
-		line(t, true, "hugepages: not needed behind an IOMMU");
-	} else {
-		long free_pages = -1;
-
-		if (m->ops->file_read(m, "sys/kernel/mm/hugepages/hugepages-2048kB/"
-				      "free_hugepages", text, sizeof(text)) == 0)
-			free_pages = strtol(text, NULL, 10);
-		if (free_pages > 0)
-			line(t, true, "hugepages: %ld free 2 MiB pages", free_pages);
-		else
-			line(t, false, "hugepages: no free 2 MiB page; fix: echo 1024 > "
-			     "/proc/sys/vm/nr_hugepages");
-	}
+	check_host_memory(m, iommu, p, t);
 }
 
 static void
@@ -250,9 +277,9 @@ rig_amd_pci_doctor(const struct rig_pci_machine *m, const char *const *firmware,
 	int ret;
 
 	if (!out)
-		return rig_fail(-EINVAL, "out is NULL");
+		return amd_fail(-EINVAL, "out is NULL");
 	if (proc && proc->size != sizeof(*proc))
-		return rig_fail(-EINVAL, "proc->size %zu is not %zu", proc->size,
+		return amd_fail(-EINVAL, "proc->size %zu is not %zu", proc->size,
 				sizeof(*proc));
 	if (!proc) {
 		rig_doctor_process_read(&self);
@@ -265,7 +292,7 @@ rig_amd_pci_doctor(const struct rig_pci_machine *m, const char *const *firmware,
 				  "be listed: ");
 	if (i >= 0 && (size_t)i >= n) {
 		free(fs);
-		return rig_fail(-ENODEV, "no GPU %d: the machine has %zu AMD GPU%s",
+		return amd_fail(-ENODEV, "no GPU %d: the machine has %zu AMD GPU%s",
 				i, n, n == 1 ? "" : "s");
 	}
 	if (n == 0)

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/error.h"
+#include "amd/fail.h"
 #include "amd/amd.h"
 
 int amd_driver_wait_ms = 30000;
@@ -33,6 +33,7 @@ struct change {
 	size_t count;			/* the machine's AMD GPUs */
 	int i;
 	char driver[64];
+	int lock_fd;			/* the function's lock among processes */
 };
 
 static void
@@ -43,7 +44,16 @@ sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
-/* Finds GPU i and refuses a held one; takes the lock on success. */
+/* Gives back both locks begin took. */
+static void
+end(struct change *c)
+{
+	pci_function_unlock(c->lock_fd);
+	c->lock_fd = -1;
+	pci_unlock();
+}
+
+/* Finds GPU i and refuses a held one; takes the locks on success. */
 static int
 begin(const struct rig_pci_machine *m, int i, struct change *c)
 {
@@ -51,30 +61,33 @@ begin(const struct rig_pci_machine *m, int i, struct change *c)
 	int ret, pid;
 
 	if (i < 0)
-		return rig_fail(-EINVAL, "GPU %d is negative", i);
-	if (callback_depth() > 0)
-		return rig_fail(-EINVAL, "called from inside one of rig's callbacks, "
+		return amd_fail(-EINVAL, "GPU %d is negative", i);
+	if (rig_in_callback())
+		return amd_fail(-EINVAL, "called from inside one of rig's callbacks, "
 				"which holds a lock");
 	c->m = pci_machine_or_this(m);
 	c->i = i;
+	c->lock_fd = -1;
 	pci_lock();
 	ret = pci_amd_gpu(c->m, i, &c->f, &c->count);
 	if (ret == 0 && pci_held_here(c->f.bus))
-		ret = rig_fail(-EBUSY, "this process holds GPU %d (%s)", i, c->f.bus);
+		ret = amd_fail(-EBUSY, "this process holds GPU %d (%s)", i, c->f.bus);
+	if (ret == 0)
+		ret = pci_function_lock(c->m, c->f.bus, &c->lock_fd);
 	if (ret == 0 && (pid = pci_holder(c->m, c->f.bus, what, sizeof(what))) != 0) {
 		if (pid < 0)
 			ret = pid;
 		else if (pid == getpid())
-			ret = rig_fail(-EBUSY, "this process holds GPU %d (%s): it %s",
+			ret = amd_fail(-EBUSY, "this process holds GPU %d (%s): it %s",
 				       i, c->f.bus, what);
 		else
-			ret = rig_fail(-EBUSY, "process %d holds GPU %d (%s): it %s",
+			ret = amd_fail(-EBUSY, "process %d holds GPU %d (%s): it %s",
 				       pid, i, c->f.bus, what);
 	}
 	if (ret == 0)
 		ret = pci_driver_of(c->m, c->f.bus, c->driver, sizeof(c->driver));
 	if (ret < 0)
-		pci_unlock();
+		end(c);
 	return ret;
 }
 
@@ -159,13 +172,13 @@ rig_amd_pci_detach(const struct rig_pci_machine *m, int i,
 	int ret;
 
 	if (!progress)
-		return rig_fail(-EINVAL, "progress is NULL");
+		return amd_fail(-EINVAL, "progress is NULL");
 	ret = begin(m, i, &c);
 	if (ret < 0)
 		return amd_rewrap(__func__, ret, "");
 	if (c.driver[0] && strcmp(c.driver, "amdgpu") && strcmp(c.driver, "vfio-pci")) {
-		pci_unlock();
-		return rig_fail(-EBUSY, "GPU %d (%s) is bound to %s, not amdgpu", i,
+		end(&c);
+		return amd_fail(-EBUSY, "GPU %d (%s) is bound to %s, not amdgpu", i,
 				c.f.bus, c.driver);
 	}
 	held[0] = '\0';
@@ -181,31 +194,31 @@ rig_amd_pci_detach(const struct rig_pci_machine *m, int i,
 				snprintf(why, sizeof(why), "GPU %d (%s) part way: "
 					 "driver_override is none, but ", i, c.f.bus);
 				amd_rewrap(__func__, 0, why);
-				pci_unlock();
+				end(&c);
 				return 0;
 			}
 			unbound = true;
 		}
 		if (ret < 0) {
-			pci_unlock();
+			end(&c);
 			snprintf(why, sizeof(why), "GPU %d (%s): ", i, c.f.bus);
 			return amd_rewrap(__func__, -EIO, why);
 		}
 	}
 	resize_bar(&c, note, sizeof(note));
 	if (wait_let_go(&c, why, sizeof(why))) {
-		pci_unlock();
+		end(&c);
 		if (!unbound)
-			return rig_fail(-ETIMEDOUT, "GPU %d (%s): %s after %d ms", i,
+			return amd_fail(-ETIMEDOUT, "GPU %d (%s): %s after %d ms", i,
 					c.f.bus, why, amd_driver_wait_ms);
 		*progress = RIG_PCI_UNRELEASED;
-		rig_fail(0, "GPU %d (%s) unreleased: %s%s%s; a later detach waits "
+		amd_fail(0, "GPU %d (%s) unreleased: %s%s%s; a later detach waits "
 			 "again", i, c.f.bus, why, note, held);
 		return 0;
 	}
-	pci_unlock();
+	end(&c);
 	*progress = RIG_PCI_DETACHED;
-	rig_fail(0, "GPU %d (%s) detached%s%s", i, c.f.bus, note, held);
+	amd_fail(0, "GPU %d (%s) detached%s%s", i, c.f.bus, note, held);
 	return 0;
 }
 
@@ -253,7 +266,7 @@ rig_amd_pci_attach(const struct rig_pci_machine *m, int i)
 	if (ret < 0)
 		return amd_rewrap(__func__, ret, "");
 	if (!strcmp(c.driver, "amdgpu")) {
-		pci_unlock();
+		end(&c);
 		return 0;	/* attached already */
 	}
 	ret = fabric_member(&c);
@@ -273,7 +286,7 @@ rig_amd_pci_attach(const struct rig_pci_machine *m, int i)
 		snprintf(rel, sizeof(rel), "sys/bus/pci/drivers/amdgpu/bind");
 		ret = write_file(&c, rel, c.f.bus);
 	}
-	pci_unlock();
+	end(&c);
 	if (ret < 0 && ret != -EIO) {
 		snprintf(rel, sizeof(rel), "GPU %d (%s): ", i, c.f.bus);
 		return amd_rewrap(__func__, -EIO, rel);
@@ -284,6 +297,7 @@ rig_amd_pci_attach(const struct rig_pci_machine *m, int i)
 int
 rig_amd_pci_reset(const struct rig_pci_machine *m, int i)
 {
+	char why[300];
 	struct change c;
 	int ret;
 
@@ -291,20 +305,32 @@ rig_amd_pci_reset(const struct rig_pci_machine *m, int i)
 	if (ret < 0)
 		return amd_rewrap(__func__, ret, "");
 	if (!strcmp(c.driver, "amdgpu")) {
-		pci_unlock();
-		return rig_fail(-EBUSY, "GPU %d (%s) is bound to amdgpu; `rig detach "
+		end(&c);
+		return amd_fail(-EBUSY, "GPU %d (%s) is bound to amdgpu; `rig detach "
 				"%d` first", i, c.f.bus, i);
+	}
+	/* Seed 003: a GPU a kernel driver holds is not reset; only an unbound
+	 * one or vfio-pci's (which lends it to a process) is detached. */
+	if (c.driver[0] && strcmp(c.driver, "vfio-pci")) {
+		end(&c);
+		return amd_fail(-EBUSY, "GPU %d (%s) is bound to %s, which holds it: "
+				"unbind it first", i, c.f.bus, c.driver);
+	}
+	if (pci_amdgpu_lingers(c.m, c.f.bus, why, sizeof(why)) == 1) {
+		end(&c);
+		return amd_fail(-EBUSY, "GPU %d (%s): %s; `rig detach %d` waits for "
+				"it to", i, c.f.bus, why, i);
 	}
 	ret = fabric_member(&c);
 	if (ret == 1) {
-		pci_unlock();
-		return rig_fail(-ENOTSUP, "GPU %d (%s) is one of a fabric of %d GPUs, "
+		end(&c);
+		return amd_fail(-ENOTSUP, "GPU %d (%s) is one of a fabric of %d GPUs, "
 				"which reset together: its reset only stops it, which "
 				"comes with the boot; attach the fabric's GPUs to "
 				"amdgpu to reset them", i, c.f.bus, AMD_FABRIC_GPUS);
 	}
 	if (ret == 0)
 		ret = function_reset(&c);
-	pci_unlock();
+	end(&c);
 	return ret < 0 ? amd_rewrap(__func__, ret, "") : 0;
 }

@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "core/error.h"
+#include "amd/fail.h"
 #include "amd/amd.h"
 #include "amd/discovery/discovery.h"
 #include "amd/discovery/read.h"
@@ -36,7 +36,7 @@ amd_fabric_member(const struct rig_pci_machine *m, const struct pci_function *f,
 	if (count != AMD_FABRIC_GPUS)
 		return 0;
 	if (!(t = calloc(1, sizeof(*t))))
-		return rig_fail(-ENOMEM, "no memory for a discovery table");
+		return amd_fail(-ENOMEM, "no memory for a discovery table");
 	ret = m->ops->take(m, f->bus, &taken);
 	if (ret < 0) {
 		free(t);

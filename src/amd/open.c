@@ -14,8 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/error.h"
-#include "rig.h"
+#include "amd/fail.h"
 #include "amd/amd.h"
 #include "amd/discovery/discovery.h"
 #include "amd/discovery/read.h"
@@ -44,6 +43,7 @@ struct amd_pci_opener {
 struct taking {
 	struct pci_function f;
 	size_t count;			/* AMD GPUs of the machine */
+	int lock_fd;			/* the function's lock among processes */
 	bool taken;
 	struct pci_taken t;
 	struct amd_discovery *table;
@@ -64,15 +64,20 @@ refuse(char *cause, size_t len, int code, const char *fmt, ...)
 	return code;
 }
 
+/* The function's lock is taken before the scan, so no other process
+ * passes the scan and takes the GPU before this one gives it back. */
 static int
 check_holders(const struct rig_pci_machine *m, int i, const char *bus,
-	      char *cause, size_t len)
+	      int *lock_fd, char *cause, size_t len)
 {
 	char what[400];
 	int pid;
 
 	if (pci_held_here(bus))
 		return refuse(cause, len, -EBUSY, "this process holds it (%s)", bus);
+	pid = pci_function_lock(m, bus, lock_fd);
+	if (pid < 0)
+		return refuse(cause, len, pid, "%s", amd_cause());
 	pid = pci_holder(m, bus, what, sizeof(what));
 	if (pid < 0)
 		return refuse(cause, len, pid, "cannot tell who holds it: %s",
@@ -253,6 +258,7 @@ give_back(const struct rig_pci_machine *m, struct taking *k)
 	free(k->table);
 	if (k->taken)
 		m->ops->give_back(m, &k->t);
+	pci_function_unlock(k->lock_fd);
 }
 
 /* Every check, in the order of docs/amd.md; fills cause and returns its status. */
@@ -265,18 +271,23 @@ open_gpu(const struct amd_pci_opener *op, char *cause, size_t len)
 
 	memset(&k, 0, sizeof(k));
 	ret = pci_amd_gpu(m, op->i, &k.f, &k.count);
-	if (ret == -ENODEV && strstr(rig_why(), "no GPU"))
+	if (ret == -ENODEV && strstr(amd_why(), "no GPU"))
 		return refuse(cause, len, ret, "%s", amd_cause());
 	if (ret < 0)
 		return refuse(cause, len, -ENODEV, "the machine's PCI functions "
 			      "cannot be listed: %s", amd_cause());
-	ret = check_holders(m, op->i, k.f.bus, cause, len);
-	if (ret < 0)
+	k.lock_fd = -1;
+	ret = check_holders(m, op->i, k.f.bus, &k.lock_fd, cause, len);
+	if (ret < 0) {
+		pci_function_unlock(k.lock_fd);
 		return ret;
+	}
 	ret = m->ops->take(m, k.f.bus, &k.t);
-	if (ret < 0)
+	if (ret < 0) {
+		pci_function_unlock(k.lock_fd);
 		return refuse(cause, len, ret, "its function %s cannot be taken: %s",
 			      k.f.bus, amd_cause());
+	}
 	k.taken = true;
 	ret = check_table(m, &k, cause, len);
 	if (ret == 0)
@@ -306,16 +317,16 @@ amd_pci_make(const struct rig_opener *o, _Atomic uint64_t *word, void **handle,
 	char cause[480];
 	int ret;
 
-	/* No callback_depth() check: rig calls make with the depth raised, and
+	/* No rig_in_callback() check: rig calls make with the depth raised, and
 	 * rig_open refuses a call from inside a callback before it gets here. */
 	if (!o || !word || !handle)
-		return rig_fail(-EINVAL, "opener, word or handle is NULL");
+		return amd_fail(-EINVAL, "opener, word or handle is NULL");
 	pci_lock();
 	ret = open_gpu(op, cause, sizeof(cause));
 	pci_unlock();
 	if (why)
 		snprintf(why, why_len, "%s: %s", op->name, cause);
-	return rig_fail(ret, "%s: %s", op->name, cause);
+	return amd_fail(ret, "%s: %s", op->name, cause);
 }
 
 /*
@@ -374,17 +385,17 @@ rig_amd_pci_gpu(const struct rig_pci_machine *m, const char *const *firmware,
 	size_t n = 0;
 
 	if (!out)
-		return rig_fail(-EINVAL, "out is NULL");
+		return amd_fail(-EINVAL, "out is NULL");
 	if (i < 0)
-		return rig_fail(-EINVAL, "GPU %d is negative", i);
+		return amd_fail(-EINVAL, "GPU %d is negative", i);
 	while (firmware && firmware[n]) {
 		if (strlen(firmware[n]) >= 256)
-			return rig_fail(-EINVAL, "firmware directory %zu is longer "
+			return amd_fail(-EINVAL, "firmware directory %zu is longer "
 					"than 255 bytes", n);
 		n++;
 	}
 	if (n > AMD_SEARCH_DIRS - 3)
-		return rig_fail(-EINVAL, "%zu firmware directories, more than %d",
+		return amd_fail(-EINVAL, "%zu firmware directories, more than %d",
 				n, AMD_SEARCH_DIRS - 3);
 	op = calloc(1, sizeof(*op));
 	if (!op || !(op->dirs = calloc(n + 1, sizeof(char *))))
@@ -404,7 +415,7 @@ rig_amd_pci_gpu(const struct rig_pci_machine *m, const char *const *firmware,
 	return 0;
 err:
 	rig_amd_pci_opener_free(op ? &op->opener : NULL);
-	return rig_fail(-ENOMEM, "no memory for the opener");
+	return amd_fail(-ENOMEM, "no memory for the opener");
 }
 
 void

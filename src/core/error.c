@@ -63,6 +63,7 @@ rig_fail_keep(const char *func, int code)
 void callback_enter(void) { depth++; }
 void callback_leave(void) { depth--; }
 int callback_depth(void) { return depth; }
+bool rig_in_callback(void) { return depth > 0; }
 
 int
 callback_refuse(const char *func)

@@ -116,14 +116,14 @@ test_iommu_machine(void **state)
 		"  pass  IOMMU: on; the function's group is 14\n"
 		"  pass  vfio-pci: present\n"
 		"  pass  memory BAR: 512 MiB, its largest size\n"
-		"  FAIL  locked memory: 8192 KiB; fix: ulimit -l unlimited (or memlock in /etc/security/limits.conf)\n"
+		"  FAIL  locked memory: 8192 KiB, less than the 32768 KiB a device locks at open (its rings, interrupt rings and staging); fix: ulimit -l 32768 or more (or memlock in /etc/security/limits.conf)\n"
 		"  pass  hugepages: not needed behind an IOMMU\n"
 		"GPU 1 (0000:83:00.0):\n"
 		"  FAIL  driver: amdgpu is bound; fix: rig detach 1\n"
 		"  FAIL  IOMMU: on; the function has no group; fix: check the IOMMU's kernel parameters\n"
 		"  pass  vfio-pci: present\n"
 		"  pass  memory BAR: 512 MiB (not resizable)\n"
-		"  FAIL  locked memory: 8192 KiB; fix: ulimit -l unlimited (or memlock in /etc/security/limits.conf)\n"
+		"  FAIL  locked memory: 8192 KiB, less than the 32768 KiB a device locks at open (its rings, interrupt rings and staging); fix: ulimit -l 32768 or more (or memlock in /etc/security/limits.conf)\n"
 		"  pass  hugepages: not needed behind an IOMMU\n"
 		"process:\n"
 		"  pass  CAP_SYS_ADMIN: held\n"
@@ -131,6 +131,27 @@ test_iommu_machine(void **state)
 	firmware_lines(want + strlen(want), sizeof(want) - strlen(want), true);
 	assert_string_equal(got, want);
 	assert_int_equal(failed, 4);
+	free(got);
+}
+
+/* A finite limit at least the device's host memory passes (any finite
+ * limit once failed). */
+static void
+test_iommu_finite_memlock_enough(void **state)
+{
+	struct env *e = *state;
+	struct rig_doctor_process p = { .size = sizeof(p), .memlock_bytes = 64 << 20,
+					.cap_sys_admin = true, .io_uring = true };
+	char *got;
+	int failed;
+
+	fake_gpu(e->root, &(struct fake_gpu){ .bus = "0000:03:00.0", .iommu_group = 14 });
+	got = report(e, NULL, 0, &p, &failed);
+	assert_non_null(strstr(got, "  pass  locked memory: 65536 KiB, at least the "
+			       "32768 KiB a device locks at open\n"));
+	assert_non_null(strstr(got, "  FAIL  vfio-pci: absent, and behind an IOMMU "
+			       "host memory is mapped through it; fix: modprobe "
+			       "vfio-pci\n"));
 	free(got);
 }
 
@@ -155,16 +176,16 @@ test_physical_machine(void **state)
 		"GPU 0 (0000:03:00.0):\n"
 		"  FAIL  driver: amdgpu has not let go of it: KFD's topology still lists it (node 2); fix: rig detach 0 (again), or reload the amdgpu module\n"
 		"  pass  IOMMU: off (host memory comes from 2 MiB hugepages)\n"
-		"  FAIL  vfio-pci: absent; fix: modprobe vfio-pci\n"
+		"  pass  vfio-pci: not needed without an IOMMU (the function is taken through sysfs)\n"
 		"  FAIL  memory BAR: 256 MiB, resizable to 16384 MiB; fix: rig detach 0 (it resizes the BAR)\n"
 		"  pass  locked memory: not counted without an IOMMU\n"
-		"  FAIL  hugepages: no free 2 MiB page; fix: echo 1024 > /proc/sys/vm/nr_hugepages\n"
+		"  FAIL  hugepages: 0 free 2 MiB pages, fewer than the 16 a device takes at open; fix: echo 1024 > /proc/sys/vm/nr_hugepages\n"
 		"process:\n"
 		"  FAIL  CAP_SYS_ADMIN: missing; fix: run as root, or setcap cap_sys_admin+ep on the program\n"
 		"  FAIL  io_uring: Operation not permitted; fix: sysctl kernel.io_uring_disabled=0\n");
 	firmware_lines(want + strlen(want), sizeof(want) - strlen(want), false);
 	assert_string_equal(got, want);
-	assert_int_equal(failed, 6 + 33);
+	assert_int_equal(failed, 5 + 33);
 	free(got);
 	/* GPU 1 is bound to another driver. */
 	fake_write(e->root, "sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages", "512\n");
@@ -172,7 +193,8 @@ test_physical_machine(void **state)
 	assert_non_null(strstr(got, "GPU 1 (0000:04:00.0):\n  FAIL  driver: radeon is "
 			       "bound; fix: echo 0000:04:00.0 > /sys/bus/pci/drivers/"
 			       "radeon/unbind\n"));
-	assert_non_null(strstr(got, "  pass  hugepages: 512 free 2 MiB pages\n"));
+	assert_non_null(strstr(got, "  pass  hugepages: 512 free 2 MiB pages, at "
+			       "least the 16 a device takes at open\n"));
 	free(got);
 }
 
@@ -249,6 +271,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_iommu_machine),
+		T(test_iommu_finite_memlock_enough),
 		T(test_physical_machine),
 		T(test_no_gpu),
 		T(test_unlistable),

@@ -441,6 +441,34 @@ test_reset_amdgpu(void **state)
 	untouched(e);
 }
 
+/* Seed 003: reset refuses a GPU another kernel driver holds. */
+static void
+test_reset_radeon_refused(void **state)
+{
+	struct env *e = *state;
+
+	fake_gpu(e->root, &(struct fake_gpu){ .bus = BUS, .driver = "radeon" });
+	assert_int_equal(rig_amd_pci_reset(e->m, 0), -EBUSY);
+	assert_string_equal(rig_why(), "rig_amd_pci_reset: GPU 0 (" BUS ") is bound "
+			    "to radeon, which holds it: unbind it first");
+	untouched(e);
+}
+
+/* ... and one amdgpu has not let go of: KFD still lists it. */
+static void
+test_reset_kfd_lists_refused(void **state)
+{
+	struct env *e = *state;
+
+	fake_gpu(e->root, &(struct fake_gpu){ .bus = BUS });
+	fake_kfd(e->root, 1, BUS);
+	assert_int_equal(rig_amd_pci_reset(e->m, 0), -EBUSY);
+	assert_string_equal(rig_why(), "rig_amd_pci_reset: GPU 0 (" BUS "): amdgpu "
+			    "has not let go of it: KFD's topology still lists it "
+			    "(node 1); `rig detach 0` waits for it to");
+	untouched(e);
+}
+
 static void
 test_reset_held(void **state)
 {
@@ -587,6 +615,8 @@ main(void)
 		cmocka_unit_test(test_attach_negative),
 		T(test_reset_detached),
 		T(test_reset_amdgpu),
+		T(test_reset_radeon_refused),
+		T(test_reset_kfd_lists_refused),
 		T(test_reset_held),
 		T(test_reset_fails),
 		T(test_reset_no_gpu),

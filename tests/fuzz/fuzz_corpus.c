@@ -2,7 +2,8 @@
 /*
  * fuzz_corpus: writes the seed corpora of the AMD fuzz targets into two
  * folders: every pinned image of the real release (one byte of format,
- * then the file), a small image of every header version, and a discovery
+ * then the file, whole), a small image of every header version, short
+ * images of 32 to 63 bytes with a consistent common header, and a discovery
  * table of each supported GC built by
  * synth.c. Usage: fuzz_corpus FIRMWARE_DIR|'' FW_CORPUS DISCOVERY_CORPUS
  */
@@ -131,6 +132,42 @@ smalls(const char *dir)
 	return bad;
 }
 
+/*
+ * Short images: 32 to 63 bytes with a consistent common header (size_bytes
+ * the file's size, the ucode window [32, len)) in every header version,
+ * shorter than most versions' own header: the files whose version header
+ * a parser must check fits before reading it.
+ */
+static int
+shorts(const char *dir)
+{
+	static const struct { enum amd_fw_kind kind; uint16_t major, minor; } v[] = {
+		{ AMD_FW_PSP_SOS, 2, 0 }, { AMD_FW_PSP_SOS, 2, 1 },
+		{ AMD_FW_SMC, 1, 0 }, { AMD_FW_SMC, 2, 0 }, { AMD_FW_SMC, 2, 1 },
+		{ AMD_FW_SDMA, 1, 0 }, { AMD_FW_SDMA, 1, 1 }, { AMD_FW_SDMA, 2, 0 },
+		{ AMD_FW_SDMA, 3, 0 }, { AMD_FW_GFX, 1, 0 }, { AMD_FW_GFX, 2, 0 },
+		{ AMD_FW_RLC, 2, 0 }, { AMD_FW_RLC, 2, 4 }, { AMD_FW_IMU, 1, 0 },
+	};
+	static const uint32_t lens[] = { 32, 35, 36, 40, 44, 48, 52, 60, 63 };
+	int bad = 0;
+
+	for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
+		for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+			char name[48];
+
+			memset(small, 0x5a, sizeof(small));
+			at32(0x00, lens[l]);
+			at32(0x04, 32);
+			at32(0x08, (uint32_t)v[k].minor << 16 | v[k].major);
+			at32(0x14, lens[l] - 32);
+			at32(0x18, 32);
+			snprintf(name, sizeof(name), "short-%d-%u.%u-%u", (int)v[k].kind,
+				 v[k].major, v[k].minor, lens[l]);
+			bad |= put(dir, name, (uint8_t)v[k].kind, small, lens[l], 1);
+		}
+	return bad;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -151,6 +188,7 @@ main(int argc, char **argv)
 		bad |= put(argv[3], gcs[g], 0, t.b, t.len, 0);
 	}
 	bad |= smalls(argv[2]);
+	bad |= shorts(argv[2]);
 	if (!argv[1][0])
 		return bad;
 	snprintf(s.dirs[0], sizeof(s.dirs[0]), "%s", argv[1]);

@@ -142,7 +142,7 @@ struct amd_discovery {
 /*
  * amd_discovery_parse() - check a discovery table (signatures, sizes,
  * checksums, every die and IP entry inside the table, linux's limits) and
- * fill *out. Returns 0, or -EPROTO with rig_why() naming what is wrong.
+ * fill *out. Returns 0, or -EPROTO with amd_why() naming what is wrong.
  */
 int amd_discovery_parse(const uint8_t *bytes, size_t len,
 			struct amd_discovery *out);

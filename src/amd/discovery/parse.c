@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/error.h"
+#include "amd/fail.h"
 #include "amd/discovery/discovery.h"
 
 struct cause {
@@ -263,12 +263,12 @@ amd_discovery_parse(const uint8_t *bytes, size_t len, struct amd_discovery *out)
 	int ret;
 
 	if (!bytes || !out)
-		return rig_fail(-EINVAL, "bytes or out is NULL");
+		return amd_fail(-EINVAL, "bytes or out is NULL");
 	memset(out, 0, sizeof(*out));
 	ret = parse(bytes, len, out, &c);
 	if (ret < 0) {
 		memset(out, 0, sizeof(*out));
-		return rig_fail(ret, "%s", c.why);
+		return amd_fail(ret, "%s", c.why);
 	}
 	return 0;
 }

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "core/error.h"
+#include "amd/fail.h"
 #include "amd/discovery/discovery.h"
 #include "amd/discovery/read.h"
 
@@ -27,7 +27,7 @@ amd_mmio_read(const struct rig_pci_machine *m, const struct pci_function *f,
 	      uint64_t index, uint32_t *value)
 {
 	if ((index + 1) * 4 > f->bar_bytes[AMD_BAR_MMIO])
-		return rig_fail(-ERANGE, "register 0x%llx lies past the register "
+		return amd_fail(-ERANGE, "register 0x%llx lies past the register "
 				"BAR%d (0x%llx bytes)", (unsigned long long)index,
 				AMD_BAR_MMIO,
 				(unsigned long long)f->bar_bytes[AMD_BAR_MMIO]);
@@ -58,24 +58,24 @@ amd_discovery_read(const struct rig_pci_machine *m, const struct pci_function *f
 		size = s2;
 	} else {
 		if (*vram_bytes < DISCOVERY_TMR_OFFSET)
-			return rig_fail(-EPROTO, "RCC_CONFIG_MEMSIZE says %u MiB of "
+			return amd_fail(-EPROTO, "RCC_CONFIG_MEMSIZE says %u MiB of "
 					"memory, too little to hold the table",
 					memsize);
 		at = *vram_bytes - DISCOVERY_TMR_OFFSET;
 		size = DISCOVERY_TMR_SIZE;
 	}
 	if (size > 0x10000 || (at | size) & 3)
-		return rig_fail(-EPROTO, "DRIVER_SCRATCH places the table at 0x%llx, "
+		return amd_fail(-EPROTO, "DRIVER_SCRATCH places the table at 0x%llx, "
 				"0x%llx bytes: not dwords, or over 64 KiB",
 				(unsigned long long)at, (unsigned long long)size);
 	if (at + size > bar)
-		return rig_fail(-ERANGE, "the memory BAR (%llu MiB) does not reach "
+		return amd_fail(-ERANGE, "the memory BAR (%llu MiB) does not reach "
 				"the table at 0x%llx; `rig detach` makes it as "
 				"large as allowed", (unsigned long long)(bar >> 20),
 				(unsigned long long)at);
 	b = malloc(size);
 	if (!b)
-		return rig_fail(-ENOMEM, "no memory for %llu bytes",
+		return amd_fail(-ENOMEM, "no memory for %llu bytes",
 				(unsigned long long)size);
 	ret = m->ops->window_read(m, f->bus, AMD_BAR_VRAM, at, b, size);
 	if (ret < 0) {

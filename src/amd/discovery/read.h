@@ -17,7 +17,7 @@ int amd_mmio_read(const struct rig_pci_machine *m, const struct pci_function *f,
 
 /*
  * amd_discovery_read() - the raw table (malloc'd) and the memory size the
- * GPU reports. Returns 0, or a negative status with rig_why() saying why
+ * GPU reports. Returns 0, or a negative status with amd_why() saying why
  * (-ERANGE for a memory BAR too small to reach it).
  */
 int amd_discovery_read(const struct rig_pci_machine *m,

@@ -58,7 +58,7 @@ struct amd_search {
 /*
  * amd_fw_search_dirs() - the given directories (NULL-ended, may be NULL),
  * rig's firmware directory, root's home when run as root, then
- * root/lib/firmware/amdgpu. Returns 0, or -EINVAL (rig_fail) for too many
+ * root/lib/firmware/amdgpu. Returns 0, or -EINVAL (amd_fail) for too many
  * or too long directories.
  */
 int amd_fw_search_dirs(const char *root, const char *const *given,
@@ -73,7 +73,7 @@ struct amd_found {
 
 /*
  * amd_fw_find() - the first directory holding pin->name with its digest.
- * Returns 0 with *out filled (free out->bytes), or -ENOENT with rig_why()
+ * Returns 0 with *out filled (free out->bytes), or -ENOENT with amd_why()
  * naming the image, the directories searched and the files of another
  * digest, or -ENOMEM.
  */

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "core/error.h"
+#include "amd/fail.h"
 #include "amd/firmware/format.h"
 
 struct reader {
@@ -112,7 +112,23 @@ header_fits(struct reader *r, size_t struct_size, const char *version)
 	return 0;
 }
 
-#define READ(r, type, var)	type var; memcpy(&var, (r)->b, sizeof(var))
+/* The version-specific header into var, once header_fits says it is
+ * there: a file shorter than the header is refused, never read past. */
+static int
+read_header(struct reader *r, void *var, size_t struct_size,
+	    const char *version)
+{
+	int ret = header_fits(r, struct_size, version);
+
+	if (ret == 0)
+		memcpy(var, r->b, struct_size);
+	return ret;
+}
+
+#define READ(r, type, var, version) \
+	type var; \
+	if ((ret = read_header(r, &var, sizeof(var), version)) < 0) \
+		return ret
 
 static int
 unknown_version(struct reader *r)
@@ -135,15 +151,11 @@ parse_psp(struct reader *r)
 	if (h->header_version_major != 2 || h->header_version_minor > 1)
 		return unknown_version(r);
 	if (h->header_version_minor == 0) {
-		READ(r, struct psp_firmware_header_v2_0, v);
-		if ((ret = header_fits(r, sizeof(v), "PSP v2.0")) < 0)
-			return ret;
+		READ(r, struct psp_firmware_header_v2_0, v, "PSP v2.0");
 		count = primary = v.psp_fw_bin_count;
 		array = sizeof(v);
 	} else {
-		READ(r, struct psp_firmware_header_v2_1, v);
-		if ((ret = header_fits(r, sizeof(v), "PSP v2.1")) < 0)
-			return ret;
+		READ(r, struct psp_firmware_header_v2_1, v, "PSP v2.1");
 		count = v.psp_fw_bin_count;
 		primary = v.psp_aux_fw_bin_index;	/* bins from here are the aux set */
 		array = sizeof(v);
@@ -184,21 +196,18 @@ parse_smc(struct reader *r)
 	int ret;
 
 	if (h->header_version_major == 1 && h->header_version_minor == 0) {
-		READ(r, struct smc_firmware_header_v1_0, v);
-		return header_fits(r, sizeof(v), "SMC v1.0");
+		READ(r, struct smc_firmware_header_v1_0, v, "SMC v1.0");
+		(void)v;
+		return 0;
 	}
 	if (h->header_version_major != 2 || h->header_version_minor > 1)
 		return unknown_version(r);
 	if (h->header_version_minor == 0) {
-		READ(r, struct smc_firmware_header_v2_0, v);
-		if ((ret = header_fits(r, sizeof(v), "SMC v2.0")) < 0)
-			return ret;
+		READ(r, struct smc_firmware_header_v2_0, v, "SMC v2.0");
 		return range(r, "PPTABLE", 0, "ppt_offset_bytes", v.ppt_offset_bytes,
 			     "ppt_size_bytes", v.ppt_size_bytes, true);
 	}
-	READ(r, struct smc_firmware_header_v2_1, v);
-	if ((ret = header_fits(r, sizeof(v), "SMC v2.1")) < 0)
-		return ret;
+	READ(r, struct smc_firmware_header_v2_1, v, "SMC v2.1");
 	if (v.pptable_count > AMD_FW_PIECES - 1)
 		return bad(r, "pptable_count %u is more than %d", v.pptable_count, AMD_FW_PIECES - 1);
 	ret = range(r, "pptable entries", 0, "pptable_entry_offset",
@@ -236,16 +245,12 @@ parse_sdma(struct reader *r)
 
 	switch (h->header_version_major * 100 + h->header_version_minor) {
 	case 100: case 101: {
-		READ(r, struct sdma_firmware_header_v1_0, v);
-		if ((ret = header_fits(r, sizeof(v), "SDMA v1.0")) < 0)
-			return ret;
+		READ(r, struct sdma_firmware_header_v1_0, v, "SDMA v1.0");
 		return jump_table(r, "ucode", h->ucode_size_bytes, v.jt_offset,
 				  v.jt_size);
 	}
 	case 200: {
-		READ(r, struct sdma_firmware_header_v2_0, v);
-		if ((ret = header_fits(r, sizeof(v), "SDMA v2.0")) < 0)
-			return ret;
+		READ(r, struct sdma_firmware_header_v2_0, v, "SDMA v2.0");
 		ret = range(r, "TH0", 0, "ucode_array_offset_bytes",
 			    h->ucode_array_offset_bytes, "ctx_ucode_size_bytes",
 			    v.ctx_ucode_size_bytes, true);
@@ -262,9 +267,7 @@ parse_sdma(struct reader *r)
 		return ret;
 	}
 	case 300: {
-		READ(r, struct sdma_firmware_header_v3_0, v);
-		if ((ret = header_fits(r, sizeof(v), "SDMA v3.0")) < 0)
-			return ret;
+		READ(r, struct sdma_firmware_header_v3_0, v, "SDMA v3.0");
 		return range(r, "TH0", 0, "ucode_offset_bytes", v.ucode_offset_bytes,
 			     "ucode_size_bytes", v.ucode_size_bytes, true);
 	}
@@ -279,17 +282,13 @@ parse_gfx(struct reader *r)
 	int ret;
 
 	if (h->header_version_major == 1 && h->header_version_minor == 0) {
-		READ(r, struct gfx_firmware_header_v1_0, v);
-		if ((ret = header_fits(r, sizeof(v), "GFX v1.0")) < 0)
-			return ret;
+		READ(r, struct gfx_firmware_header_v1_0, v, "GFX v1.0");
 		return jump_table(r, "ucode", h->ucode_size_bytes, v.jt_offset,
 				  v.jt_size);
 	}
 	if (h->header_version_major != 2 || h->header_version_minor != 0)
 		return unknown_version(r);
-	READ(r, struct gfx_firmware_header_v2_0, v);
-	if ((ret = header_fits(r, sizeof(v), "GFX v2.0")) < 0)
-		return ret;
+	READ(r, struct gfx_firmware_header_v2_0, v, "GFX v2.0");
 	r->out->start_addr = (uint64_t)v.ucode_start_addr_hi << 32 |
 			     v.ucode_start_addr_lo;
 	ret = range(r, "RS64 instructions", 0, "ucode_offset_bytes",
@@ -400,9 +399,7 @@ parse_imu(struct reader *r)
 
 	if (h->header_version_major != 1 || h->header_version_minor != 0)
 		return unknown_version(r);
-	READ(r, struct imu_firmware_header_v1_0, v);
-	if ((ret = header_fits(r, sizeof(v), "IMU v1.0")) < 0)
-		return ret;
+	READ(r, struct imu_firmware_header_v1_0, v, "IMU v1.0");
 	ret = range(r, "IMU_I", 0, "ucode_array_offset_bytes + "
 		    "imu_iram_ucode_offset_bytes", base + v.imu_iram_ucode_offset_bytes,
 		    "imu_iram_ucode_size_bytes", v.imu_iram_ucode_size_bytes, true);
@@ -450,21 +447,21 @@ amd_fw_parse(const char *name, enum amd_fw_kind kind, const uint8_t *bytes,
 	int ret;
 
 	if (kind < AMD_FW_PSP_SOS || kind > AMD_FW_IMU)
-		return rig_fail(-EINVAL, "%s: unknown image kind %d", name, (int)kind);
+		return amd_fail(-EINVAL, "%s: unknown image kind %d", name, (int)kind);
 	memset(&f, 0, sizeof(f));
 	f.kind = kind;
 	ret = parse_common(&r);
 	if (ret == 0)
 		ret = parsers[kind](&r);
 	if (ret < 0)
-		return rig_fail(ret, "%s", r.why);
+		return amd_fail(ret, "%s", r.why);
 	/* Formats whose main image is the ucode window list it first. */
 	if (f.npieces == 0 || kind == AMD_FW_RLC || kind == AMD_FW_SMC ||
 	    (kind == AMD_FW_GFX && f.header.header_version_major == 1) ||
 	    (kind == AMD_FW_SDMA && f.header.header_version_major == 1)) {
 		if (f.header.ucode_size_bytes) {
 			if (f.npieces == AMD_FW_PIECES)
-				return rig_fail(-EBADMSG, "%s: more than %d pieces",
+				return amd_fail(-EBADMSG, "%s: more than %d pieces",
 						name, AMD_FW_PIECES);
 			memmove(&f.pieces[1], &f.pieces[0],
 				f.npieces * sizeof(f.pieces[0]));
@@ -475,7 +472,7 @@ amd_fw_parse(const char *name, enum amd_fw_kind kind, const uint8_t *bytes,
 		}
 	}
 	if (f.npieces == 0)
-		return rig_fail(-EBADMSG, "%s: no image in it", name);
+		return amd_fail(-EBADMSG, "%s: no image in it", name);
 	*out = f;
 	return 0;
 }

@@ -269,7 +269,7 @@ enum amd_fw_kind amd_fw_kind_of(const char *name);
  * amd_fw_parse() - check that bytes[0, len) is laid out as its format says
  * (every offset and size inside the file, size_bytes equal to its size,
  * header versions this file reads) and list its pieces. name names the
- * image in messages. Returns 0, or -EBADMSG with rig_why() naming the image
+ * image in messages. Returns 0, or -EBADMSG with amd_why() naming the image
  * and the field.
  */
 int amd_fw_parse(const char *name, enum amd_fw_kind kind, const uint8_t *bytes,

@@ -13,8 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/error.h"
-#include "rig.h"
+#include "amd/fail.h"
 #include "amd/amd.h"
 #include "amd/firmware/firmware.h"
 #include "rig_amd_pci.h"
@@ -31,7 +30,7 @@ make_dirs(const char *dir)
 	size_t len = strlen(dir);
 
 	if (len >= sizeof(path))
-		return rig_fail(-EINVAL, "%s is too long", dir);
+		return amd_fail(-EINVAL, "%s is too long", dir);
 	memcpy(path, dir, len + 1);
 	for (char *p = path + 1; ; p++) {
 		if (*p == '/' || *p == '\0') {
@@ -39,7 +38,7 @@ make_dirs(const char *dir)
 
 			*p = '\0';
 			if (mkdir(path, 0755) < 0 && errno != EEXIST)
-				return rig_fail(-errno, "cannot make %s: %s", path,
+				return amd_fail(-errno, "cannot make %s: %s", path,
 						strerror(errno));
 			*p = c;
 			if (!c)
@@ -63,7 +62,7 @@ write_copy(const char *to, const struct amd_pin *pin,
 	snprintf(dst, sizeof(dst), "%s/%s", to, pin->name);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
-		return rig_fail(-errno, "cannot create %s: %s", tmp, strerror(errno));
+		return amd_fail(-errno, "cannot create %s: %s", tmp, strerror(errno));
 	while (put < src->len && ret == 0) {
 		ssize_t n = write(fd, src->bytes + put, src->len - put);
 
@@ -80,12 +79,12 @@ write_copy(const char *to, const struct amd_pin *pin,
 		ret = -errno;
 	if (ret < 0) {
 		unlink(tmp);
-		return rig_fail(ret, "cannot write %s: %s", dst, strerror(-ret));
+		return amd_fail(ret, "cannot write %s: %s", dst, strerror(-ret));
 	}
 	snprintf(only.dirs[0], sizeof(only.dirs[0]), "%s", to);
 	ret = amd_fw_find(&only, pin, &check);
 	if (ret < 0)
-		return rig_fail(-EIO, "the copy %s does not have its digest", dst);
+		return amd_fail(-EIO, "the copy %s does not have its digest", dst);
 	free(check.bytes);
 	return 0;
 }
@@ -109,7 +108,7 @@ install_one(const char *to, const struct amd_search *from,
 	}
 	ret = amd_fw_find(from, pin, &found);
 	if (ret == -ENOENT) {
-		const char *why = strstr(rig_why(), "another digest: ");
+		const char *why = strstr(amd_why(), "another digest: ");
 
 		if (report && why)
 			fprintf(report, "other digest  %s: %s\n", pin->name, why + 16);
@@ -142,10 +141,10 @@ rig_amd_firmware_install(const char *const *from, const char *to, FILE *report)
 		from = default_from;
 	for (size_t i = 0; from[i]; i++) {
 		if (src.ndirs == AMD_SEARCH_DIRS)
-			return rig_fail(-EINVAL, "more than %d source directories",
+			return amd_fail(-EINVAL, "more than %d source directories",
 					AMD_SEARCH_DIRS);
 		if (strlen(from[i]) >= sizeof(src.dirs[0]))
-			return rig_fail(-EINVAL, "source directory %s is too long",
+			return amd_fail(-EINVAL, "source directory %s is too long",
 					from[i]);
 		snprintf(src.dirs[src.ndirs++], sizeof(src.dirs[0]), "%s", from[i]);
 	}

@@ -18,7 +18,7 @@
 
 #include <blake2.h>
 
-#include "core/error.h"
+#include "amd/fail.h"
 #include "amd/firmware/firmware.h"
 #include "rig_amd_pci.h"
 
@@ -44,9 +44,9 @@ rig_amd_firmware_directory(char *buf, size_t len)
 	int n;
 
 	if (!buf)
-		return rig_fail(-EINVAL, "buf is NULL");
+		return amd_fail(-EINVAL, "buf is NULL");
 	if ((ptrdiff_t)len < 0)		/* snprintf would write past buf */
-		return rig_fail(-EINVAL, "%td bytes is negative", (ptrdiff_t)len);
+		return amd_fail(-EINVAL, "%td bytes is negative", (ptrdiff_t)len);
 	if (env && env[0])
 		n = snprintf(buf, len, "%s", env);
 	else if (xdg && xdg[0] == '/')
@@ -55,10 +55,10 @@ rig_amd_firmware_directory(char *buf, size_t len)
 		n = snprintf(buf, len, "%s/.local/share/%s", home,
 			     RIG_FIRMWARE_SUBDIR);
 	else
-		return rig_fail(-EINVAL, "none of RIG_FIRMWARE_DIR, XDG_DATA_HOME "
+		return amd_fail(-EINVAL, "none of RIG_FIRMWARE_DIR, XDG_DATA_HOME "
 				"and HOME is set");
 	if (n < 0 || (size_t)n >= len)
-		return rig_fail(-EINVAL, "the directory needs %d bytes, more than %zu",
+		return amd_fail(-EINVAL, "the directory needs %d bytes, more than %zu",
 				n, len);
 	return 0;
 }
@@ -76,11 +76,11 @@ add_dir(struct amd_search *s, const char *fmt, const char *a, const char *b)
 			return 0;	/* searched already */
 	}
 	if (s->ndirs == AMD_SEARCH_DIRS)
-		return rig_fail(-EINVAL, "more than %d firmware directories",
+		return amd_fail(-EINVAL, "more than %d firmware directories",
 				AMD_SEARCH_DIRS);
 	n = snprintf(s->dirs[s->ndirs], sizeof(s->dirs[0]), fmt, a, b);
 	if (n < 0 || (size_t)n >= sizeof(s->dirs[0]))
-		return rig_fail(-EINVAL, "firmware directory %s%s is longer than %zu "
+		return amd_fail(-EINVAL, "firmware directory %s%s is longer than %zu "
 				"bytes", a, b, sizeof(s->dirs[0]) - 1);
 	s->ndirs++;
 	return 0;
@@ -165,7 +165,7 @@ amd_fw_find(const struct amd_search *s, const struct amd_pin *pin,
 		snprintf(path, sizeof(path), "%s/%s", s->dirs[i], pin->name);
 		ret = read_whole(path, &b, &len);
 		if (ret == -ENOMEM)
-			return rig_fail(ret, "no memory to read %s", path);
+			return amd_fail(ret, "no memory to read %s", path);
 		if (ret < 0)
 			continue;
 		amd_digest_hex(b, len, hex);
@@ -181,7 +181,7 @@ amd_fw_find(const struct amd_search *s, const struct amd_pin *pin,
 					 olen ? ", " : "", path, hex, len);
 		olen = olen < sizeof(others) ? olen : sizeof(others) - 1;
 	}
-	return rig_fail(-ENOENT, "%s is in none of the directories with its "
+	return amd_fail(-ENOENT, "%s is in none of the directories with its "
 			"digest %.16s…: searched %s; %s%s", pin->name, pin->digest,
 			searched, others[0] ? "another digest: " : "no file of "
 			"another digest", others);

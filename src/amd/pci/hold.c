@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/error.h"
+#include "amd/fail.h"
 #include "amd/pci/pci.h"
 
 #define HELD_MAX 64
@@ -42,9 +42,9 @@ pci_hold_mark(const char *bus)
 		snprintf(held[free_slot], sizeof(held[0]), "%s", bus);
 	pthread_mutex_unlock(&held_lock);
 	if (ret < 0)
-		return rig_fail(ret, "this process holds %s", bus);
+		return amd_fail(ret, "this process holds %s", bus);
 	if (free_slot < 0)
-		return rig_fail(-EBUSY, "this process holds %d GPUs already", HELD_MAX);
+		return amd_fail(-EBUSY, "this process holds %d GPUs already", HELD_MAX);
 	return 0;
 }
 
@@ -87,7 +87,7 @@ link_name(const struct rig_pci_machine *m, const char *rel, char *buf,
 	if (n < 0) {
 		buf[0] = '\0';
 		return errno == ENOENT ? 0 :
-			rig_fail(-errno, "cannot read link %s: %s", path,
+			amd_fail(-errno, "cannot read link %s: %s", path,
 				 strerror(errno));
 	}
 	target[n] = '\0';

@@ -17,7 +17,7 @@
 
 #include <pci/pci.h>
 
-#include "core/error.h"
+#include "amd/fail.h"
 #include "amd/amd.h"
 #include "amd/pci/pci.h"
 
@@ -95,7 +95,7 @@ scan(struct pci_access *a, const char *sysfs, struct pci_function **out,
 		if (!sorted || !fs) {
 			free(sorted);
 			free(fs);
-			return rig_fail(-ENOMEM, "no memory for %zu functions", count);
+			return amd_fail(-ENOMEM, "no memory for %zu functions", count);
 		}
 		for (struct pci_dev *d = a->devices; d; d = d->next)
 			sorted[i++] = d;
@@ -126,21 +126,21 @@ precheck(const char *sysfs)
 
 	snprintf(dir, sizeof(dir), "%s/devices", sysfs);
 	if (!(d = opendir(dir)))
-		return rig_fail(-ENODEV, "cannot list %s: %s", dir, strerror(errno));
+		return amd_fail(-ENODEV, "cannot list %s: %s", dir, strerror(errno));
 	while (ret == 0 && (e = readdir(d))) {
 		char tail;
 
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
 		if (sscanf(e->d_name, "%x:%x:%x.%x%c", &x, &x, &x, &x, &tail) != 4) {
-			ret = rig_fail(-ENODEV, "cannot list %s: %s is not a PCI bus "
+			ret = amd_fail(-ENODEV, "cannot list %s: %s is not a PCI bus "
 				       "address", dir, e->d_name);
 			break;
 		}
 		for (int f = 0; f < 4 && ret == 0; f++) {
 			snprintf(path, sizeof(path), "%s/%s/%s", dir, e->d_name, files[f]);
 			if (access(path, R_OK) < 0)
-				ret = rig_fail(-ENODEV, "cannot read %s: %s", path,
+				ret = amd_fail(-ENODEV, "cannot read %s: %s", path,
 					       strerror(errno));
 		}
 	}
@@ -173,7 +173,7 @@ pci_sysfs_functions(const struct rig_pci_machine *m, struct pci_function **out,
 	a = pci_alloc();
 	if (setjmp(pci_jump)) {
 		pci_cleanup(a);
-		return rig_fail(-ENODEV, "libpci: %s", pci_message);
+		return amd_fail(-ENODEV, "libpci: %s", pci_message);
 	}
 	ret = scan(a, sysfs, out, n);
 	pci_cleanup(a);
@@ -227,7 +227,7 @@ pci_amd_gpu(const struct rig_pci_machine *m, int i, struct pci_function *out,
 	*count = n;
 	if ((size_t)i >= n) {
 		free(fs);
-		return rig_fail(-ENODEV, "no GPU %d: the machine has %zu AMD GPU%s",
+		return amd_fail(-ENODEV, "no GPU %d: the machine has %zu AMD GPU%s",
 				i, n, n == 1 ? "" : "s");
 	}
 	*out = fs[i];
@@ -245,7 +245,7 @@ rig_amd_pci_buses(const struct rig_pci_machine *m,
 	int ret;
 
 	if (!out || !n)
-		return rig_fail(-EINVAL, "out or n is NULL");
+		return amd_fail(-EINVAL, "out or n is NULL");
 	ret = pci_amd_gpus(m, &fs, &count);
 	if (ret < 0)
 		return amd_rewrap(__func__, ret, "");
@@ -253,7 +253,7 @@ rig_amd_pci_buses(const struct rig_pci_machine *m,
 		as = calloc(count, sizeof(*as));
 		if (!as) {
 			free(fs);
-			return rig_fail(-ENOMEM, "no memory for %zu addresses", count);
+			return amd_fail(-ENOMEM, "no memory for %zu addresses", count);
 		}
 		for (size_t i = 0; i < count; i++)
 			snprintf(as[i].text, sizeof(as[i].text), "%s", fs[i].bus);

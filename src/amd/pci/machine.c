@@ -14,7 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "core/error.h"
+#include "amd/fail.h"
 #include "amd/pci/pci.h"
 
 int
@@ -24,7 +24,7 @@ pci_path(const struct rig_pci_machine *m, char *buf, size_t len,
 	int n = snprintf(buf, len, "%s/%s", m->root, rel);
 
 	if (n < 0 || (size_t)n >= len)
-		return rig_fail(-EINVAL, "path %s/%s is too long", m->root, rel);
+		return amd_fail(-EINVAL, "path %s/%s is too long", m->root, rel);
 	return 0;
 }
 
@@ -41,12 +41,12 @@ sysfs_file_read(const struct rig_pci_machine *m, const char *rel, char *buf,
 		return ret;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return rig_fail(-errno, "cannot open %s: %s", path, strerror(errno));
+		return amd_fail(-errno, "cannot open %s: %s", path, strerror(errno));
 	got = read(fd, buf, cap - 1);
 	ret = -errno;
 	close(fd);
 	if (got < 0)
-		return rig_fail(ret, "cannot read %s: %s", path, strerror(-ret));
+		return amd_fail(ret, "cannot read %s: %s", path, strerror(-ret));
 	buf[got] = '\0';
 	return 0;
 }
@@ -65,15 +65,15 @@ sysfs_file_write(const struct rig_pci_machine *m, const char *rel,
 		return ret;
 	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
-		return rig_fail(-errno, "cannot open %s: %s", path, strerror(errno));
+		return amd_fail(-errno, "cannot open %s: %s", path, strerror(errno));
 	put = write(fd, text, len);
 	ret = put < 0 ? -errno : 0;
 	if (close(fd) < 0 && !ret)
 		ret = -errno;
 	if (ret < 0)
-		return rig_fail(ret, "cannot write %s: %s", path, strerror(-ret));
+		return amd_fail(ret, "cannot write %s: %s", path, strerror(-ret));
 	if ((size_t)put != len)
-		return rig_fail(-EIO, "short write of %s", path);
+		return amd_fail(-EIO, "short write of %s", path);
 	return 0;
 }
 
@@ -100,14 +100,14 @@ sysfs_config_read(const struct rig_pci_machine *m, const char *bus,
 		return ret;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return rig_fail(-errno, "cannot open %s: %s", path, strerror(errno));
+		return amd_fail(-errno, "cannot open %s: %s", path, strerror(errno));
 	got = pread(fd, buf, bytes, offset);
 	ret = got < 0 ? -errno : 0;
 	close(fd);
 	if (ret < 0)
-		return rig_fail(ret, "cannot read %s: %s", path, strerror(-ret));
+		return amd_fail(ret, "cannot read %s: %s", path, strerror(-ret));
 	if ((size_t)got != bytes)
-		return rig_fail(-EIO, "%s has %zd bytes at 0x%x, not %zu", path,
+		return amd_fail(-EIO, "%s has %zd bytes at 0x%x, not %zu", path,
 				got, offset, bytes);
 	return 0;
 }
@@ -130,13 +130,13 @@ map_range(const struct rig_pci_machine *m, const char *bus, int bar,
 		return ret;
 	fd = open(path, (prot & PROT_WRITE ? O_RDWR : O_RDONLY) | O_CLOEXEC);
 	if (fd < 0)
-		return rig_fail(-errno, "cannot open %s: %s", path, strerror(errno));
+		return amd_fail(-errno, "cannot open %s: %s", path, strerror(errno));
 	*mapped = offset - start + bytes;
 	p = mmap(NULL, *mapped, prot, MAP_SHARED, fd, (off_t)start);
 	ret = -errno;
 	close(fd);
 	if (p == MAP_FAILED)
-		return rig_fail(ret, "cannot map %s: %s", path, strerror(-ret));
+		return amd_fail(ret, "cannot map %s: %s", path, strerror(-ret));
 	*base = p;
 	*skip = offset - start;
 	return 0;
@@ -152,7 +152,7 @@ sysfs_window_read(const struct rig_pci_machine *m, const char *bus, int bar,
 	int ret;
 
 	if ((offset | bytes) & 3)
-		return rig_fail(-EINVAL, "BAR%d read at 0x%llx of %zu bytes is not "
+		return amd_fail(-EINVAL, "BAR%d read at 0x%llx of %zu bytes is not "
 				"in dwords", bar, (unsigned long long)offset, bytes);
 	ret = map_range(m, bus, bar, offset, bytes, PROT_READ, &base, &mapped,
 			&skip);
@@ -182,7 +182,7 @@ sysfs_window_map(const struct rig_pci_machine *m, const char *bus, int bar,
 			bytes = fs[i].bar_bytes[bar];
 	free(fs);
 	if (!bytes)
-		return rig_fail(-ENODEV, "%s has no BAR%d", bus, bar);
+		return amd_fail(-ENODEV, "%s has no BAR%d", bus, bar);
 	ret = map_range(m, bus, bar, 0, bytes, PROT_READ | PROT_WRITE,
 			&out->addr, &mapped, &skip);
 	if (ret < 0)
@@ -212,17 +212,19 @@ sysfs_take(const struct rig_pci_machine *m, const char *bus,
 	char driver[64], path[512], rel[128], enable[16];
 	int ret, fd;
 
+	memset(out, 0, sizeof(*out));
+	out->config_fd = -1;
 	ret = pci_driver_of(m, bus, driver, sizeof(driver));
 	if (ret < 0)
 		return ret;
 	if (driver[0] && strcmp(driver, "vfio-pci"))
-		return rig_fail(-EBUSY, "%s is bound to %s", bus, driver);
+		return amd_fail(-EBUSY, "%s is bound to %s", bus, driver);
 	ret = function_file(m, bus, "config", path, sizeof(path));
 	if (ret < 0)
 		return ret;
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
-		return rig_fail(-errno, "cannot open %s: %s", path, strerror(errno));
+		return amd_fail(-errno, "cannot open %s: %s", path, strerror(errno));
 	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/enable", bus);
 	ret = m->ops->file_read(m, rel, enable, sizeof(enable));
 	if (ret >= 0 && enable[0] == '0')
@@ -288,16 +290,16 @@ rig_pci_machine_at(const char *root, struct rig_pci_machine **out)
 	size_t len;
 
 	if (!root || !out)
-		return rig_fail(-EINVAL, "root or out is NULL");
+		return amd_fail(-EINVAL, "root or out is NULL");
 	if (root[0] != '/')
-		return rig_fail(-EINVAL, "root \"%s\" is not an absolute path", root);
+		return amd_fail(-EINVAL, "root \"%s\" is not an absolute path", root);
 	len = strlen(root);
 	if (len >= sizeof(m->root))
-		return rig_fail(-EINVAL, "root is %zu bytes, more than %zu", len,
+		return amd_fail(-EINVAL, "root is %zu bytes, more than %zu", len,
 				sizeof(m->root) - 1);
 	m = calloc(1, sizeof(*m));
 	if (!m)
-		return rig_fail(-ENOMEM, "no memory for a machine");
+		return amd_fail(-ENOMEM, "no memory for a machine");
 	m->ops = &pci_sysfs_ops;
 	memcpy(m->root, root, len + 1);
 	while (len > 0 && m->root[len - 1] == '/')	/* "/" is this machine's "" */

@@ -8,7 +8,12 @@
  *              windows (BAR mappings), taking and giving back a function
  *   list.c     PCI functions in bus order through libpci; AMD GPUs; buses
  *   hold.c     who holds a GPU: this process, another one, or amdgpu
- *   lock.c     the one lock that opens and machine changes run under
+ *   lock.c     the lock that opens and machine changes run under in a
+ *              process, and each function's lock among processes
+ *   io.c       the sysfs machine's operations on a taken function:
+ *              registers, doorbells, config writes, bus mastering
+ *   dma.c      DMA-able host memory: huge pages + pagemap, or VFIO type 1
+ *   irq.c      interrupt sources: VFIO MSI eventfd, else a timerfd
  *
  * Not here: firmware (amd/firmware/), the discovery table
  * (amd/discovery/), the opener (amd/open.c), detach/attach/reset
@@ -47,18 +52,72 @@ struct pci_window {
 	uint64_t bytes;
 };
 
-/* A function taken from Linux: what give_back undoes. */
+/*
+ * A function taken from Linux: what give_back undoes, and the state every
+ * operation on a taken function works on. take fills bus, config_fd and
+ * enabled_by_us and leaves the windows unmapped (pci_windows_map maps
+ * them); machine is the machine's own state of the function (the Linux
+ * machine's VFIO descriptors, the simulator's GPU), NULL where it keeps
+ * none, and only the machine that took the function reads it.
+ */
 struct pci_taken {
 	char bus[32];
 	int config_fd;
 	bool enabled_by_us;
+	struct pci_window vram, doorbell, mmio;	/* BARs 0, 2, 5 (§8.2) */
+	void *machine;
+};
+
+/* DMA-able host memory is handed out in 2 MiB pages (seed 003, Host memory). */
+#define PCI_DMA_PAGE	(2ull << 20)
+
+/* How a region of host memory was made reachable by the function. */
+enum pci_dma_how {
+	PCI_DMA_HUGEPAGES = 1,	/* 2 MiB pages of /dev/hugepages; bus = physical */
+	PCI_DMA_VFIO = 2,	/* mapped into the function's IOMMU (VFIO type 1) */
+	PCI_DMA_SIM = 3,	/* a simulator's memory at its own bus addresses */
+};
+
+/*
+ * Host memory the function reaches by DMA: bytes (a multiple of
+ * PCI_DMA_PAGE) at host, 2 MiB aligned, zeroed, locked in memory; page k
+ * (host + k * PCI_DMA_PAGE) is at bus address bus[k] on the function's
+ * bus, contiguous within the page and not across pages. bus is malloc'd by
+ * dma_alloc and freed by dma_free. machine is the machine's own record.
+ */
+struct pci_dma {
+	void *host;
+	uint64_t bytes;
+	uint64_t *bus;
+	enum pci_dma_how how;
+	void *machine;
+};
+
+/*
+ * An interrupt source: fd becomes readable when the function may have
+ * appended to its interrupt ring, and a read of 8 bytes from it (an
+ * eventfd's or a timerfd's count) clears it. msi: the function's MSI is
+ * delivered to fd (VFIO's VFIO_DEVICE_SET_IRQS, or the simulator); without
+ * MSI, fd is a timer that fires every period_ns while armed, and the
+ * driver arms it while work is outstanding (irq_arm) so an idle device
+ * costs no wake-ups.
+ */
+struct pci_irq {
+	int fd;
+	bool msi;
+	uint64_t period_ns;
+	bool armed;
 };
 
 struct rig_pci_machine;
 
 /*
  * The machine interface. Each operation returns 0 or a negative errno with
- * rig_why() saying why (rig_fail); none changes the machine on failure.
+ * amd_why() saying why (amd_fail); none changes the machine on failure.
+ * Nothing in the driver reaches PCI hardware, sysfs or /proc except
+ * through these operations.
+ *
+ * Listing and files (any thread; each a few system calls):
  * functions: every PCI function in bus order (malloc'd; caller frees).
  * file_read: a file under the machine's root (such as
  *   "sys/bus/pci/devices/<bus>/driver_override"), NUL-ended, trailing
@@ -69,7 +128,32 @@ struct rig_pci_machine;
  *   multiples of 4), through a mapping made and dropped for the call.
  * window_map/unmap: a BAR mapped read-write for the device's life.
  * take/give_back: take a function from Linux (enable it, open its config)
- *   and give it back as it was.
+ *   and give it back as it was (unmapping its windows, freeing nothing
+ *   else: the caller frees its DMA memory and interrupt source first).
+ *
+ * On a taken function t (the caller serialises calls on one t, except
+ * reg_read/reg_write/doorbell_write, which any thread may make at once):
+ * config_write: writes bytes of t's config space at offset (such as
+ *   PCI_COMMAND's bus-master bit, pci_bus_master()). -EINVAL for a range
+ *   outside the 4 KiB config space.
+ * reg_read/reg_write: the 32-bit register at dword index (amd-facts §0.3:
+ *   discovery base + offset) through t's MMIO window, one 32-bit load or
+ *   store, never blocks, no system call. -ERANGE for an index past the
+ *   window (the driver reaches those through the NBIO index/data pair);
+ *   -ENXIO when the windows are not mapped.
+ * doorbell_write: the 64-bit doorbell at byte offset (8-aligned) of t's
+ *   doorbell window, one 64-bit store after a release fence, so what the
+ *   thread wrote to host and VRAM memory before it reaches the GPU first.
+ *   Never blocks. -ERANGE / -EINVAL / -ENXIO as above.
+ * dma_alloc/dma_free: host memory t reaches by DMA (struct pci_dma):
+ *   VFIO type 1 where t is bound to vfio-pci in an IOMMU group, else 2 MiB
+ *   huge pages from the machine's /dev/hugepages with bus addresses from
+ *   /proc/self/pagemap (needs CAP_SYS_ADMIN: -EPERM without; -ENOMEM
+ *   naming vm.nr_hugepages when no page is free). May block (page faults,
+ *   ioctls). bytes is rounded up to PCI_DMA_PAGE.
+ * irq_open/irq_arm/irq_close: t's interrupt source (struct pci_irq): its
+ *   MSI as an eventfd where the machine delivers it, else a timerfd of
+ *   period_ns (1 ms) that irq_arm starts (outstanding true) and stops.
  */
 struct pci_machine_ops {
 	int (*functions)(const struct rig_pci_machine *m,
@@ -90,6 +174,26 @@ struct pci_machine_ops {
 		    struct pci_taken *out);
 	void (*give_back)(const struct rig_pci_machine *m,
 			  struct pci_taken *t);
+
+	int (*config_write)(const struct rig_pci_machine *m, struct pci_taken *t,
+			    uint32_t offset, const void *buf, size_t bytes);
+	int (*reg_read)(const struct rig_pci_machine *m, struct pci_taken *t,
+			uint64_t index, uint32_t *value);
+	int (*reg_write)(const struct rig_pci_machine *m, struct pci_taken *t,
+			 uint64_t index, uint32_t value);
+	int (*doorbell_write)(const struct rig_pci_machine *m,
+			      struct pci_taken *t, uint64_t offset,
+			      uint64_t value);
+	int (*dma_alloc)(const struct rig_pci_machine *m, struct pci_taken *t,
+			 uint64_t bytes, struct pci_dma *out);
+	void (*dma_free)(const struct rig_pci_machine *m, struct pci_taken *t,
+			 struct pci_dma *d);
+	int (*irq_open)(const struct rig_pci_machine *m, struct pci_taken *t,
+			struct pci_irq *out);
+	int (*irq_arm)(const struct rig_pci_machine *m, struct pci_taken *t,
+		       struct pci_irq *irq, bool outstanding);
+	void (*irq_close)(const struct rig_pci_machine *m, struct pci_taken *t,
+			  struct pci_irq *irq);
 };
 
 struct rig_pci_machine {
@@ -98,10 +202,23 @@ struct rig_pci_machine {
 	bool this_one;
 };
 
+/* PCI_COMMAND (config 0x04, 16 bits) and its bus-master bit (§8.4). */
+#define PCI_COMMAND_OFFSET	0x04
+#define PCI_COMMAND_MEMORY_BIT	0x2
+#define PCI_COMMAND_MASTER_BIT	0x4
+
+/* Maps t's VRAM, doorbell and MMIO windows (m->ops->window_map); unmaps
+ * what it mapped on failure. */
+int pci_windows_map(const struct rig_pci_machine *m, struct pci_taken *t);
+/* Turns t's bus mastering on or off: a read of PCI_COMMAND and a
+ * config_write of it. */
+int pci_bus_master(const struct rig_pci_machine *m, struct pci_taken *t,
+		   bool on);
+
 /* m, or this machine for NULL. */
 const struct rig_pci_machine *pci_machine_or_this(const struct rig_pci_machine *m);
 
-/* root + "/" + rel into buf; -EINVAL (rig_fail) when it does not fit. */
+/* root + "/" + rel into buf; -EINVAL (amd_fail) when it does not fit. */
 int pci_path(const struct rig_pci_machine *m, char *buf, size_t len,
 	     const char *rel);
 
@@ -150,6 +267,20 @@ int pci_dead_drm_files(const struct rig_pci_machine *m, const char *bus,
 /* lock.c: the process-wide lock of opens and machine changes. */
 void pci_lock(void);
 void pci_unlock(void);
+
+/*
+ * lock.c: the lock of one function among processes, so that two processes
+ * never both pass the holder scan and take the GPU. An exclusive flock()
+ * on root/run/lock/rig-pci-<bus>.lock (the folder made if missing), taken
+ * without waiting: -EBUSY naming the file when another process holds it.
+ * The kernel drops it when its holder exits, a killed one included, so a
+ * lock never outlives its process. *fd is the lock; pci_function_unlock
+ * releases it (and ignores -1). Under pci_lock(), before the holder scan,
+ * held until the take is given back or the device stops.
+ */
+int pci_function_lock(const struct rig_pci_machine *m, const char *bus,
+		      int *fd);
+void pci_function_unlock(int fd);
 
 /* machine.c: the sysfs operations (a simulator reuses some of them). */
 extern const struct pci_machine_ops pci_sysfs_ops;

@@ -16,7 +16,7 @@
 #include <errno.h>
 #include <stddef.h>
 
-#include "core/error.h"
+#include "amd/fail.h"
 #include "amd/sim/priv.h"
 
 /* SH offsets (§4.5). */
@@ -32,9 +32,9 @@ int
 amd_sim_kernel(struct amd_sim *s, uint32_t id, amd_sim_kernel_fn fn, void *ctx)
 {
 	if (!s || !fn)
-		return rig_fail(-EINVAL, "sim or fn is NULL");
+		return amd_fail(-EINVAL, "sim or fn is NULL");
 	if (id >= SIM_KERNELS)
-		return rig_fail(-EINVAL, "callback id %u is not below %d", id, SIM_KERNELS);
+		return amd_fail(-EINVAL, "callback id %u is not below %d", id, SIM_KERNELS);
 	pthread_mutex_lock(&s->kernel_lock);
 	s->kernels[id] = (struct sim_kernel){ fn, ctx };
 	pthread_mutex_unlock(&s->kernel_lock);

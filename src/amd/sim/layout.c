@@ -18,7 +18,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "core/error.h"
+#include "amd/fail.h"
 #include "amd/discovery/discovery.h"
 #include "amd/sim/priv.h"
 
@@ -105,7 +105,7 @@ base_of(const struct amd_discovery *t, uint16_t hw_id, int seg, uint32_t *out)
 	const struct amd_block *b = amd_discovery_block(t, hw_id);
 
 	if (!b || seg >= b->nbases)
-		return rig_fail(-EPROTO, "the sim's table has no %s segment %d",
+		return amd_fail(-EPROTO, "the sim's table has no %s segment %d",
 				amd_hw_name(hw_id), seg);
 	*out = (uint32_t)(b->base[seg] & 0x3FFFFFFF);
 	return 0;

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "core/error.h"
+#include "amd/fail.h"
 #include "amd/sim/priv.h"
 
 struct amd_sim *
@@ -28,7 +28,7 @@ static int
 ours(struct amd_sim *s, const char *bus)
 {
 	if (strcmp(bus, s->bus))
-		return rig_fail(-ENODEV, "the sim has no function %s (it is %s)", bus,
+		return amd_fail(-ENODEV, "the sim has no function %s (it is %s)", bus,
 				s->bus);
 	return 0;
 }
@@ -71,17 +71,17 @@ sim_window_read(const struct rig_pci_machine *m, const char *bus, int bar,
 	if (ret)
 		return ret;
 	if ((offset | bytes) & 3)
-		return rig_fail(-EINVAL, "BAR%d read at 0x%llx of %zu bytes is not in "
+		return amd_fail(-EINVAL, "BAR%d read at 0x%llx of %zu bytes is not in "
 				"dwords", bar, (unsigned long long)offset, bytes);
 	if (bar == AMD_BAR_VRAM) {
 		if (offset > s->bar0_bytes || bytes > s->bar0_bytes - offset)
-			return rig_fail(-EINVAL, "BAR0 read past its %llu bytes",
+			return amd_fail(-EINVAL, "BAR0 read past its %llu bytes",
 					(unsigned long long)s->bar0_bytes);
 		memcpy(buf, s->vram + offset, bytes);
 		return 0;
 	}
 	if (bar != AMD_BAR_MMIO)
-		return rig_fail(-ENOTSUP, "the sim reads BAR0 and BAR5, not BAR%d", bar);
+		return amd_fail(-ENOTSUP, "the sim reads BAR0 and BAR5, not BAR%d", bar);
 	for (size_t i = 0; i < bytes / 4 && !ret; i++)
 		ret = amd_sim_reg_read(s, (uint32_t)(offset / 4 + i), &to[i]);
 	return ret;
@@ -98,12 +98,12 @@ sim_window_map(const struct rig_pci_machine *m, const char *bus, int bar,
 	if (ret)
 		return ret;
 	if (bar != AMD_BAR_VRAM)
-		return rig_fail(-ENOTSUP, "the sim maps BAR0 only: BAR%d's registers or "
+		return amd_fail(-ENOTSUP, "the sim maps BAR0 only: BAR%d's registers or "
 				"doorbells act when written", bar);
 	p = mmap(NULL, s->bar0_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
 		 s->vram_fd, 0);
 	if (p == MAP_FAILED)
-		return rig_fail(-errno, "cannot map BAR0: %s", strerror(errno));
+		return amd_fail(-errno, "cannot map BAR0: %s", strerror(errno));
 	*out = (struct pci_window){ .bar = bar, .addr = p, .bytes = s->bar0_bytes };
 	return 0;
 }
@@ -130,7 +130,7 @@ sim_take(const struct rig_pci_machine *m, const char *bus, struct pci_taken *out
 	if (ret < 0)
 		return ret;
 	if (driver[0] && strcmp(driver, "vfio-pci"))
-		return rig_fail(-EBUSY, "%s is bound to %s", bus, driver);
+		return amd_fail(-EBUSY, "%s is bound to %s", bus, driver);
 	memset(out, 0, sizeof(*out));
 	snprintf(out->bus, sizeof(out->bus), "%s", bus);
 	out->config_fd = -1;

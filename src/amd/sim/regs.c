@@ -8,7 +8,7 @@
  */
 #include <errno.h>
 
-#include "core/error.h"
+#include "amd/fail.h"
 #include "amd/sim/priv.h"
 
 uint32_t
@@ -47,9 +47,9 @@ amd_sim_reg_read(struct amd_sim *s, uint32_t index, uint32_t *out)
 	int q;
 
 	if (!s || !out)
-		return rig_fail(-EINVAL, "sim or out is NULL");
+		return amd_fail(-EINVAL, "sim or out is NULL");
 	if (index >= SIM_REGS)
-		return rig_fail(-EINVAL, "register 0x%x is past BAR5 (0x%x dwords)",
+		return amd_fail(-EINVAL, "register 0x%x is past BAR5 (0x%x dwords)",
 				index, SIM_REGS);
 	if (in(index, s->lay.hqd, SIM_HQD_REGS) && (q = selected_queue(s)) >= 0) {
 		pthread_mutex_lock(&s->cp.lock);
@@ -67,9 +67,9 @@ amd_sim_reg_write(struct amd_sim *s, uint32_t index, uint32_t value)
 	int q;
 
 	if (!s)
-		return rig_fail(-EINVAL, "sim is NULL");
+		return amd_fail(-EINVAL, "sim is NULL");
 	if (index >= SIM_REGS)
-		return rig_fail(-EINVAL, "register 0x%x is past BAR5 (0x%x dwords)",
+		return amd_fail(-EINVAL, "register 0x%x is past BAR5 (0x%x dwords)",
 				index, SIM_REGS);
 	if (in(index, s->lay.hqd, SIM_HQD_REGS)) {
 		if ((q = selected_queue(s)) < 0)

@@ -6,8 +6,8 @@
  * engines' threads.
  *
  * An engine (the CP, the SDMA) is a thread that runs its queues until no
- * queue can progress, then sleeps on its event count (ck_ec, util/ec.h)
- * until a doorbell, a register write that starts a queue, or a stop bumps
+ * queue can progress, then sleeps on its event count (Concurrency Kit's
+ * ck_ec, on futexes: below) until a doorbell, a register write that starts a queue, or a stop bumps
  * it. While a queue waits on memory (WAIT_REG_MEM, POLL_REGMEM) the engine
  * looks again every 50 us, as the hardware polls: memory another agent
  * writes rings no doorbell. Any thread may ring (ec_mp).
@@ -19,14 +19,60 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "core/error.h"
-#include "util/ec.h"
+#include <ck_ec.h>
+
+#include "amd/amd.h"
+#include "amd/fail.h"
 #include "amd/sim/priv.h"
 
 #define POLL_NS		50000
+
+/*
+ * ck_ec's platform: the clock, wait and wake it asks for, on futexes. The
+ * AMD path reaches rig only through rig_edge.h, so this is the sim's own
+ * copy of the table src/util/ec.h keeps for rig's core. A doorbell's bump
+ * with no engine asleep is one atomic increment; only a sleeping engine
+ * costs the ringer a futex wake. The wait's deadline is CLOCK_MONOTONIC,
+ * as FUTEX_WAIT_BITSET takes it.
+ */
+static int
+ec_gettime(const struct ck_ec_ops *ops, struct timespec *out)
+{
+	(void)ops;
+	return clock_gettime(CLOCK_MONOTONIC, out);
+}
+
+static void
+ec_wait32(const struct ck_ec_wait_state *state, const uint32_t *addr,
+	  uint32_t expected, const struct timespec *deadline)
+{
+	(void)state;
+	syscall(SYS_futex, addr, FUTEX_WAIT_BITSET_PRIVATE, expected, deadline,
+		NULL, FUTEX_BITSET_MATCH_ANY);
+}
+
+static void
+ec_wake32(const struct ck_ec_ops *ops, const uint32_t *addr)
+{
+	(void)ops;
+	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+static const struct ck_ec_ops sim_ec_ops = {
+	.gettime = ec_gettime,
+	.wait32 = ec_wait32,
+	.wake32 = ec_wake32,
+	.busy_loop_iter = 16,
+};
+/* Any thread rings a doorbell: many producers. */
+static const struct ck_ec_mode sim_ec_mode = { .ops = &sim_ec_ops,
+					       .single_producer = false };
 
 uint64_t
 sim_gpu_clock(void)
@@ -40,7 +86,7 @@ sim_gpu_clock(void)
 void
 sim_engine_kick(struct sim_engine *e)
 {
-	ck_ec32_inc(&e->ec, ec_mp());
+	ck_ec32_inc(&e->ec, &sim_ec_mode);
 }
 
 void
@@ -83,7 +129,7 @@ engine_main(void *arg)
 				until.tv_nsec -= 1000000000;
 			}
 		}
-		ck_ec32_wait(&e->ec, ec_mp(), seen, waiting ? &until : NULL);
+		ck_ec32_wait(&e->ec, &sim_ec_mode, seen, waiting ? &until : NULL);
 	}
 	return NULL;
 }
@@ -102,7 +148,7 @@ engine_start(struct amd_sim *s, struct sim_engine *e, enum amd_sim_engine kind,
 	ret = pthread_create(&e->thread, NULL, engine_main, e);
 	if (ret) {
 		pthread_mutex_destroy(&e->lock);
-		return rig_cause(-ret, "cannot start the sim's engine thread: %s",
+		return amd_fail_at(NULL, -ret, "cannot start the sim's engine thread: %s",
 				strerror(ret));
 	}
 	return 0;
@@ -154,20 +200,20 @@ static int
 check_opts(const struct amd_sim_opts *o, const struct sim_layout **l)
 {
 	if (!o || !o->gc || !o->root)
-		return rig_cause(-EINVAL, "opts, its gc or its root is NULL");
+		return amd_fail_at(NULL, -EINVAL, "opts, its gc or its root is NULL");
 	if (!(*l = sim_layout_find(o->gc)))
-		return rig_cause(-EINVAL, "GC %s is not one the sim models (9.4.3, "
+		return amd_fail_at(NULL, -EINVAL, "GC %s is not one the sim models (9.4.3, "
 				"11.0.0, 11.0.2, 12.0.0, 12.0.1)", o->gc);
 	if (o->root[0] != '/' || strlen(o->root) >= 200)
-		return rig_cause(-EINVAL, "root \"%s\" is not an absolute path under "
+		return amd_fail_at(NULL, -EINVAL, "root \"%s\" is not an absolute path under "
 				"200 bytes", o->root);
 	if (o->bus && strlen(o->bus) != 12)
-		return rig_cause(-EINVAL, "bus \"%s\" is not of the form 0000:03:00.0",
+		return amd_fail_at(NULL, -EINVAL, "bus \"%s\" is not of the form 0000:03:00.0",
 				o->bus);
 	if (o->vram_bytes && (o->vram_bytes % (2u << 20) ||
 			      o->vram_bytes < (512ull << 20) ||
 			      o->vram_bytes > (64ull << 30)))
-		return rig_cause(-EINVAL, "vram_bytes %llu is not a multiple of 2 MiB "
+		return amd_fail_at(NULL, -EINVAL, "vram_bytes %llu is not a multiple of 2 MiB "
 				"from 512 MiB to 64 GiB",
 				(unsigned long long)o->vram_bytes);
 	return 0;
@@ -178,14 +224,14 @@ vram_make(struct amd_sim *s)
 {
 	s->vram_fd = memfd_create("amd-sim-vram", MFD_CLOEXEC);
 	if (s->vram_fd < 0)
-		return rig_cause(-errno, "memfd_create: %s", strerror(errno));
+		return amd_fail_at(NULL, -errno, "memfd_create: %s", strerror(errno));
 	if (ftruncate(s->vram_fd, (off_t)s->vram_bytes) < 0)
-		return rig_cause(-errno, "cannot size VRAM: %s", strerror(errno));
+		return amd_fail_at(NULL, -errno, "cannot size VRAM: %s", strerror(errno));
 	s->vram = mmap(NULL, s->vram_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
 		       s->vram_fd, 0);
 	if (s->vram == MAP_FAILED) {
 		s->vram = NULL;
-		return rig_cause(-errno, "cannot map VRAM: %s", strerror(errno));
+		return amd_fail_at(NULL, -errno, "cannot map VRAM: %s", strerror(errno));
 	}
 	return 0;
 }
@@ -219,11 +265,11 @@ amd_sim_create(const struct amd_sim_opts *o, struct amd_sim **out)
 	int ret;
 
 	if (!out)
-		return rig_fail(-EINVAL, "out is NULL");
+		return amd_fail(-EINVAL, "out is NULL");
 	if ((ret = check_opts(o, &l)) < 0)
-		return rig_fail_keep(__func__, ret);
+		return amd_rewrap(__func__, ret, "");
 	if (!(s = calloc(1, sizeof(*s))))
-		return rig_fail(-ENOMEM, "no memory for a sim");
+		return amd_fail(-ENOMEM, "no memory for a sim");
 	s->lay = *l;
 	s->vram_fd = s->irq_fd = -1;
 	s->vram_bytes = o->vram_bytes ? o->vram_bytes : 1ull << 30;
@@ -244,7 +290,7 @@ amd_sim_create(const struct amd_sim_opts *o, struct amd_sim **out)
 	sim_regs_clean_session(s, o->mark);
 	config_init(s);
 	if ((s->irq_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
-		ret = rig_cause(-errno, "eventfd: %s", strerror(errno));
+		ret = amd_fail_at(NULL, -errno, "eventfd: %s", strerror(errno));
 		goto fail;
 	}
 	s->machine.ops = &sim_machine_ops;
@@ -262,7 +308,7 @@ amd_sim_create(const struct amd_sim_opts *o, struct amd_sim **out)
 	return 0;
 fail:
 	release(s);
-	return rig_fail_keep(__func__, ret);
+	return amd_rewrap(__func__, ret, "");
 }
 
 void
@@ -324,21 +370,21 @@ amd_sim_host_alloc(struct amd_sim *s, size_t bytes, void **ptr, uint64_t *bus)
 	void *p;
 
 	if (!s || !ptr || !bus)
-		return rig_fail(-EINVAL, "sim, ptr or bus is NULL");
+		return amd_fail(-EINVAL, "sim, ptr or bus is NULL");
 	if (!bytes || bytes % 4096 || bytes > (1ull << 34))
-		return rig_fail(-EINVAL, "%zu bytes is not a multiple of 4 KiB up to "
+		return amd_fail(-EINVAL, "%zu bytes is not a multiple of 4 KiB up to "
 				"16 GiB", bytes);
 	pthread_mutex_lock(&s->host_lock);
 	if (s->nhost == SIM_HOST_REGIONS) {
 		pthread_mutex_unlock(&s->host_lock);
-		return rig_fail(-ENOSPC, "the sim holds %d host regions already",
+		return amd_fail(-ENOSPC, "the sim holds %d host regions already",
 				SIM_HOST_REGIONS);
 	}
 	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 		 -1, 0);
 	if (p == MAP_FAILED) {
 		pthread_mutex_unlock(&s->host_lock);
-		return rig_fail(-ENOMEM, "cannot map %zu bytes of host memory", bytes);
+		return amd_fail(-ENOMEM, "cannot map %zu bytes of host memory", bytes);
 	}
 	r = &s->host[s->nhost];
 	*r = (struct sim_host_region){ s->next_bus, bytes, p };
@@ -355,9 +401,9 @@ int
 amd_sim_config_read(struct amd_sim *s, uint32_t offset, void *buf, size_t n)
 {
 	if (!s || !buf)
-		return rig_fail(-EINVAL, "sim or buf is NULL");
+		return amd_fail(-EINVAL, "sim or buf is NULL");
 	if (offset > SIM_CONFIG_BYTES || n > SIM_CONFIG_BYTES - offset)
-		return rig_fail(-EINVAL, "%zu bytes at 0x%x are past config space",
+		return amd_fail(-EINVAL, "%zu bytes at 0x%x are past config space",
 				n, offset);
 	pthread_mutex_lock(&s->config_lock);
 	memcpy(buf, s->config + offset, n);
@@ -372,12 +418,12 @@ amd_sim_config_write(struct amd_sim *s, uint32_t offset, const void *buf,
 	uint16_t command;
 
 	if (!s || !buf)
-		return rig_fail(-EINVAL, "sim or buf is NULL");
+		return amd_fail(-EINVAL, "sim or buf is NULL");
 	if (offset > SIM_CONFIG_BYTES || n > SIM_CONFIG_BYTES - offset)
-		return rig_fail(-EINVAL, "%zu bytes at 0x%x are past config space",
+		return amd_fail(-EINVAL, "%zu bytes at 0x%x are past config space",
 				n, offset);
 	if (offset < 4 && n)
-		return rig_fail(-EINVAL, "vendor and device ids are read-only");
+		return amd_fail(-EINVAL, "vendor and device ids are read-only");
 	pthread_mutex_lock(&s->config_lock);
 	memcpy(s->config + offset, buf, n);
 	memcpy(&command, s->config + 4, 2);
@@ -411,9 +457,9 @@ int
 amd_sim_doorbell(struct amd_sim *s, uint64_t offset, uint64_t value)
 {
 	if (!s)
-		return rig_fail(-EINVAL, "sim is NULL");
+		return amd_fail(-EINVAL, "sim is NULL");
 	if (offset % 8 || offset >= SIM_BAR2_BYTES)
-		return rig_fail(-EINVAL, "doorbell 0x%llx is not an 8-aligned offset "
+		return amd_fail(-EINVAL, "doorbell 0x%llx is not an 8-aligned offset "
 				"in BAR2's 2 MiB", (unsigned long long)offset);
 	ring(s, &s->cp, (uint32_t)(offset / 4), value);
 	ring(s, &s->sdma, (uint32_t)(offset / 4), value);
@@ -436,7 +482,7 @@ amd_sim_stall(struct amd_sim *s, enum amd_sim_engine e, int queue, bool stalled)
 	struct sim_queue *q = s ? queue_of(s, e, queue) : NULL;
 
 	if (!q)
-		return rig_fail(-EINVAL, "no sim, or no queue %d of engine %d", queue, e);
+		return amd_fail(-EINVAL, "no sim, or no queue %d of engine %d", queue, e);
 	atomic_store(&q->stalled, stalled);
 	sim_engine_kick(e == AMD_SIM_CP ? &s->cp : &s->sdma);
 	return 0;

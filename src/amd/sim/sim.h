@@ -50,7 +50,7 @@ struct amd_sim_opts {
 /*
  * amd_sim_create() - a new simulated GPU, its sysfs tree under o->root,
  * bound to no driver. Returns 0, or -EINVAL (bad options), -ENOMEM,
- * -errno of a file or thread, with rig_why() saying why; nothing is left
+ * -errno of a file or thread, with amd_why() saying why; nothing is left
  * behind on failure.
  */
 int amd_sim_create(const struct amd_sim_opts *o, struct amd_sim **out);

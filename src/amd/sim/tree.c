@@ -29,7 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/error.h"
+#include "amd/fail.h"
 #include "amd/sim/priv.h"
 
 static int
@@ -43,16 +43,16 @@ put(struct amd_sim *s, const char *rel, const char *text)
 	for (slash = path + strlen(s->root) + 1; (slash = strchr(slash, '/')); slash++) {
 		*slash = '\0';
 		if (mkdir(path, 0755) < 0 && errno != EEXIST)
-			return rig_fail(-errno, "cannot make %s: %s", path, strerror(errno));
+			return amd_fail(-errno, "cannot make %s: %s", path, strerror(errno));
 		*slash = '/';
 	}
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
-		return rig_fail(-errno, "cannot write %s: %s", path, strerror(errno));
+		return amd_fail(-errno, "cannot write %s: %s", path, strerror(errno));
 	n = write(fd, text, strlen(text));
 	close(fd);
 	if (n != (ssize_t)strlen(text))
-		return rig_fail(-EIO, "short write of %s", path);
+		return amd_fail(-EIO, "short write of %s", path);
 	return 0;
 }
 
@@ -149,7 +149,7 @@ bind_to(struct amd_sim *s, const char *driver)
 
 	bound(s, now, sizeof(now));
 	if (now[0])
-		return rig_fail(-EBUSY, "%s is bound to %s already", s->bus, now);
+		return amd_fail(-EBUSY, "%s is bound to %s already", s->bus, now);
 	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/%s/driver_override",
 		 s->root, s->bus);
 	if ((f = fopen(path, "r"))) {
@@ -159,12 +159,12 @@ bind_to(struct amd_sim *s, const char *driver)
 	}
 	override[strcspn(override, "\n")] = '\0';
 	if (strcmp(override, "(null)") && strcmp(override, driver))
-		return rig_fail(-EINVAL, "%s's driver_override is %s, not %s", s->bus,
+		return amd_fail(-EINVAL, "%s's driver_override is %s, not %s", s->bus,
 				override, driver);
 	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/%s/driver", s->root, s->bus);
 	snprintf(target, sizeof(target), "../../drivers/%s", driver);
 	if (symlink(target, path) < 0)
-		return rig_fail(-errno, "cannot bind %s: %s", s->bus, strerror(errno));
+		return amd_fail(-errno, "cannot bind %s: %s", s->bus, strerror(errno));
 	if (!strcmp(driver, "amdgpu")) {
 		snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/%s/ip_discovery",
 			 s->root, s->bus);
@@ -180,7 +180,7 @@ unbind_from(struct amd_sim *s, const char *driver)
 
 	bound(s, now, sizeof(now));
 	if (strcmp(now, driver))
-		return rig_fail(-ENODEV, "%s is not bound to %s", s->bus, driver);
+		return amd_fail(-ENODEV, "%s is not bound to %s", s->bus, driver);
 	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/%s/driver", s->root, s->bus);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/%s/ip_discovery",
@@ -216,10 +216,10 @@ resize(struct amd_sim *s, const char *text)
 
 	bound(s, now, sizeof(now));
 	if (now[0])
-		return rig_fail(-EBUSY, "%s is bound to %s: BAR0 cannot be resized",
+		return amd_fail(-EBUSY, "%s is bound to %s: BAR0 cannot be resized",
 				s->bus, now);
 	if (end == text || bit < 0 || bit >= 40 || !(resize_sizes(s) >> bit & 1))
-		return rig_fail(-EINVAL, "BAR0 of %s does not take size bit \"%s\"",
+		return amd_fail(-EINVAL, "BAR0 of %s does not take size bit \"%s\"",
 				s->bus, text);
 	s->bar0_bytes = 1ull << 20 << bit;
 	return resource_file(s);
@@ -240,7 +240,7 @@ sim_tree_write(struct amd_sim *s, const char *rel, const char *text,
 	if (sscanf(rel, "sys/bus/pci/drivers/%63[^/]/%31s", drv, tail) == 2 &&
 	    (!strcmp(tail, "bind") || !strcmp(tail, "unbind"))) {
 		if (strcmp(value, s->bus))
-			ret = rig_fail(-ENODEV, "no function %s to %s", value, tail);
+			ret = amd_fail(-ENODEV, "no function %s to %s", value, tail);
 		else
 			ret = !strcmp(tail, "bind") ? bind_to(s, drv) : unbind_from(s, drv);
 	} else if (!strcmp(rel, "sys/bus/pci/drivers_probe")) {
@@ -263,7 +263,7 @@ sim_tree_write(struct amd_sim *s, const char *rel, const char *text,
 		else if (!strcmp(name, "reset") && !strcmp(value, "1"))
 			function_reset(s);
 		else if (!strcmp(name, "reset"))
-			ret = rig_fail(-EINVAL, "reset takes \"1\", not \"%s\"", value);
+			ret = amd_fail(-EINVAL, "reset takes \"1\", not \"%s\"", value);
 		else if (!strcmp(name, "resource0_resize"))
 			ret = resize(s, value);
 		else

@@ -258,8 +258,6 @@ test_windows(void **state)
 	assert_int_equal(m->ops->window_read(m, "0000:03:00.0", AMD_BAR_MMIO,
 					     0xde3 * 4, v, 4), 0);
 	assert_int_equal(v[0], 1024);
-	assert_int_equal(m->ops->window_map(m, "0000:03:00.0", AMD_BAR_MMIO, &w),
-			 -ENOTSUP);
 	assert_int_equal(m->ops->window_read(m, "0000:03:00.0", AMD_BAR_MMIO, 2, v, 4),
 			 -EINVAL);
 	assert_int_equal(m->ops->config_read(m, "0000:04:00.0", 0, v, 4), -ENODEV);

@@ -165,6 +165,9 @@ packet(struct amd_sim *s, int qi, struct stream *st)
 	count = (h >> 16) & 0x3fff;
 	op = (h >> 8) & 0xff;
 	len = count + 2;
+	if (!st->ib && len > q->bytes / 4)
+		return raise_error(s, qi, SRC_RSVD_BIT_ERROR, h, st->pos,
+				   "packet longer than its ring");
 	if (len > st->avail)
 		return st->ib ? raise_error(s, qi, SRC_RSVD_BIT_ERROR, h, st->pos,
 					    "packet runs past its IB's end") : 0;

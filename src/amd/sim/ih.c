@@ -62,7 +62,8 @@ sim_ih_push(struct amd_sim *s, const struct sim_iv *iv)
 		e[4 + i] = iv->data[i];
 	pthread_mutex_lock(&s->ih_lock);
 	cntl = sim_reg(s, r.cntl);
-	size = 4u << ((cntl >> 1) & 0x1f);
+	/* The pointers' offset field is [17:2]: rings of up to 256 KiB. */
+	size = 4u << (((cntl >> 1) & 0x1f) < 16 ? ((cntl >> 1) & 0x1f) : 16);
 	base = (uint64_t)(sim_reg(s, r.base_hi) & 0xff) << 40 |
 	       (uint64_t)sim_reg(s, r.base) << 8;
 	wptr = sim_reg(s, r.wptr);

@@ -173,6 +173,8 @@ packet(struct amd_sim *s, uint64_t rptr, uint64_t avail)
 	}
 	if (sub != (op == OP_TIMESTAMP ? 2u : 0u))
 		return bad(s, h, rptr, "sub_op the sim does not take");
+	if ((uint64_t)len * 4 > q->bytes)
+		return bad(s, h, rptr, "packet longer than its ring");
 	if ((uint64_t)len * 4 > avail)
 		return 0;	/* the rest is not written yet */
 	if (op == OP_NOP)

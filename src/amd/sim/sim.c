@@ -505,8 +505,13 @@ amd_sim_halted(struct amd_sim *s, enum amd_sim_engine e, int queue, char *why,
 int
 amd_sim_idle(struct amd_sim *s, uint64_t timeout_ns)
 {
-	struct sim_engine *e[2] = { &s->cp, &s->sdma };
+	struct sim_engine *e[2];
 	uint64_t waited = 0;
+
+	if (!s)
+		return amd_fail(-EINVAL, "sim is NULL");
+	e[0] = &s->cp;
+	e[1] = &s->sdma;
 
 	for (int k = 0; k < 2; k++) {
 		uint32_t p0 = atomic_load_explicit(&e[k]->idle_passes, memory_order_acquire);

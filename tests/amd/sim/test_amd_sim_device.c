@@ -294,6 +294,8 @@ test_call_refusals(void **state)
 	assert_int_equal(amd_sim_kernel(g.sim, 64, NULL, NULL), -EINVAL);
 	assert_int_equal(amd_sim_stall(g.sim, AMD_SIM_CP, 8, true), -EINVAL);
 	assert_false(amd_sim_halted(g.sim, AMD_SIM_SDMA, 3, NULL, 0));
+	assert_int_equal(amd_sim_idle(NULL, 0), -EINVAL);
+	assert_string_equal(rig_why(), "amd_sim_idle: sim is NULL");
 	gpu_close(&g);
 }
 

@@ -238,6 +238,8 @@ test_cp_strict(void **state)
 	p[2] = HI(DATA);
 	p[3] = 4;
 	expect_cp_error("11.0.0", p, 4, 180, "INDIRECT_BUFFER misaligned, not valid");
+	p[0] = pkt3(0x10, 0x3000);		/* a NOP longer than the 1024-dword ring */
+	expect_cp_error("11.0.0", p, 1, 180, "packet longer than its ring");
 	p[0] = pkt3(0x58, 6);			/* GFX9's ACQUIRE_MEM is count 5 */
 	memset(p + 1, 0, 6 * 4);
 	expect_cp_error("9.4.3", p, 8, 180, "ACQUIRE_MEM count wrong");
@@ -374,6 +376,8 @@ test_sdma_strict(void **state)
 	p[1] = LO(DATA + 2);			/* FENCE misaligned */
 	p[2] = HI(DATA);
 	expect_sdma_error(p, 4, "FENCE address not 4-byte aligned");
+	p[0] = 0x3fffu << 16;			/* a NOP of 16 Ki dwords, ring 1 Ki */
+	expect_sdma_error(p, 1, "packet longer than its ring");
 	p[0] = 11 | 2u << 30;			/* dword fill of 6 bytes */
 	p[1] = LO(DATA);
 	p[2] = HI(DATA);

@@ -20,6 +20,7 @@
 #include "amd/discovery/read.h"
 #include "amd/firmware/firmware.h"
 #include "amd/pci/pci.h"
+#include "amd/regs/regs.h"
 
 /* MP0_SMN_C2PMSG_81 (MPASP_ on MP0 14): non-zero once the sOS runs
  * (amd-facts §3.1, §3.8); segment 0 of MP0. */
@@ -49,6 +50,7 @@ struct taking {
 	struct amd_discovery *table;
 	uint64_t vram_bytes;
 	const struct amd_gc_set *set;
+	struct amd_regs regs;
 	struct amd_found images[AMD_GC_IMAGES];
 	struct pci_window windows[3];
 };
@@ -164,6 +166,16 @@ check_versions(struct taking *k, char *cause, size_t len)
 			      "image: %s holds none of its images", gc->major,
 			      gc->minor, gc->revision, AMD_FW_RELEASE);
 	return 0;
+}
+
+/* Every programmed block's version has a register table; the registers
+ * are resolved against the table's bases. */
+static int
+check_registers(struct taking *k, char *cause, size_t len)
+{
+	int ret = amd_regs_resolve(k->table, &k->regs);
+
+	return ret < 0 ? refuse(cause, len, ret, "%s", amd_cause()) : 0;
 }
 
 static int
@@ -292,6 +304,8 @@ open_gpu(const struct amd_pci_opener *op, char *cause, size_t len)
 	ret = check_table(m, &k, cause, len);
 	if (ret == 0)
 		ret = check_versions(&k, cause, len);
+	if (ret == 0)
+		ret = check_registers(&k, cause, len);
 	if (ret == 0)
 		ret = check_images(m, op->dirs, &k, cause, len);
 	if (ret == 0)

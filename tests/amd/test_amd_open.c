@@ -420,6 +420,21 @@ test_refuse_block_version(void **state)
 	       "GC 11.0.0 (it boots 6.0.0)");
 }
 
+/* Every block the boot programs needs a register table for its version
+ * (an MMHUB 99.9.9 once passed: only GC, SDMA0, MP0 and MP1 were checked). */
+static void
+test_refuse_mmhub_without_table(void **state)
+{
+	struct env *e = *state;
+	struct synth s;
+
+	synth_build(&s, "11.0.0", 0);
+	synth_set_version(&s, 34, 99, 9, 9);
+	env_gpu(e, "11.0.0", (struct fake_gpu){ .table = s.b, .table_len = s.len });
+	expect(e, 0, -ENOTSUP, "MMHUB 99.9.9 has no register table (rig holds "
+	       "MMHUB tables for 1.8.0, 1.8.1, 3.0.0, 3.0.1, 3.0.2 and 4.1.0)");
+}
+
 static void
 test_refuse_gc_9_5_0(void **state)
 {
@@ -698,6 +713,7 @@ main(void)
 		T(test_refuse_table_lacks_block),
 		T(test_refuse_gc_version),
 		T(test_refuse_block_version),
+		T(test_refuse_mmhub_without_table),
 		T(test_refuse_gc_9_5_0),
 		T(test_refuse_image_missing),
 		T(test_refuse_image_other_digest),

@@ -29,7 +29,7 @@ enum table_index {
 
 /* hw_id values the boot needs (amd-facts §2.5, linux soc15_hw_ip.h). */
 enum amd_hw_id {
-	MP1_HWID = 1, GC_HWID = 11, MMHUB_HWID = 34, OSSSYS_HWID = 40,
+	MP1_HWID = 1, SMUIO_HWID = 4, GC_HWID = 11, MMHUB_HWID = 34, OSSSYS_HWID = 40,
 	HDP_HWID = 41, SDMA0_HWID = 42, NBIF_HWID = 108, MP0_HWID = 255,
 };
 

@@ -45,6 +45,7 @@ amd_hw_name(uint16_t hw_id)
 {
 	switch (hw_id) {
 	case MP1_HWID:		return "MP1 (SMU)";
+	case SMUIO_HWID:	return "SMUIO";
 	case GC_HWID:		return "GC";
 	case MMHUB_HWID:	return "MMHUB";
 	case OSSSYS_HWID:	return "OSSSYS (IH)";

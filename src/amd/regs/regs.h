@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * amd/regs/: the registers the AMD path programs, by block and version.
+ * regs.def holds the facts (offsets and segments from linux's asic_reg
+ * headers, picked by scripts/amd_regs.py); names.h and tables.c are
+ * generated from it by the same script (check_amd_regs keeps them equal);
+ * resolve.c turns a GPU's discovery table into the dword index of every
+ * register (amd-facts §0.3: discovery base of the segment + offset).
+ *
+ * The open refuses a GPU one of whose programmed blocks has a version no
+ * table serves, naming the block and the version, before the boot writes.
+ */
+#ifndef AMD_REGS_REGS_H
+#define AMD_REGS_REGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "amd/discovery/discovery.h"
+#include "amd/regs/names.h"
+
+/* One register of a header: its role, offset (dwords) and segment. */
+struct amd_reg_def {
+	enum amd_reg reg;
+	uint32_t offset;
+	uint8_t segment;
+};
+
+#define AMD_REG_VERSIONS 6
+
+/* A register header and the block versions it serves. */
+struct amd_reg_table {
+	uint16_t hw_id;
+	const char *header;		/* "gc_11_0_0": linux's file name */
+	struct { uint8_t major, minor, rev; } versions[AMD_REG_VERSIONS];
+	size_t nversions;
+	const struct amd_reg_def *regs;
+	size_t nregs;
+};
+
+extern const struct amd_reg_table amd_reg_tables[];
+extern const size_t amd_reg_ntables;
+extern const char *const amd_reg_names[AMD_REG_COUNT];
+
+/* The index of a register its block's header does not have. */
+#define AMD_REG_NONE	UINT64_MAX
+
+/* Every register's dword index on one GPU, and the headers used. */
+struct amd_regs {
+	uint64_t index[AMD_REG_COUNT];
+	const struct amd_reg_table *table[HW_ID_MAX];
+};
+
+/* The table serving hw_id at major.minor.rev, or NULL. */
+const struct amd_reg_table *amd_reg_table_of(uint16_t hw_id, uint8_t major,
+					     uint8_t minor, uint8_t rev);
+
+/*
+ * amd_regs_resolve() - every register of t's blocks at its dword index:
+ * each block of AMD_REG_BLOCKS t lists must have a table for its version
+ * (-ENOTSUP naming the block, its version and the versions tables serve),
+ * and its first instance the segments its registers use (-EPROTO naming
+ * the register). A block t lacks leaves its registers AMD_REG_NONE (the
+ * open refuses a missing programmed block before this, naming it). 64-bit
+ * bases keep their low 30 bits, as linux does for die 0 (amd-facts §2.4).
+ */
+int amd_regs_resolve(const struct amd_discovery *t, struct amd_regs *out);
+
+#endif

@@ -31,6 +31,7 @@
 #define SIM_HOST_REGIONS	64
 #define SIM_KERNELS		64
 #define SIM_HQD_REGS		56	/* CP_MQD_BASE_ADDR .. CP_HQD_PQ_WPTR_HI */
+#define SIM_FAR_REGS		64	/* registers past BAR5 that hold a value */
 
 /* Page-table entry formats (amd-facts §3.6 and §3.14). */
 enum sim_pte_format { PTE_VG10, PTE_NV10, PTE_GFX12 };
@@ -46,11 +47,15 @@ struct sim_layout {
 	uint32_t scratch6, scratch7, grbm_gfx_cntl, cp_stat, rlc_bootload;
 	uint32_t hqd;			/* CP_MQD_BASE_ADDR */
 	uint32_t vm_cntl, vm_base_lo, vm_start_lo, vm_end_lo, vm_fault_status;
-	uint32_t sdma_q0;		/* SDMA0_QUEUE0_RB_CNTL */
+	uint32_t sdma_q0;		/* SDMA0_QUEUE0_RB_CNTL (SDMA_GFX_ on 4.x) */
+	/* Below sdma_q0: RB_RPTR_ADDR_LO, _HI, DOORBELL, DOORBELL_OFFSET. */
+	uint8_t sdma_rptr_lo, sdma_rptr_hi, sdma_doorbell, sdma_doorbell_offset;
+	uint32_t sdma_count_mask;	/* COPY/FILL count: 30 bits, 22 on SDMA 4 */
 	uint32_t ih;			/* IH_RB_CNTL */
 	bool ih_v7;			/* OSSSYS 7: RPTR, WPTR, BASE order */
 	uint32_t fb_base;		/* MMMC_VM_FB_LOCATION_BASE; TOP is next */
 	uint32_t c2pmsg_81, mp1_c2pmsg_90;
+	uint32_t rsmu_index, rsmu_data;	/* BIF_BX_PF0_RSMU_INDEX/DATA (§0.3) */
 };
 
 /* The GC versions the sim models; NULL for another. layout.c */
@@ -116,6 +121,10 @@ struct amd_sim {
 	uint64_t bar0_bytes;		/* BAR0's size now (resize changes it) */
 	pthread_mutex_t tree_lock;	/* the tree's state changes */
 	_Atomic uint32_t regs[SIM_REGS];
+	/* Registers past BAR5 (reached by RSMU index/data), under far_lock. */
+	pthread_mutex_t far_lock;
+	struct { uint32_t index, value; } far[SIM_FAR_REGS];
+	size_t nfar;
 	pthread_mutex_t config_lock;
 	uint8_t config[SIM_CONFIG_BYTES];
 	_Atomic bool bus_master;

@@ -4,23 +4,60 @@
  * something when written: the HQD bank GRBM_GFX_CNTL selects (cp.c), the
  * SDMA queue's (sdma.c), the IH ring's (ih.c). Every other register keeps
  * what was written, as scratch registers do; docs/amd.md lists those the
- * sim gives meaning to.
+ * sim gives meaning to. Registers past BAR5 (MP1 14's mailbox, MMHUB's
+ * second segment) are reached as on hardware through the RSMU index/data
+ * pair (amd-facts §0.3: index * 4 to RSMU_INDEX, then RSMU_DATA); the sim
+ * keeps the few that are written in a small table.
  */
 #include <errno.h>
 
 #include "amd/fail.h"
 #include "amd/sim/priv.h"
 
+static uint32_t
+far_get(struct amd_sim *s, uint32_t index)
+{
+	uint32_t v = 0;
+
+	pthread_mutex_lock(&s->far_lock);
+	for (size_t i = 0; i < s->nfar; i++)
+		if (s->far[i].index == index)
+			v = s->far[i].value;
+	pthread_mutex_unlock(&s->far_lock);
+	return v;
+}
+
+static void
+far_set(struct amd_sim *s, uint32_t index, uint32_t value)
+{
+	size_t i;
+
+	pthread_mutex_lock(&s->far_lock);
+	for (i = 0; i < s->nfar && s->far[i].index != index; i++)
+		;
+	if (i < SIM_FAR_REGS) {		/* past 64 registers, writes are lost */
+		s->far[i].index = index;
+		s->far[i].value = value;
+		s->nfar += i == s->nfar;
+	}
+	pthread_mutex_unlock(&s->far_lock);
+}
+
 uint32_t
 sim_reg(struct amd_sim *s, uint32_t index)
 {
+	if (index >= SIM_REGS)
+		return far_get(s, index);
 	return atomic_load_explicit(&s->regs[index], memory_order_acquire);
 }
 
 void
 sim_reg_set(struct amd_sim *s, uint32_t index, uint32_t value)
 {
-	atomic_store_explicit(&s->regs[index], value, memory_order_release);
+	if (index >= SIM_REGS)
+		far_set(s, index, value);
+	else
+		atomic_store_explicit(&s->regs[index], value, memory_order_release);
 }
 
 static bool
@@ -57,6 +94,8 @@ amd_sim_reg_read(struct amd_sim *s, uint32_t index, uint32_t *out)
 		pthread_mutex_unlock(&s->cp.lock);
 		return 0;
 	}
+	if (index == s->lay.rsmu_data)
+		index = sim_reg(s, s->lay.rsmu_index) / 4;
 	*out = sim_reg(s, index);
 	return 0;
 }
@@ -80,6 +119,8 @@ amd_sim_reg_write(struct amd_sim *s, uint32_t index, uint32_t value)
 		pthread_mutex_unlock(&s->cp.lock);
 		return 0;
 	}
+	if (index == s->lay.rsmu_data)
+		index = sim_reg(s, s->lay.rsmu_index) / 4;
 	sim_reg_set(s, index, value);
 	if (in(index, s->lay.sdma_q0, 0x40)) {
 		pthread_mutex_lock(&s->sdma.lock);

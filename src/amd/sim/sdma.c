@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * amd/sim/sdma.c: the copy engine, SDMA0 QUEUE0 (SDMA 6/7, GC 11/12). The
+ * amd/sim/sdma.c: the copy engine, SDMA0 QUEUE0 (SDMA 6/7, GC 11/12; SDMA
+ * 4.4's SDMA_GFX queue on GC 9.4.3, whose COPY and FILL counts are 22 bits). The
  * queue starts when SDMA0_QUEUE0_RB_CNTL is written with rb_enable, from
  * its registers (amd-facts §3.11; offsets linux gc_11_0_0, checked): ring
  * at RB_BASE << 8 of 4 << rb_size bytes, read pointer written back to
@@ -21,11 +22,10 @@
 
 #include "amd/sim/priv.h"
 
+/* Below RB_CNTL on every SDMA version; the others are in the layout. */
 enum {
 	RB_CNTL = 0x00, RB_BASE = 0x01, RB_BASE_HI = 0x02, RB_RPTR = 0x03,
 	RB_RPTR_HI = 0x04, RB_WPTR = 0x05, RB_WPTR_HI = 0x06,
-	RB_RPTR_ADDR_HI = 0x08, RB_RPTR_ADDR_LO = 0x09, DOORBELL = 0x12,
-	DOORBELL_OFFSET = 0x2b,
 };
 
 enum { OP_NOP = 0, OP_COPY = 1, OP_FENCE = 5, OP_TRAP = 6, OP_POLL_REGMEM = 8,
@@ -44,12 +44,13 @@ rg(struct amd_sim *s, uint32_t rel)
 void
 sdma_reg_write(struct amd_sim *s, uint32_t rel)
 {
+	const struct sim_layout *l = &s->lay;
 	struct sim_queue *q = &s->sdma.q[0];
 	uint32_t cntl = rg(s, RB_CNTL);
 
-	if (rel == DOORBELL || rel == DOORBELL_OFFSET) {
-		q->doorbell = (rg(s, DOORBELL_OFFSET) >> 2) & 0x3ffffff;
-		q->doorbell_on = rg(s, DOORBELL) & (1u << 28);
+	if (rel == l->sdma_doorbell || rel == l->sdma_doorbell_offset) {
+		q->doorbell = (rg(s, l->sdma_doorbell_offset) >> 2) & 0x3ffffff;
+		q->doorbell_on = rg(s, l->sdma_doorbell) & (1u << 28);
 		return;
 	}
 	if (rel != RB_CNTL)
@@ -60,7 +61,7 @@ sdma_reg_write(struct amd_sim *s, uint32_t rel)
 	}
 	q->base = ((uint64_t)rg(s, RB_BASE_HI) << 32 | rg(s, RB_BASE)) << 8;
 	q->bytes = 4ull << ((cntl >> 1) & 0x1f);
-	q->rptr_addr = (uint64_t)rg(s, RB_RPTR_ADDR_HI) << 32 | rg(s, RB_RPTR_ADDR_LO);
+	q->rptr_addr = (uint64_t)rg(s, l->sdma_rptr_hi) << 32 | rg(s, l->sdma_rptr_lo);
 	q->rptr_writeback = cntl & (1u << 12);
 	atomic_store(&q->rptr, (uint64_t)rg(s, RB_RPTR_HI) << 32 | rg(s, RB_RPTR));
 	atomic_store(&q->wptr, (uint64_t)rg(s, RB_WPTR_HI) << 32 | rg(s, RB_WPTR));
@@ -184,7 +185,7 @@ packet(struct amd_sim *s, uint64_t rptr, uint64_t avail)
 			return fault(s, &f);
 	switch (op) {
 	case OP_COPY:
-		if (p[1] >> 30)
+		if (p[1] & ~s->lay.sdma_count_mask)
 			return bad(s, h, rptr, "COPY_LINEAR count's reserved bits set");
 		if (copy(s, (uint64_t)p[6] << 32 | p[5], (uint64_t)p[4] << 32 | p[3],
 			 (uint64_t)p[1] + 1, &f))
@@ -194,7 +195,7 @@ packet(struct amd_sim *s, uint64_t rptr, uint64_t avail)
 		uint32_t size = h >> 30;
 
 		addr = (uint64_t)p[2] << 32 | p[1];
-		if ((p[4] >> 30) || (size != 0 && size != 2))
+		if ((p[4] & ~s->lay.sdma_count_mask) || (size != 0 && size != 2))
 			return bad(s, h, rptr, "CONSTANT_FILL count or fillsize the sim does not take");
 		if (size == 2 && ((addr & 3) || ((uint64_t)p[4] + 1) % 4))
 			return bad(s, h, rptr, "CONSTANT_FILL of dwords misaligned");

@@ -252,6 +252,7 @@ release(struct amd_sim *s)
 	pthread_mutex_destroy(&s->kernel_lock);
 	pthread_mutex_destroy(&s->ih_lock);
 	pthread_mutex_destroy(&s->tree_lock);
+	pthread_mutex_destroy(&s->far_lock);
 	free(s);
 }
 
@@ -282,6 +283,7 @@ amd_sim_create(const struct amd_sim_opts *o, struct amd_sim **out)
 	pthread_mutex_init(&s->kernel_lock, NULL);
 	pthread_mutex_init(&s->ih_lock, NULL);
 	pthread_mutex_init(&s->tree_lock, NULL);
+	pthread_mutex_init(&s->far_lock, NULL);
 	len = sim_table_build(&s->lay, table, sizeof(table));
 	if ((ret = vram_make(s)) < 0 ||
 	    (ret = sim_layout_resolve(&s->lay, table, len)) < 0)

@@ -29,7 +29,8 @@ static const struct ipdef navi[8] = {
 	{ OSSSYS_HWID, 2, { 0x10A0, 0x240A000 } },
 	{ HDP_HWID, 2, { 0xF20, 0x240A400 } },
 };
-/* Vega's GC bases (§0.3 vega_offsets) for GC 9; the rest as Navi. */
+/* Vega's GC bases (§0.3 vega_offsets) for GC 9; the rest (SDMA0's
+ * 0x1260 included, as vega10's SDMA0_BASE) as Navi. */
 static const uint32_t vega_gc[4] = { 0x2000, 0xA000, 0x1C000, 0x2402C00 };
 
 static void
@@ -67,7 +68,7 @@ entries(const struct sim_layout *l, uint8_t *b, size_t at, bool wide)
 		memcpy(b + at + 4, l->ver[k], 3);
 		at += 8;
 		for (int j = 0; j < d->nbases; j++) {
-			uint32_t v = wide && k < 2 && j < 4 ? vega_gc[j] : d->base[j];
+			uint32_t v = wide && k == 0 && j < 4 ? vega_gc[j] : d->base[j];
 
 			if (wide) {
 				uint64_t w = v | (uint64_t)1 << 32;

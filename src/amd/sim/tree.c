@@ -205,6 +205,9 @@ function_reset(struct amd_sim *s)
 	}
 	for (uint32_t i = 0; i < SIM_REGS; i++)
 		sim_reg_set(s, i, 0);
+	pthread_mutex_lock(&s->far_lock);
+	s->nfar = 0;
+	pthread_mutex_unlock(&s->far_lock);
 	sim_reg_set(s, 0xde3, (uint32_t)(s->vram_bytes >> 20));
 }
 

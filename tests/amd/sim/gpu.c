@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tests/amd/sim/gpu.c: a driver's side of the sim for its tests (gpu.h).
- * Register offsets within a block, PTE bits and queue programming are
- * written from amd-facts here; only the blocks' resolved absolute indices
- * are the sim's (test_amd_sim_device checks them against §3.13).
+ * PTE bits and queue programming are written from amd-facts here;
+ * register indices come from the driver's tables (src/amd/regs/), and
+ * HQD registers the tables do not name from their place among the 56
+ * CP_MQD_BASE_ADDR starts (§3.10: MQD dwords 0x80..0xB7, 1:1).
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "rig.h"
+#include "amd/discovery/read.h"
 #include "gpu.h"
 #include "../fake.h"
 
@@ -32,6 +34,32 @@ gpu_rreg(struct gpu *g, uint32_t index)
 	if (amd_sim_reg_read(g->sim, index, &v))
 		DIE("register read 0x%x failed\n", index);
 	return v;
+}
+
+uint32_t
+gpu_reg(struct gpu *g, enum amd_reg r)
+{
+	if (g->regs.index[r] == AMD_REG_NONE)
+		DIE("GC %s has no %s\n", g->sim->lay.gc, amd_reg_names[r]);
+	return (uint32_t)g->regs.index[r];
+}
+
+static void
+resolve(struct gpu *g)
+{
+	static struct amd_discovery t;
+	const struct rig_pci_machine *m = amd_sim_machine(g->sim);
+	struct pci_function *fs;
+	uint8_t *bytes;
+	uint64_t vram;
+	size_t n, len;
+
+	if (pci_amd_gpus(m, &fs, &n) || n != 1 ||
+	    amd_discovery_read(m, &fs[0], &bytes, &len, &vram) ||
+	    amd_discovery_parse(bytes, len, &t) || amd_regs_resolve(&t, &g->regs))
+		DIE("resolving the sim's registers: %s\n", rig_why());
+	free(bytes);
+	free(fs);
 }
 
 void *
@@ -115,18 +143,20 @@ gpu_unmap(struct gpu *g, uint64_t va)
 static void
 vm_on(struct gpu *g)
 {
-	const struct sim_layout *l = &g->sim->lay;
 	uint64_t end = (1ull << 36) - 1;	/* 48-bit VA in pages */
 
 	memset(g->vram + PT_AT, 0, 4096);
 	g->pt_next = PT_AT + 4096;
-	gpu_wreg(g, l->vm_base_lo, PT_AT | 1);		/* §3.6: root | 1 */
-	gpu_wreg(g, l->vm_base_lo + 1, 0);
-	gpu_wreg(g, l->vm_start_lo, 0);
-	gpu_wreg(g, l->vm_start_lo + 1, 0);
-	gpu_wreg(g, l->vm_end_lo, (uint32_t)end);
-	gpu_wreg(g, l->vm_end_lo + 1, (uint32_t)(end >> 32));
-	gpu_wreg(g, l->vm_cntl, 1 | 3 << 1);		/* enable, depth 3 */
+	/* §3.6: root | 1 (valid) */
+	gpu_wreg(g, gpu_reg(g, AMD_REG_GC_GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32), PT_AT | 1);
+	gpu_wreg(g, gpu_reg(g, AMD_REG_GC_GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32), 0);
+	gpu_wreg(g, gpu_reg(g, AMD_REG_GC_GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32), 0);
+	gpu_wreg(g, gpu_reg(g, AMD_REG_GC_GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32), 0);
+	gpu_wreg(g, gpu_reg(g, AMD_REG_GC_GCVM_CONTEXT0_PAGE_TABLE_END_ADDR_LO32), (uint32_t)end);
+	gpu_wreg(g, gpu_reg(g, AMD_REG_GC_GCVM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32),
+		 (uint32_t)(end >> 32));
+	/* enable_context [0], page_table_depth [2:1] = 3 */
+	gpu_wreg(g, gpu_reg(g, AMD_REG_GC_GCVM_CONTEXT0_CNTL), 1 | 3 << 1);
 	gpu_map(g, VA_VRAM, 0, 256u << 20, PTE_RWX, true);
 }
 
@@ -134,18 +164,14 @@ vm_on(struct gpu *g)
 static void
 ih_on(struct gpu *g)
 {
-	const struct sim_layout *l = &g->sim->lay;
-	bool v7 = g->sim->lay.ver[6][0] >= 7;
-	uint32_t ih = l->ih;
-
-	gpu_wreg(g, ih + (v7 ? 3 : 1), IH_AT >> 8);		/* IH_RB_BASE */
-	gpu_wreg(g, ih + (v7 ? 4 : 2), 0);			/* IH_RB_BASE_HI */
-	gpu_wreg(g, ih + (v7 ? 1 : 3), 0);			/* IH_RB_RPTR */
-	gpu_wreg(g, ih + (v7 ? 2 : 4), 0);			/* IH_RB_WPTR */
-	gpu_wreg(g, ih + 5, 0);					/* WPTR_ADDR_HI */
-	gpu_wreg(g, ih + 6, IH_WPTR_AT);			/* WPTR_ADDR_LO */
+	gpu_wreg(g, gpu_reg(g, AMD_REG_OSSSYS_IH_RB_BASE), IH_AT >> 8);
+	gpu_wreg(g, gpu_reg(g, AMD_REG_OSSSYS_IH_RB_BASE_HI), 0);
+	gpu_wreg(g, gpu_reg(g, AMD_REG_OSSSYS_IH_RB_RPTR), 0);
+	gpu_wreg(g, gpu_reg(g, AMD_REG_OSSSYS_IH_RB_WPTR), 0);
+	gpu_wreg(g, gpu_reg(g, AMD_REG_OSSSYS_IH_RB_WPTR_ADDR_HI), 0);
+	gpu_wreg(g, gpu_reg(g, AMD_REG_OSSSYS_IH_RB_WPTR_ADDR_LO), IH_WPTR_AT);
 	/* rb_enable, rb_size = log2(16 Ki dwords), enable_intr */
-	gpu_wreg(g, ih, 1 | 14 << 1 | 1u << 17);
+	gpu_wreg(g, gpu_reg(g, AMD_REG_OSSSYS_IH_RB_CNTL), 1 | 14 << 1 | 1u << 17);
 	g->ih_rptr = 0;
 }
 
@@ -160,6 +186,7 @@ gpu_open(struct gpu *g, const char *gc)
 	if (amd_sim_create(&o, &g->sim))
 		DIE("amd_sim_create: %s\n", rig_why());
 	g->vram = amd_sim_vram(g->sim);
+	resolve(g);
 	vm_on(g);
 	ih_on(g);
 }
@@ -175,7 +202,6 @@ gpu_close(struct gpu *g)
 bool
 gpu_ih_next(struct gpu *g, uint32_t e[8])
 {
-	bool v7 = g->sim->lay.ver[6][0] >= 7;
 	uint32_t wptr = atomic_load_explicit((_Atomic uint32_t *)(g->vram + IH_WPTR_AT),
 					     memory_order_acquire);
 
@@ -186,7 +212,7 @@ gpu_ih_next(struct gpu *g, uint32_t e[8])
 								   g->ih_rptr) + i,
 					    memory_order_relaxed);
 	g->ih_rptr = (g->ih_rptr + 32) % (64u << 10);
-	gpu_wreg(g, g->sim->lay.ih + (v7 ? 1 : 3), g->ih_rptr);
+	gpu_wreg(g, gpu_reg(g, AMD_REG_OSSSYS_IH_RB_RPTR), g->ih_rptr);
 	return true;
 }
 
@@ -203,7 +229,8 @@ log2u(uint64_t v)
 void
 gpu_cp_queue(struct gpu *g, int qi, uint64_t bytes, struct ring *r)
 {
-	uint32_t hqd = g->sim->lay.hqd;
+	uint32_t hqd = gpu_reg(g, AMD_REG_GC_CP_MQD_BASE_ADDR);
+	uint32_t grbm = gpu_reg(g, AMD_REG_GC_GRBM_GFX_CNTL);
 	uint32_t slot = 3 + (uint32_t)qi;	/* MEC_RING0 + qi (§3.12) */
 
 	*r = (struct ring){ .g = g, .va = VA_VRAM + RING_AT + g->ring_next,
@@ -212,7 +239,7 @@ gpu_cp_queue(struct gpu *g, int qi, uint64_t bytes, struct ring *r)
 	g->ring_next += bytes;
 	memset(gpu_ptr(g, r->va), 0, bytes);
 	*(uint64_t *)gpu_ptr(g, r->rptr_va) = 0;
-	gpu_wreg(g, g->sim->lay.grbm_gfx_cntl, 1u << 2 | (uint32_t)qi << 8);
+	gpu_wreg(g, grbm, 1u << 2 | (uint32_t)qi << 8);	/* meid 1, queueid */
 	gpu_wreg(g, hqd + 8, (uint32_t)(r->va >> 8));		/* PQ_BASE */
 	gpu_wreg(g, hqd + 9, (uint32_t)(r->va >> 40));		/* PQ_BASE_HI */
 	gpu_wreg(g, hqd + 10, 0);				/* PQ_RPTR */
@@ -223,13 +250,13 @@ gpu_cp_queue(struct gpu *g, int qi, uint64_t bytes, struct ring *r)
 	gpu_wreg(g, hqd + 54, 0);
 	gpu_wreg(g, hqd + 55, 0);
 	gpu_wreg(g, hqd + 2, 1);				/* HQD_ACTIVE */
-	gpu_wreg(g, g->sim->lay.grbm_gfx_cntl, 0);
+	gpu_wreg(g, grbm, 0);
 }
 
 void
 gpu_sdma_queue(struct gpu *g, uint64_t bytes, struct ring *r)
 {
-	uint32_t q = g->sim->lay.sdma_q0;
+#define R(name) gpu_reg(g, AMD_REG_SDMA0_##name)
 
 	*r = (struct ring){ .g = g, .va = VA_VRAM + RING_AT + g->ring_next,
 			    .bytes = bytes, .doorbell = 256 * 8, .sdma = true,
@@ -237,18 +264,19 @@ gpu_sdma_queue(struct gpu *g, uint64_t bytes, struct ring *r)
 	g->ring_next += bytes;
 	memset(gpu_ptr(g, r->va), 0, bytes);
 	*(uint64_t *)gpu_ptr(g, r->rptr_va) = 0;
-	gpu_wreg(g, q + 0x01, (uint32_t)(r->va >> 8));		/* RB_BASE */
-	gpu_wreg(g, q + 0x02, (uint32_t)(r->va >> 40));		/* RB_BASE_HI */
-	gpu_wreg(g, q + 0x03, 0);
-	gpu_wreg(g, q + 0x04, 0);
-	gpu_wreg(g, q + 0x05, 0);
-	gpu_wreg(g, q + 0x06, 0);
-	gpu_wreg(g, q + 0x08, (uint32_t)(r->rptr_va >> 32));	/* RPTR_ADDR_HI */
-	gpu_wreg(g, q + 0x09, (uint32_t)r->rptr_va);		/* RPTR_ADDR_LO */
-	gpu_wreg(g, q + 0x2b, 256 * 2 << 2);			/* DOORBELL_OFFSET */
-	gpu_wreg(g, q + 0x12, 1u << 28);			/* DOORBELL.enable */
+	gpu_wreg(g, R(RB_BASE), (uint32_t)(r->va >> 8));
+	gpu_wreg(g, R(RB_BASE_HI), (uint32_t)(r->va >> 40));
+	gpu_wreg(g, R(RB_RPTR), 0);
+	gpu_wreg(g, R(RB_RPTR_HI), 0);
+	gpu_wreg(g, R(RB_WPTR), 0);
+	gpu_wreg(g, R(RB_WPTR_HI), 0);
+	gpu_wreg(g, R(RB_RPTR_ADDR_HI), (uint32_t)(r->rptr_va >> 32));
+	gpu_wreg(g, R(RB_RPTR_ADDR_LO), (uint32_t)r->rptr_va);
+	gpu_wreg(g, R(DOORBELL_OFFSET), 256 * 2 << 2);		/* offset [27:2], dwords */
+	gpu_wreg(g, R(DOORBELL), 1u << 28);			/* enable */
 	/* rb_enable, rb_size, wptr poll (11), rptr write-back (12) */
-	gpu_wreg(g, q, 1 | log2u(bytes / 4) << 1 | 1u << 11 | 1u << 12);
+	gpu_wreg(g, R(RB_CNTL), 1 | log2u(bytes / 4) << 1 | 1u << 11 | 1u << 12);
+#undef R
 }
 
 static uint64_t

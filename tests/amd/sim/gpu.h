@@ -4,7 +4,9 @@
  * here from amd-facts and not from the sim's code or the driver's
  * encoders: page tables in each PTE format (§3.6), a compute queue's HQD
  * registers (§3.10), the SDMA queue's registers (§3.11), the IH ring
- * (§3.7), and rings the tests write hand-assembled dwords into. VRAM is
+ * (§3.7), and rings the tests write hand-assembled dwords into. Register
+ * indices are the driver's tables' (src/amd/regs/) resolved against the
+ * sim's discovery table, as an open resolves them. VRAM is
  * mapped at GPU VA = its offset (VA_VRAM + offset), so a test reaches a
  * buffer at va through vram + (va - VA_VRAM). A helper that fails aborts.
  */
@@ -14,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "amd/regs/regs.h"
 #include "amd/sim/priv.h"
 
 #define VA_VRAM		0x200000000000ull	/* tinygrad's VA base (§3.2) */
@@ -40,7 +43,11 @@ struct gpu {
 	uint64_t pt_next;		/* next free page-table page */
 	uint64_t ring_next;
 	uint32_t ih_rptr;		/* bytes */
+	struct amd_regs regs;		/* every register's index */
 };
+
+/* A register's index on g (aborts for one its tables lack). */
+uint32_t gpu_reg(struct gpu *g, enum amd_reg r);
 
 /* A sim of gc in a new folder, VRAM 1 GiB; page tables set up (context 0,
  * 4 levels) and the first 256 MiB of VRAM mapped at VA_VRAM in 2 MiB

@@ -117,6 +117,16 @@ test_register_indices_gc11(void **state)
 	gpu_close(&g);
 }
 
+/* A register past BAR5 through the RSMU index/data pair (§0.3). */
+static uint32_t
+far_read(struct gpu *g, uint32_t index)
+{
+	if (index < SIM_REGS)
+		return gpu_rreg(g, index);
+	gpu_wreg(g, gpu_reg(g, AMD_REG_NBIF_BIF_BX_PF0_RSMU_INDEX), index * 4);
+	return gpu_rreg(g, gpu_reg(g, AMD_REG_NBIF_BIF_BX_PF0_RSMU_DATA));
+}
+
 /* §3.1: what a partial boot reads of a GPU a clean session left. */
 static void
 test_clean_session(void **state)
@@ -130,7 +140,9 @@ test_clean_session(void **state)
 		assert_int_equal(gpu_rreg(&g, g.sim->lay.scratch7), 0xA0000008);
 		assert_int_equal(gpu_rreg(&g, g.sim->lay.scratch6), 0);
 		assert_int_not_equal(gpu_rreg(&g, g.sim->lay.c2pmsg_81), 0);
-		assert_int_not_equal(gpu_rreg(&g, g.sim->lay.mp1_c2pmsg_90), 0);
+		assert_int_not_equal(far_read(&g, gpu_reg(&g, AMD_REG_MP1_C2PMSG_90)), 0);
+		assert_int_equal(far_read(&g, gpu_reg(&g, AMD_REG_MMHUB_MMMC_VM_FB_LOCATION_TOP)),
+				 ((1u << 30) - 1) >> 24);
 		assert_int_equal(gpu_rreg(&g, g.sim->lay.cp_stat), 0);
 		if (g.sim->lay.rlc_bootload)
 			assert_true(gpu_rreg(&g, g.sim->lay.rlc_bootload) >> 31);

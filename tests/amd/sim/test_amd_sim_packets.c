@@ -385,6 +385,44 @@ test_sdma_strict(void **state)
 	expect_sdma_error(p, 5, "CONSTANT_FILL of dwords misaligned");
 }
 
+/* SDMA 4.4 on GC 9.4.3: SOC15's SDMA0 client and source 224 for TRAP,
+ * 22-bit copy counts (§5). */
+static void
+test_sdma_gc9(void **state)
+{
+	uint32_t p[16], e[8];
+	char why[160];
+	struct ring r;
+	struct gpu g;
+
+	(void)state;
+	gpu_open(&g, "9.4.3");
+	gpu_sdma_queue(&g, 4096, &r);
+	p[0] = 1;				/* COPY_LINEAR of 64 bytes */
+	p[1] = 64 - 1;
+	p[2] = 0;
+	p[3] = LO(DATA);
+	p[4] = HI(DATA);
+	p[5] = LO(DATA + 0x800);
+	p[6] = HI(DATA + 0x800);
+	p[7] = 6;				/* TRAP */
+	p[8] = 0x42;
+	memset(gpu_ptr(&g, DATA), 0x5c, 64);
+	ring_put(&r, p, 9);
+	gpu_idle(&g);
+	assert_int_equal(((uint8_t *)gpu_ptr(&g, DATA + 0x800))[63], 0x5c);
+	assert_true(gpu_ih_next(&g, e));
+	assert_int_equal(e[0] & 0xff, 8);			/* SDMA0 */
+	assert_int_equal((e[0] >> 8) & 0xff, 224);		/* SDMA_TRAP */
+	assert_int_equal(e[4], 0x42);
+	p[1] = 0x400000;			/* past 22 bits */
+	ring_put(&r, p, 7);
+	gpu_idle(&g);
+	assert_true(amd_sim_halted(g.sim, AMD_SIM_SDMA, 0, why, sizeof(why)));
+	assert_non_null(strstr(why, "COPY_LINEAR count's reserved bits"));
+	gpu_close(&g);
+}
+
 /* A queue that stops consuming: its doorbells are ignored until it resumes. */
 static void
 test_stalled_queue(void **state)
@@ -498,6 +536,7 @@ main(void)
 		cmocka_unit_test(test_ring_wrap),
 		cmocka_unit_test(test_sdma_subset),
 		cmocka_unit_test(test_sdma_strict),
+		cmocka_unit_test(test_sdma_gc9),
 		cmocka_unit_test(test_stalled_queue),
 		cmocka_unit_test(test_ih_overflow),
 		cmocka_unit_test(test_bus_master_off),

@@ -261,7 +261,10 @@ sim_tree_write(struct amd_sim *s, const char *rel, const char *text,
 	} else if (!strncmp(rel, dev, strlen(dev))) {
 		const char *name = rel + strlen(dev);
 
-		if (!strcmp(name, "driver_override"))
+		if (!strcmp(name, "driver_override") && strlen(text) >= 64)
+			ret = amd_fail(-EINVAL, "driver_override \"%.64s...\" is too long",
+				       text);
+		else if (!strcmp(name, "driver_override"))
 			ret = dev_put(s, name, value[0] ? strcat(value, "\n") : "(null)\n");
 		else if (!strcmp(name, "reset") && !strcmp(value, "1"))
 			function_reset(s);

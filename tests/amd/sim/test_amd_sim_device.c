@@ -234,6 +234,10 @@ test_tree_refusals(void **state)
 	assert_int_equal(m->ops->file_write(m, "sys/bus/pci/devices/0000:03:00.0/reset",
 					    "2"), -EINVAL);
 	assert_int_equal(m->ops->file_write(m, "sys/bus/pci/devices/0000:03:00.0/"
+					    "driver_override", "x1234567890123456789012345678901"
+					    "234567890123456789012345678901234567890"), -EINVAL);
+	assert_string_equal(dev_file(&g, "driver_override"), "(null)\n");
+	assert_int_equal(m->ops->file_write(m, "sys/bus/pci/devices/0000:03:00.0/"
 					    "driver_override", "vfio-pci"), 0);
 	assert_int_equal(m->ops->file_write(m, "sys/bus/pci/drivers/amdgpu/bind",
 					    "0000:03:00.0"), -EINVAL);

@@ -56,6 +56,14 @@ cp_hqd_write(struct amd_sim *s, uint32_t q_rel)
 			q->enabled = false;
 			return;
 		}
+		q->enabled = false;
+		atomic_store(&q->halted, false);
+		q->why[0] = '\0';
+		if ((h[HQD_PQ_CONTROL] & 0x3f) > 28) {	/* rings up to 2 GiB */
+			sim_queue_halt(q, "CP queue %u: PQ_CONTROL queue_size %u is past "
+				       "a 2 GiB ring", q_rel >> 8, h[HQD_PQ_CONTROL] & 0x3f);
+			return;
+		}
 		q->base = ((uint64_t)h[HQD_PQ_BASE_HI] << 32 | h[HQD_PQ_BASE]) << 8;
 		q->bytes = 4ull << ((h[HQD_PQ_CONTROL] & 0x3f) + 1);
 		q->rptr_addr = (uint64_t)h[HQD_RPTR_REPORT + 1] << 32 | h[HQD_RPTR_REPORT];
@@ -64,8 +72,6 @@ cp_hqd_write(struct amd_sim *s, uint32_t q_rel)
 		q->doorbell_on = h[HQD_DOORBELL] & (1u << 30);
 		atomic_store(&q->rptr, h[HQD_PQ_RPTR]);
 		atomic_store(&q->wptr, (uint64_t)h[HQD_WPTR_HI] << 32 | h[HQD_WPTR_LO]);
-		atomic_store(&q->halted, false);
-		q->why[0] = '\0';
 		q->enabled = true;
 		sim_engine_kick(&s->cp);
 		break;

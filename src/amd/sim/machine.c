@@ -83,7 +83,7 @@ sim_window_read(const struct rig_pci_machine *m, const char *bus, int bar,
 		if (offset > s->bar0_bytes || bytes > s->bar0_bytes - offset)
 			return amd_fail(-EINVAL, "BAR0 read past its %llu bytes",
 					(unsigned long long)s->bar0_bytes);
-		memcpy(buf, s->vram + offset, bytes);
+		sim_copy(buf, s->vram + offset, bytes);	/* engines may write it */
 		return 0;
 	}
 	if (bar != AMD_BAR_MMIO)

@@ -180,6 +180,8 @@ int sim_vm_write(struct amd_sim *s, uint64_t va, const void *from,
 		 size_t bytes, struct sim_fault *f);
 /* An MC address (the FB aperture, else a bus address): host pointer or NULL. */
 void *sim_mc_ptr(struct amd_sim *s, uint64_t mc, size_t bytes);
+/* n bytes of memory engines share, as relaxed atomics (vm.c's note). */
+void sim_copy(uint8_t *to, const uint8_t *from, size_t n);
 /* A bus address of host memory: pointer or NULL (bus mastering off too). */
 void *sim_bus_ptr(struct amd_sim *s, uint64_t bus, size_t bytes);
 

@@ -11,6 +11,13 @@
  * mastering is on. Not modelled: other VMIDs and contexts, GC 9's
  * page_table_block_size, fragments, the TLB (a write to the tables takes
  * effect at once: no flush is needed or checked), the MM hub.
+ *
+ * Engines share memory as hardware does: the CP and the SDMA may write the
+ * same bytes at once when a driver makes them, so every access an engine
+ * makes to VRAM or host memory, page-table entries included, is a relaxed
+ * atomic (8 bytes where both sides are aligned, else bytes). That is a
+ * well-defined C program whatever the driver does; the order a driver
+ * relies on comes from the release stores of fences and signals.
  */
 #include <errno.h>
 #include <string.h>
@@ -25,6 +32,23 @@
 #define PDE_TF_VG10	(1ull << 56)
 #define PDE_PTE_GFX12	(1ull << 63)
 #define PTE_ADDR	0x0000FFFFFFFFF000ull
+
+void
+sim_copy(uint8_t *to, const uint8_t *from, size_t n)
+{
+	if (!(((uintptr_t)to ^ (uintptr_t)from) & 7)) {
+		for (; n && ((uintptr_t)to & 7); n--)
+			__atomic_store_n(to++, __atomic_load_n(from++, __ATOMIC_RELAXED),
+					 __ATOMIC_RELAXED);
+		for (; n >= 8; n -= 8, to += 8, from += 8)
+			__atomic_store_n((uint64_t *)to,
+					 __atomic_load_n((const uint64_t *)from, __ATOMIC_RELAXED),
+					 __ATOMIC_RELAXED);
+	}
+	for (; n; n--)
+		__atomic_store_n(to++, __atomic_load_n(from++, __ATOMIC_RELAXED),
+				 __ATOMIC_RELAXED);
+}
 
 void *
 sim_bus_ptr(struct amd_sim *s, uint64_t bus, size_t bytes)
@@ -106,7 +130,8 @@ sim_vm_ptr(struct amd_sim *s, uint64_t va, size_t bytes, bool write,
 
 		if (table + 4096 > s->vram_bytes)
 			return fault(f, va, write, FAULT_WALKER_ERROR);
-		memcpy(&e, s->vram + table + ((rel >> shift) & 511) * 8, 8);
+		e = __atomic_load_n((uint64_t *)(s->vram + table + ((rel >> shift) & 511) * 8),
+				    __ATOMIC_RELAXED);
 		if (!(e & PTE_VALID))
 			return fault(f, va, write, FAULT_MAPPING_ERROR);
 		page = 1ull << shift;
@@ -151,9 +176,9 @@ copy(struct amd_sim *s, uint64_t va, uint8_t *host, size_t bytes, bool write,
 		if (!p)
 			return -EFAULT;
 		if (write)
-			memcpy(p, host, n);
+			sim_copy(p, host, n);
 		else
-			memcpy(host, p, n);
+			sim_copy(host, p, n);
 		va += n;
 		host += n;
 		bytes -= n;

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * amd/sim/priv.h: the sim's state, shared by its files (sim.h lists them).
+ *
+ * Who writes what. The register file is atomics: any thread stores, any
+ * loads. A queue's configuration is set by register writes under its
+ * engine's lock and read by the engine under it; the queue's write pointer
+ * comes from doorbells (an atomic the engine loads with acquire, pairing
+ * with the doorbell's release store, so the packets a host wrote before it
+ * rang are visible). Its read pointer is the engine's alone, published
+ * atomically for amd_sim_idle(). The IH ring is appended under its lock.
+ */
+#ifndef AMD_SIM_PRIV_H
+#define AMD_SIM_PRIV_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include <ck_ec.h>
+
+#include "amd/sim/sim.h"
+#include "amd/pci/pci.h"
+
+#define SIM_BAR5_BYTES		(512u << 10)
+#define SIM_REGS		(SIM_BAR5_BYTES / 4)
+#define SIM_BAR2_BYTES		(2u << 20)
+#define SIM_CONFIG_BYTES	4096
+#define SIM_CP_QUEUES		8	/* ME1 pipe 0, queues 0..7 */
+#define SIM_SDMA_QUEUES		1	/* SDMA0 QUEUE0 */
+#define SIM_SH_REGS		0x400	/* the SET_SH_REG window, 0x2C00..0x3000 */
+#define SIM_HOST_REGIONS	64
+#define SIM_KERNELS		64
+#define SIM_HQD_REGS		56	/* CP_MQD_BASE_ADDR .. CP_HQD_PQ_WPTR_HI */
+#define SIM_FAR_REGS		64	/* registers past BAR5 that hold a value */
+
+/* Page-table entry formats (amd-facts §3.6 and §3.14). */
+enum sim_pte_format { PTE_VG10, PTE_NV10, PTE_GFX12 };
+
+/* A GC version's facts: block versions, SOC, and where its registers are. */
+struct sim_layout {
+	const char *gc;
+	uint8_t ver[8][3];	/* GC, SDMA0, MP0, MP1, MMHUB, NBIF, OSSSYS, HDP */
+	int soc;		/* 15 (GC 9) or 21 (GC 11, 12) */
+	enum sim_pte_format pte;
+	bool gfx12;
+	/* Absolute dword indices, resolved against the discovery bases. */
+	uint32_t scratch6, scratch7, grbm_gfx_cntl, cp_stat, rlc_bootload;
+	uint32_t hqd;			/* CP_MQD_BASE_ADDR */
+	uint32_t vm_cntl, vm_base_lo, vm_start_lo, vm_end_lo, vm_fault_status;
+	uint32_t sdma_q0;		/* SDMA0_QUEUE0_RB_CNTL (SDMA_GFX_ on 4.x) */
+	/* Below sdma_q0: RB_RPTR_ADDR_LO, _HI, DOORBELL, DOORBELL_OFFSET. */
+	uint8_t sdma_rptr_lo, sdma_rptr_hi, sdma_doorbell, sdma_doorbell_offset;
+	uint32_t sdma_count_mask;	/* COPY/FILL count: 30 bits, 22 on SDMA 4 */
+	uint32_t ih;			/* IH_RB_CNTL */
+	bool ih_v7;			/* OSSSYS 7: RPTR, WPTR, BASE order */
+	uint32_t fb_base;		/* MMMC_VM_FB_LOCATION_BASE; TOP is next */
+	uint32_t c2pmsg_81, mp1_c2pmsg_90;
+	uint32_t rsmu_index, rsmu_data;	/* BIF_BX_PF0_RSMU_INDEX/DATA (§0.3) */
+};
+
+/* The GC versions the sim models; NULL for another. layout.c */
+const struct sim_layout *sim_layout_find(const char *gc);
+/* Fill the absolute indices of l from the discovery bases of the table. */
+int sim_layout_resolve(struct sim_layout *l, const uint8_t *table, size_t len);
+/* table.c: the discovery table of l into buf (cap >= 10 KiB); its length. */
+size_t sim_table_build(const struct sim_layout *l, uint8_t *buf, size_t cap);
+
+struct sim_queue {
+	/* Set under the engine's lock by register writes. */
+	bool enabled;
+	uint64_t base;			/* GPU VA of the ring */
+	uint64_t bytes;			/* a power of two */
+	uint64_t rptr_addr, wptr_addr;	/* GPU VAs of write-back words */
+	bool rptr_writeback;
+	uint32_t doorbell;		/* dword index in BAR2 */
+	bool doorbell_on;
+	/* The doorbell's value (CP: dwords; SDMA: bytes), monotonic. */
+	_Atomic uint64_t wptr;
+	/* The engine's: where it reads (same units), published. */
+	_Atomic uint64_t rptr;
+	_Atomic bool stalled, halted, blocked;
+	char why[160];			/* written once, before halted */
+	uint32_t sh[SIM_SH_REGS];	/* CP: SET_SH_REG state */
+	uint32_t hqd[SIM_HQD_REGS];	/* CP: its HQD registers' bank */
+	/* CP, the engine's own: the IB it is in. */
+	uint64_t ib_base;
+	uint32_t ib_dw, ib_pos;
+	bool in_ib;
+};
+
+struct sim_engine {
+	struct amd_sim *sim;
+	enum amd_sim_engine kind;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	struct ck_ec32 ec;		/* bumped by doorbells and stops */
+	_Atomic bool stop;
+	_Atomic uint32_t idle_passes;	/* passes that found nothing to do */
+	int nqueues;
+	struct sim_queue q[SIM_CP_QUEUES];
+};
+
+struct sim_host_region {
+	uint64_t bus, bytes;
+	void *ptr;
+};
+
+struct sim_kernel {
+	amd_sim_kernel_fn fn;
+	void *ctx;
+};
+
+struct amd_sim {
+	struct sim_layout lay;
+	char bus[32];
+	char root[208];
+	struct rig_pci_machine machine;
+	int vram_fd;
+	uint8_t *vram;
+	uint64_t vram_bytes;
+	uint64_t bar0_bytes;		/* BAR0's size now (resize changes it) */
+	pthread_mutex_t tree_lock;	/* the tree's state changes */
+	_Atomic uint32_t regs[SIM_REGS];
+	/* Registers past BAR5 (reached by RSMU index/data), under far_lock. */
+	pthread_mutex_t far_lock;
+	struct { uint32_t index, value; } far[SIM_FAR_REGS];
+	size_t nfar;
+	pthread_mutex_t config_lock;
+	uint8_t config[SIM_CONFIG_BYTES];
+	_Atomic bool bus_master;
+	_Atomic uint64_t dropped_dma;
+	/* Host memory: filled under host_lock, published by nhost (release). */
+	pthread_mutex_t host_lock;
+	struct sim_host_region host[SIM_HOST_REGIONS];
+	_Atomic size_t nhost;
+	uint64_t next_bus;
+	pthread_mutex_t kernel_lock;
+	struct sim_kernel kernels[SIM_KERNELS];
+	/* IH */
+	pthread_mutex_t ih_lock;
+	int irq_fd;
+	struct sim_engine cp, sdma;
+};
+
+/* regs.c */
+uint32_t sim_reg(struct amd_sim *s, uint32_t index);
+void sim_reg_set(struct amd_sim *s, uint32_t index, uint32_t value);
+void sim_regs_clean_session(struct amd_sim *s, uint32_t mark);
+
+/* sim.c: ring the engines, and the 100 MHz GPU clock (amd-facts §4.3). */
+void sim_engine_kick(struct sim_engine *e);
+uint64_t sim_gpu_clock(void);
+void sim_queue_halt(struct sim_queue *q, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* vm.c. A fault: what an IH entry and the fault status report. */
+struct sim_fault {
+	uint64_t va;
+	bool write;
+	uint32_t status;	/* GCVM_L2_PROTECTION_FAULT_STATUS fields */
+	bool dropped;		/* host memory with bus mastering off */
+};
+/* STATUS fields (amd-facts §6.4, gc_11_0_0). */
+#define FAULT_WALKER_ERROR	(1u << 1)	/* walker_error[3:1] = 1 */
+#define FAULT_PERM_READ		(1u << 5)	/* permission_faults[7:4] */
+#define FAULT_PERM_WRITE	(1u << 6)
+#define FAULT_MAPPING_ERROR	(1u << 8)
+#define FAULT_RW		(1u << 18)
+/*
+ * [va, va + bytes) through context 0's page tables, inside one page: a
+ * host pointer, or NULL with *f filled (unmapped, permission, or host
+ * memory with bus mastering off: f->status 0 and dropped_dma counted).
+ */
+void *sim_vm_ptr(struct amd_sim *s, uint64_t va, size_t bytes, bool write,
+		 struct sim_fault *f);
+/* Copies across pages: 0, or -EFAULT with *f. */
+int sim_vm_read(struct amd_sim *s, uint64_t va, void *to, size_t bytes,
+		struct sim_fault *f);
+int sim_vm_write(struct amd_sim *s, uint64_t va, const void *from,
+		 size_t bytes, struct sim_fault *f);
+/* An MC address (the FB aperture, else a bus address): host pointer or NULL. */
+void *sim_mc_ptr(struct amd_sim *s, uint64_t mc, size_t bytes);
+/* n bytes of memory engines share, as relaxed atomics (vm.c's note). */
+void sim_copy(uint8_t *to, const uint8_t *from, size_t n);
+/* A bus address of host memory: pointer or NULL (bus mastering off too). */
+void *sim_bus_ptr(struct amd_sim *s, uint64_t bus, size_t bytes);
+
+/* ih.c: entries (amd-facts §6.1). */
+struct sim_iv {
+	uint8_t client, src, ring, vmid;
+	uint32_t data[4];
+};
+void sim_ih_push(struct amd_sim *s, const struct sim_iv *iv);
+void sim_ih_vm_fault(struct amd_sim *s, const struct sim_fault *f, uint8_t cid);
+void sim_ih_reg_write(struct amd_sim *s, uint32_t rel);
+
+/* cp.c, sdma.c: one pass over a queue; returns whether it progressed. */
+bool cp_run(struct amd_sim *s, int qi);
+bool sdma_run(struct amd_sim *s, int qi);
+/* Under cp.lock: HQD register rel (bits 7:0) of queue (bits 15:8) was written. */
+void cp_hqd_write(struct amd_sim *s, uint32_t q_rel);
+void sdma_reg_write(struct amd_sim *s, uint32_t rel);
+
+/* launch.c: DISPATCH_DIRECT's work. 0, or a halt reason was set. */
+int launch_dispatch(struct amd_sim *s, int qi, const uint32_t dims[3],
+		    uint32_t initiator);
+
+/* tree.c */
+int sim_tree_build(struct amd_sim *s);
+int sim_tree_write(struct amd_sim *s, const char *rel, const char *text,
+		   bool *handled);
+
+/* machine.c */
+extern const struct pci_machine_ops sim_machine_ops;
+struct amd_sim *sim_of_machine(const struct rig_pci_machine *m);
+
+#endif

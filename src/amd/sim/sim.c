@@ -1,0 +1,532 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * amd/sim/sim.c: a simulated GPU's life and the parts of it a bus
+ * reaches: VRAM (a memfd, so BAR0 maps as a real BAR's resource file
+ * does), host memory with bus addresses, config space, doorbells, and the
+ * engines' threads.
+ *
+ * An engine (the CP, the SDMA) is a thread that runs its queues until no
+ * queue can progress, then sleeps on its event count (Concurrency Kit's
+ * ck_ec, on futexes: below) until a doorbell, a register write that starts a queue, or a stop bumps
+ * it. While a queue waits on memory (WAIT_REG_MEM, POLL_REGMEM) the engine
+ * looks again every 50 us, as the hardware polls: memory another agent
+ * writes rings no doorbell. Any thread may ring (ec_mp).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ck_ec.h>
+
+#include "amd/amd.h"
+#include "amd/fail.h"
+#include "amd/sim/priv.h"
+
+#define POLL_NS		50000
+
+/*
+ * ck_ec's platform: the clock, wait and wake it asks for, on futexes. The
+ * AMD path reaches rig only through rig_edge.h, so this is the sim's own
+ * copy of the table src/util/ec.h keeps for rig's core. A doorbell's bump
+ * with no engine asleep is one atomic increment; only a sleeping engine
+ * costs the ringer a futex wake. The wait's deadline is CLOCK_MONOTONIC,
+ * as FUTEX_WAIT_BITSET takes it.
+ */
+static int
+ec_gettime(const struct ck_ec_ops *ops, struct timespec *out)
+{
+	(void)ops;
+	return clock_gettime(CLOCK_MONOTONIC, out);
+}
+
+static void
+ec_wait32(const struct ck_ec_wait_state *state, const uint32_t *addr,
+	  uint32_t expected, const struct timespec *deadline)
+{
+	(void)state;
+	syscall(SYS_futex, addr, FUTEX_WAIT_BITSET_PRIVATE, expected, deadline,
+		NULL, FUTEX_BITSET_MATCH_ANY);
+}
+
+static void
+ec_wake32(const struct ck_ec_ops *ops, const uint32_t *addr)
+{
+	(void)ops;
+	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+static const struct ck_ec_ops sim_ec_ops = {
+	.gettime = ec_gettime,
+	.wait32 = ec_wait32,
+	.wake32 = ec_wake32,
+	.busy_loop_iter = 16,
+};
+/* Any thread rings a doorbell: many producers. */
+static const struct ck_ec_mode sim_ec_mode = { .ops = &sim_ec_ops,
+					       .single_producer = false };
+
+uint64_t
+sim_gpu_clock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) / 10;
+}
+
+void
+sim_engine_kick(struct sim_engine *e)
+{
+	ck_ec32_inc(&e->ec, &sim_ec_mode);
+}
+
+void
+sim_queue_halt(struct sim_queue *q, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (atomic_load(&q->halted))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(q->why, sizeof(q->why), fmt, ap);
+	va_end(ap);
+	/* Release: why before the flag amd_sim_halted() reads. */
+	atomic_store_explicit(&q->halted, true, memory_order_release);
+}
+
+static void *
+engine_main(void *arg)
+{
+	struct sim_engine *e = arg;
+
+	while (!atomic_load_explicit(&e->stop, memory_order_acquire)) {
+		uint32_t seen = ck_ec32_value(&e->ec);
+		bool progress = false, waiting = false;
+		struct timespec until;
+
+		for (int i = 0; i < e->nqueues; i++) {
+			progress |= e->kind == AMD_SIM_CP ? cp_run(e->sim, i)
+							  : sdma_run(e->sim, i);
+			waiting |= atomic_load(&e->q[i].blocked);
+		}
+		if (progress)
+			continue;
+		atomic_fetch_add_explicit(&e->idle_passes, 1, memory_order_release);
+		if (waiting) {
+			clock_gettime(CLOCK_MONOTONIC, &until);
+			until.tv_nsec += POLL_NS;
+			if (until.tv_nsec >= 1000000000) {
+				until.tv_sec++;
+				until.tv_nsec -= 1000000000;
+			}
+		}
+		ck_ec32_wait(&e->ec, &sim_ec_mode, seen, waiting ? &until : NULL);
+	}
+	return NULL;
+}
+
+static int
+engine_start(struct amd_sim *s, struct sim_engine *e, enum amd_sim_engine kind,
+	     int nqueues)
+{
+	int ret;
+
+	e->sim = s;
+	e->kind = kind;
+	e->nqueues = nqueues;
+	ck_ec32_init(&e->ec, 0);
+	pthread_mutex_init(&e->lock, NULL);
+	ret = pthread_create(&e->thread, NULL, engine_main, e);
+	if (ret) {
+		pthread_mutex_destroy(&e->lock);
+		return amd_fail_at(NULL, -ret, "cannot start the sim's engine thread: %s",
+				strerror(ret));
+	}
+	return 0;
+}
+
+static void
+engine_stop(struct sim_engine *e)
+{
+	atomic_store_explicit(&e->stop, true, memory_order_release);
+	sim_engine_kick(e);
+	pthread_join(e->thread, NULL);
+	pthread_mutex_destroy(&e->lock);
+}
+
+/* PCI ids of a part of each GC (amd-facts §0.2, §8.1). */
+static void
+ids(const char *gc, uint16_t *device, uint32_t *class_code)
+{
+	static const struct { const char *gc; uint16_t dev; uint32_t cls; } t[] = {
+		{ "9.4.3", 0x74a1, 0x120000 }, { "11.0.0", 0x744c, 0x030000 },
+		{ "11.0.2", 0x7480, 0x030000 }, { "12.0.0", 0x7590, 0x030000 },
+		{ "12.0.1", 0x7550, 0x030000 },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (!strcmp(t[i].gc, gc)) {
+			*device = t[i].dev;
+			*class_code = t[i].cls;
+		}
+}
+
+static void
+config_init(struct amd_sim *s)
+{
+	uint16_t vendor = PCI_VENDOR_ID_ATI, device = 0, command = 0x0006;
+	uint32_t cls = 0;
+
+	ids(s->lay.gc, &device, &cls);
+	memcpy(s->config, &vendor, 2);
+	memcpy(s->config + 2, &device, 2);
+	memcpy(s->config + 4, &command, 2);	/* memory space, bus master */
+	s->config[9] = 0;
+	s->config[10] = (uint8_t)(cls >> 8);
+	s->config[11] = (uint8_t)(cls >> 16);
+	atomic_store(&s->bus_master, true);
+}
+
+static int
+check_opts(const struct amd_sim_opts *o, const struct sim_layout **l)
+{
+	if (!o || !o->gc || !o->root)
+		return amd_fail_at(NULL, -EINVAL, "opts, its gc or its root is NULL");
+	if (!(*l = sim_layout_find(o->gc)))
+		return amd_fail_at(NULL, -EINVAL, "GC %s is not one the sim models (9.4.3, "
+				"11.0.0, 11.0.2, 12.0.0, 12.0.1)", o->gc);
+	if (o->root[0] != '/' || strlen(o->root) >= 200)
+		return amd_fail_at(NULL, -EINVAL, "root \"%s\" is not an absolute path under "
+				"200 bytes", o->root);
+	if (o->bus && strlen(o->bus) != 12)
+		return amd_fail_at(NULL, -EINVAL, "bus \"%s\" is not of the form 0000:03:00.0",
+				o->bus);
+	if (o->vram_bytes && (o->vram_bytes % (2u << 20) ||
+			      o->vram_bytes < (512ull << 20) ||
+			      o->vram_bytes > (64ull << 30)))
+		return amd_fail_at(NULL, -EINVAL, "vram_bytes %llu is not a multiple of 2 MiB "
+				"from 512 MiB to 64 GiB",
+				(unsigned long long)o->vram_bytes);
+	return 0;
+}
+
+static int
+vram_make(struct amd_sim *s)
+{
+	s->vram_fd = memfd_create("amd-sim-vram", MFD_CLOEXEC);
+	if (s->vram_fd < 0)
+		return amd_fail_at(NULL, -errno, "memfd_create: %s", strerror(errno));
+	if (ftruncate(s->vram_fd, (off_t)s->vram_bytes) < 0)
+		return amd_fail_at(NULL, -errno, "cannot size VRAM: %s", strerror(errno));
+	s->vram = mmap(NULL, s->vram_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       s->vram_fd, 0);
+	if (s->vram == MAP_FAILED) {
+		s->vram = NULL;
+		return amd_fail_at(NULL, -errno, "cannot map VRAM: %s", strerror(errno));
+	}
+	return 0;
+}
+
+static void
+release(struct amd_sim *s)
+{
+	if (s->irq_fd >= 0)
+		close(s->irq_fd);
+	if (s->vram)
+		munmap(s->vram, s->vram_bytes);
+	if (s->vram_fd >= 0)
+		close(s->vram_fd);
+	for (size_t i = 0; i < s->nhost; i++)
+		munmap(s->host[i].ptr, s->host[i].bytes);
+	pthread_mutex_destroy(&s->config_lock);
+	pthread_mutex_destroy(&s->host_lock);
+	pthread_mutex_destroy(&s->kernel_lock);
+	pthread_mutex_destroy(&s->ih_lock);
+	pthread_mutex_destroy(&s->tree_lock);
+	pthread_mutex_destroy(&s->far_lock);
+	free(s);
+}
+
+int
+amd_sim_create(const struct amd_sim_opts *o, struct amd_sim **out)
+{
+	const struct sim_layout *l = NULL;
+	static _Thread_local uint8_t table[10 << 10];
+	struct amd_sim *s;
+	size_t len;
+	int ret;
+
+	if (!out)
+		return amd_fail(-EINVAL, "out is NULL");
+	if ((ret = check_opts(o, &l)) < 0)
+		return amd_rewrap(__func__, ret, "");
+	if (!(s = calloc(1, sizeof(*s))))
+		return amd_fail(-ENOMEM, "no memory for a sim");
+	s->lay = *l;
+	s->vram_fd = s->irq_fd = -1;
+	s->vram_bytes = o->vram_bytes ? o->vram_bytes : 1ull << 30;
+	s->bar0_bytes = s->vram_bytes;	/* `rig detach` left it as large as VRAM */
+	s->next_bus = 1ull << 32;
+	snprintf(s->bus, sizeof(s->bus), "%s", o->bus ? o->bus : "0000:03:00.0");
+	snprintf(s->root, sizeof(s->root), "%s", o->root);
+	pthread_mutex_init(&s->config_lock, NULL);
+	pthread_mutex_init(&s->host_lock, NULL);
+	pthread_mutex_init(&s->kernel_lock, NULL);
+	pthread_mutex_init(&s->ih_lock, NULL);
+	pthread_mutex_init(&s->tree_lock, NULL);
+	pthread_mutex_init(&s->far_lock, NULL);
+	len = sim_table_build(&s->lay, table, sizeof(table));
+	if ((ret = vram_make(s)) < 0 ||
+	    (ret = sim_layout_resolve(&s->lay, table, len)) < 0)
+		goto fail;
+	memcpy(s->vram + s->vram_bytes - (64 << 10), table, len);
+	sim_regs_clean_session(s, o->mark);
+	config_init(s);
+	if ((s->irq_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
+		ret = amd_fail_at(NULL, -errno, "eventfd: %s", strerror(errno));
+		goto fail;
+	}
+	s->machine.ops = &sim_machine_ops;
+	memcpy(s->machine.root, s->root, sizeof(s->machine.root));
+	if ((ret = sim_tree_build(s)) < 0)
+		goto fail;
+	if ((ret = engine_start(s, &s->cp, AMD_SIM_CP, SIM_CP_QUEUES)) < 0)
+		goto fail;
+	if ((ret = engine_start(s, &s->sdma, AMD_SIM_SDMA,
+				s->lay.sdma_q0 ? SIM_SDMA_QUEUES : 0)) < 0) {
+		engine_stop(&s->cp);
+		goto fail;
+	}
+	*out = s;
+	return 0;
+fail:
+	release(s);
+	return amd_rewrap(__func__, ret, "");
+}
+
+void
+amd_sim_destroy(struct amd_sim *s)
+{
+	if (!s)
+		return;
+	engine_stop(&s->cp);
+	engine_stop(&s->sdma);
+	release(s);
+}
+
+const char *
+amd_sim_bus(const struct amd_sim *s)
+{
+	return s ? s->bus : NULL;
+}
+
+const struct rig_pci_machine *
+amd_sim_machine(struct amd_sim *s)
+{
+	return s ? &s->machine : NULL;
+}
+
+int
+amd_sim_vram_fd(const struct amd_sim *s)
+{
+	return s ? s->vram_fd : -1;
+}
+
+void *
+amd_sim_vram(const struct amd_sim *s)
+{
+	return s ? s->vram : NULL;
+}
+
+uint64_t
+amd_sim_vram_bytes(const struct amd_sim *s)
+{
+	return s ? s->vram_bytes : 0;
+}
+
+int
+amd_sim_irq_fd(const struct amd_sim *s)
+{
+	return s ? s->irq_fd : -1;
+}
+
+uint64_t
+amd_sim_dropped_dma(struct amd_sim *s)
+{
+	return s ? atomic_load(&s->dropped_dma) : 0;
+}
+
+int
+amd_sim_host_alloc(struct amd_sim *s, size_t bytes, void **ptr, uint64_t *bus)
+{
+	struct sim_host_region *r;
+	void *p;
+
+	if (!s || !ptr || !bus)
+		return amd_fail(-EINVAL, "sim, ptr or bus is NULL");
+	if (!bytes || bytes % 4096 || bytes > (1ull << 34))
+		return amd_fail(-EINVAL, "%zu bytes is not a multiple of 4 KiB up to "
+				"16 GiB", bytes);
+	pthread_mutex_lock(&s->host_lock);
+	if (s->nhost == SIM_HOST_REGIONS) {
+		pthread_mutex_unlock(&s->host_lock);
+		return amd_fail(-ENOSPC, "the sim holds %d host regions already",
+				SIM_HOST_REGIONS);
+	}
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		 -1, 0);
+	if (p == MAP_FAILED) {
+		pthread_mutex_unlock(&s->host_lock);
+		return amd_fail(-ENOMEM, "cannot map %zu bytes of host memory", bytes);
+	}
+	r = &s->host[s->nhost];
+	*r = (struct sim_host_region){ s->next_bus, bytes, p };
+	s->next_bus += (bytes + (2u << 20) - 1) & ~(uint64_t)((2u << 20) - 1);
+	*ptr = p;
+	*bus = r->bus;
+	/* Release: the region before the count sim_bus_ptr() reads. */
+	atomic_store_explicit(&s->nhost, s->nhost + 1, memory_order_release);
+	pthread_mutex_unlock(&s->host_lock);
+	return 0;
+}
+
+int
+amd_sim_config_read(struct amd_sim *s, uint32_t offset, void *buf, size_t n)
+{
+	if (!s || !buf)
+		return amd_fail(-EINVAL, "sim or buf is NULL");
+	if (offset > SIM_CONFIG_BYTES || n > SIM_CONFIG_BYTES - offset)
+		return amd_fail(-EINVAL, "%zu bytes at 0x%x are past config space",
+				n, offset);
+	pthread_mutex_lock(&s->config_lock);
+	memcpy(buf, s->config + offset, n);
+	pthread_mutex_unlock(&s->config_lock);
+	return 0;
+}
+
+int
+amd_sim_config_write(struct amd_sim *s, uint32_t offset, const void *buf,
+		     size_t n)
+{
+	uint16_t command;
+
+	if (!s || !buf)
+		return amd_fail(-EINVAL, "sim or buf is NULL");
+	if (offset > SIM_CONFIG_BYTES || n > SIM_CONFIG_BYTES - offset)
+		return amd_fail(-EINVAL, "%zu bytes at 0x%x are past config space",
+				n, offset);
+	if (offset < 4 && n)
+		return amd_fail(-EINVAL, "vendor and device ids are read-only");
+	pthread_mutex_lock(&s->config_lock);
+	memcpy(s->config + offset, buf, n);
+	memcpy(&command, s->config + 4, 2);
+	atomic_store_explicit(&s->bus_master, command & 4, memory_order_release);
+	pthread_mutex_unlock(&s->config_lock);
+	return 0;
+}
+
+static void
+ring(struct amd_sim *s, struct sim_engine *e, uint32_t dw, uint64_t value)
+{
+	bool rang = false;
+
+	pthread_mutex_lock(&e->lock);
+	for (int i = 0; i < e->nqueues; i++) {
+		struct sim_queue *q = &e->q[i];
+
+		if (q->enabled && q->doorbell_on && q->doorbell == dw) {
+			/* Release: the packets the host wrote before it rang. */
+			atomic_store_explicit(&q->wptr, value, memory_order_release);
+			rang = true;
+		}
+	}
+	pthread_mutex_unlock(&e->lock);
+	if (rang)
+		sim_engine_kick(e);
+	(void)s;
+}
+
+int
+amd_sim_doorbell(struct amd_sim *s, uint64_t offset, uint64_t value)
+{
+	if (!s)
+		return amd_fail(-EINVAL, "sim is NULL");
+	if (offset % 8 || offset >= SIM_BAR2_BYTES)
+		return amd_fail(-EINVAL, "doorbell 0x%llx is not an 8-aligned offset "
+				"in BAR2's 2 MiB", (unsigned long long)offset);
+	ring(s, &s->cp, (uint32_t)(offset / 4), value);
+	ring(s, &s->sdma, (uint32_t)(offset / 4), value);
+	return 0;
+}
+
+static struct sim_queue *
+queue_of(struct amd_sim *s, enum amd_sim_engine e, int queue)
+{
+	struct sim_engine *en = e == AMD_SIM_CP ? &s->cp : &s->sdma;
+
+	if (e != AMD_SIM_CP && e != AMD_SIM_SDMA)
+		return NULL;
+	return queue >= 0 && queue < en->nqueues ? &en->q[queue] : NULL;
+}
+
+int
+amd_sim_stall(struct amd_sim *s, enum amd_sim_engine e, int queue, bool stalled)
+{
+	struct sim_queue *q = s ? queue_of(s, e, queue) : NULL;
+
+	if (!q)
+		return amd_fail(-EINVAL, "no sim, or no queue %d of engine %d", queue, e);
+	atomic_store(&q->stalled, stalled);
+	sim_engine_kick(e == AMD_SIM_CP ? &s->cp : &s->sdma);
+	return 0;
+}
+
+bool
+amd_sim_halted(struct amd_sim *s, enum amd_sim_engine e, int queue, char *why,
+	       size_t len)
+{
+	struct sim_queue *q = s ? queue_of(s, e, queue) : NULL;
+
+	/* Acquire: pairs with sim_queue_halt()'s release, why written. */
+	if (!q || !atomic_load_explicit(&q->halted, memory_order_acquire))
+		return false;
+	if (why && len)
+		snprintf(why, len, "%s", q->why);
+	return true;
+}
+
+int
+amd_sim_idle(struct amd_sim *s, uint64_t timeout_ns)
+{
+	struct sim_engine *e[2];
+	uint64_t waited = 0;
+
+	if (!s)
+		return amd_fail(-EINVAL, "sim is NULL");
+	e[0] = &s->cp;
+	e[1] = &s->sdma;
+
+	for (int k = 0; k < 2; k++) {
+		uint32_t p0 = atomic_load_explicit(&e[k]->idle_passes, memory_order_acquire);
+
+		/* Two passes with no progress: one began after this call. */
+		while (atomic_load_explicit(&e[k]->idle_passes,
+					    memory_order_acquire) - p0 < 2) {
+			if (waited >= timeout_ns)
+				return -ETIMEDOUT;
+			sim_engine_kick(e[k]);
+			usleep(50);
+			waited += 50000;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * amd/sim/: a software AMD GPU, a test instrument that sits behind the
+ * machine interface (amd/pci/pci.h) where a real GPU's BARs, config space
+ * and sysfs files would be. It decodes what a driver writes from the byte
+ * layouts of amd-facts (§4 PM4, §5 SDMA, §3.6 page tables, §6 interrupt
+ * entries) and never decides what a driver should write. docs/amd.md
+ * "The software GPU" says what it models and what it does not.
+ *
+ *   sim.c      a GPU: VRAM (a memfd), host memory with bus addresses,
+ *              config space, doorbells, the engines' threads, faults
+ *   regs.c     the register file and the registers' side effects
+ *   layout.c   each GC version's blocks, versions and register offsets
+ *   table.c    the IP discovery table it carries in VRAM (amd-facts §2)
+ *   tree.c     its sysfs tree, which changes state as sysfs does
+ *   vm.c       page-table walks in each generation's PTE format
+ *   ih.c       the interrupt ring (IH) and its entries (amd-facts §6)
+ *   cp.c       the command processor: PM4 queues (HQDs)
+ *   sdma.c     the copy engine: SDMA queues
+ *   launch.c   DISPATCH_DIRECT: test kernels as host callbacks
+ *   machine.c  the machine operations on a sim
+ *
+ * Concurrency: every function here may be called from any thread at any
+ * time, as a real GPU's registers and doorbells may be written by any CPU.
+ * Each engine runs on its own thread, woken by doorbells (ck_ec).
+ */
+#ifndef AMD_SIM_SIM_H
+#define AMD_SIM_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct amd_sim;
+struct rig_pci_machine;
+
+struct amd_sim_opts {
+	const char *gc;		/* "11.0.0", "11.0.2", "12.0.0", "12.0.1", "9.4.3" */
+	const char *root;	/* an existing folder its sysfs tree is built in */
+	const char *bus;	/* NULL: "0000:03:00.0" */
+	uint64_t vram_bytes;	/* 0: 1 GiB; a multiple of 2 MiB, >= 512 MiB */
+	/*
+	 * What the last session left in SCRATCH_REG7 (amd-facts §3.1): the
+	 * sim starts as a GPU a clean session left (firmware running,
+	 * SCRATCH_REG6 = 0, no VM fault pending), marked with this value.
+	 */
+	uint32_t mark;
+};
+
+/*
+ * amd_sim_create() - a new simulated GPU, its sysfs tree under o->root,
+ * bound to no driver. Returns 0, or -EINVAL (bad options), -ENOMEM,
+ * -errno of a file or thread, with amd_why() saying why; nothing is left
+ * behind on failure.
+ */
+int amd_sim_create(const struct amd_sim_opts *o, struct amd_sim **out);
+/* Stops its engines and frees it (its sysfs tree stays). NULL is a no-op. */
+void amd_sim_destroy(struct amd_sim *s);
+
+/* Its PCI address and machine (the sysfs machine of its tree, with the
+ * sim's config space, windows and registers: machine.c). */
+const char *amd_sim_bus(const struct amd_sim *s);
+const struct rig_pci_machine *amd_sim_machine(struct amd_sim *s);
+
+/* ---- what the machine interface reaches -------------------------------- */
+
+/* Registers: dword index into BAR5 (amd-facts §0.3). -EINVAL past BAR5. */
+int amd_sim_reg_read(struct amd_sim *s, uint32_t index, uint32_t *out);
+int amd_sim_reg_write(struct amd_sim *s, uint32_t index, uint32_t value);
+/* A 64-bit doorbell write at a BAR2 byte offset (8-aligned). */
+int amd_sim_doorbell(struct amd_sim *s, uint64_t offset, uint64_t value);
+/* Config space (4 KiB): bytes at offset. Bit 2 of PCI_COMMAND (0x04) is
+ * bus mastering: with it off, no engine reaches host memory. */
+int amd_sim_config_read(struct amd_sim *s, uint32_t offset, void *buf, size_t n);
+int amd_sim_config_write(struct amd_sim *s, uint32_t offset, const void *buf,
+			 size_t n);
+/* VRAM: the memfd (BAR0's bytes) and its mapping in this process. */
+int amd_sim_vram_fd(const struct amd_sim *s);
+void *amd_sim_vram(const struct amd_sim *s);
+uint64_t amd_sim_vram_bytes(const struct amd_sim *s);
+/*
+ * Host memory the GPU may reach by bus address (what a real machine gives
+ * from 2 MiB huge pages or an IOMMU): bytes (a multiple of 4 KiB) at *ptr,
+ * bus address *bus. Lives until the sim is destroyed.
+ */
+int amd_sim_host_alloc(struct amd_sim *s, size_t bytes, void **ptr,
+		       uint64_t *bus);
+/* The interrupt source: an eventfd the sim signals for each IH entry. */
+int amd_sim_irq_fd(const struct amd_sim *s);
+
+/* ---- test kernels (launch.c) ------------------------------------------- */
+
+/*
+ * A test kernel's code bytes, at its entry (COMPUTE_PGM_LO/HI << 8): the
+ * magic, the callback id, and which user SGPR (COMPUTE_USER_DATA_n, n <
+ * 15) holds the low half of the kernarg address (amd-facts §7.3).
+ */
+#define AMD_SIM_KERNEL_MAGIC	0x4e4b4d4953474952ull	/* "RIGSIMKN" */
+struct amd_sim_kernel_code {
+	uint64_t magic;
+	uint32_t callback;
+	uint32_t kernarg_sgpr;
+};
+
+struct amd_sim_launch {
+	uint32_t grid[3];	/* work-groups (DISPATCH_DIRECT DW1..3) */
+	uint32_t group[3];	/* work-items per group (COMPUTE_NUM_THREAD_*) */
+	uint64_t kernarg;	/* GPU VA */
+	struct amd_sim *sim;
+	void *ctx;		/* what amd_sim_kernel() was given */
+	int queue;		/* the HQD's index */
+};
+
+/* SQ errors a kernel may end with (amd-facts §6.4 ERROR types). */
+enum amd_sim_sq_error {
+	AMD_SIM_SQ_OK = 0,
+	AMD_SIM_SQ_ILLEGAL_INST = 1,
+	AMD_SIM_SQ_MEMVIOL = 2,
+};
+
+/* Returns AMD_SIM_SQ_OK or the SQ error the kernel ends with. */
+typedef int (*amd_sim_kernel_fn)(const struct amd_sim_launch *l);
+
+/* Registers callback id (< 64). -EINVAL for a bad id or NULL fn. */
+int amd_sim_kernel(struct amd_sim *s, uint32_t id, amd_sim_kernel_fn fn,
+		   void *ctx);
+/*
+ * A kernel's access to [va, va + bytes) through the queue's page tables:
+ * a host pointer, or NULL after raising the VM fault the hardware would
+ * (the launch then halts its queue). The range must lie in one page.
+ */
+void *amd_sim_translate(const struct amd_sim_launch *l, uint64_t va,
+			size_t bytes, bool write);
+
+/* ---- fault injection and inspection ----------------------------------- */
+
+/* A queue that stops consuming: its engine ignores its doorbells. */
+enum amd_sim_engine { AMD_SIM_CP = 0, AMD_SIM_SDMA = 1 };
+int amd_sim_stall(struct amd_sim *s, enum amd_sim_engine e, int queue,
+		  bool stalled);
+/* Whether a queue halted on an error, and the halt's cause (NUL-ended). */
+bool amd_sim_halted(struct amd_sim *s, enum amd_sim_engine e, int queue,
+		    char *why, size_t len);
+/* Blocks until every enabled, unstalled, unhalted queue is idle (rptr ==
+ * wptr and no wait pending on memory), or timeout_ns passes: 0 or
+ * -ETIMEDOUT. For tests. */
+int amd_sim_idle(struct amd_sim *s, uint64_t timeout_ns);
+/* Host-memory accesses dropped because bus mastering was off. */
+uint64_t amd_sim_dropped_dma(struct amd_sim *s);
+
+#endif

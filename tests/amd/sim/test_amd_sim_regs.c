@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_amd_sim_regs: every register the sim gives meaning to sits where
+ * the driver's register tables (src/amd/regs/, extracted from linux's
+ * asic_reg headers by scripts/amd_regs.py) put it, for each GC the sim
+ * models, both resolved against the sim's own discovery table. The two
+ * come from different hands (the sim's offsets are written from amd-facts
+ * and the author's reading of linux's headers), so a register either
+ * places wrongly fails here, naming it.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "rig.h"
+#include "amd/discovery/read.h"
+#include "amd/regs/regs.h"
+#include "gpu.h"
+
+struct pair {
+	const char *what;
+	uint64_t sim;
+	enum amd_reg reg;
+};
+
+static int
+compare(const char *gc, const struct pair *p, size_t n, const struct amd_regs *r)
+{
+	int bad = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t want = r->index[p[i].reg];
+
+		if (want == AMD_REG_NONE || p[i].sim == 0)
+			continue;	/* a register one side does not have */
+		if (want != p[i].sim) {
+			fprintf(stderr, "GC %s: %s at 0x%llx in the sim, 0x%llx in the tables\n",
+				gc, p[i].what, (unsigned long long)p[i].sim,
+				(unsigned long long)want);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+static void
+test_sim_registers_match_the_tables(void **state)
+{
+	static const char *const gcs[] = { "9.4.3", "11.0.0", "11.0.2", "12.0.0", "12.0.1" };
+	static struct amd_discovery t;
+	static struct amd_regs r;
+	int bad = 0;
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(gcs) / sizeof(gcs[0]); k++) {
+		const struct rig_pci_machine *m;
+		struct pci_function *fs;
+		uint8_t *bytes;
+		uint64_t vram;
+		size_t n, len;
+		struct gpu g;
+
+		gpu_open(&g, gcs[k]);
+		const struct sim_layout *l = &g.sim->lay;
+		bool v7 = l->ih_v7;
+		uint32_t sq = l->sdma_q0, h = l->hqd;
+		const struct pair p[] = {
+			{ "SCRATCH_REG6", l->scratch6, AMD_REG_GC_SCRATCH_REG6 },
+			{ "SCRATCH_REG7", l->scratch7, AMD_REG_GC_SCRATCH_REG7 },
+			{ "GRBM_GFX_CNTL", l->grbm_gfx_cntl, AMD_REG_GC_GRBM_GFX_CNTL },
+			{ "CP_STAT", l->cp_stat, AMD_REG_GC_CP_STAT },
+			{ "RLC_RLCS_BOOTLOAD_STATUS", l->rlc_bootload, AMD_REG_GC_RLC_RLCS_BOOTLOAD_STATUS },
+			{ "CP_MQD_BASE_ADDR", h, AMD_REG_GC_CP_MQD_BASE_ADDR },
+			{ "CP_MQD_BASE_ADDR_HI", h + 1, AMD_REG_GC_CP_MQD_BASE_ADDR_HI },
+			{ "CP_HQD_ACTIVE", h + 2, AMD_REG_GC_CP_HQD_ACTIVE },
+			{ "CP_HQD_VMID", h + 3, AMD_REG_GC_CP_HQD_VMID },
+			{ "CP_HQD_PQ_BASE", h + 8, AMD_REG_GC_CP_HQD_PQ_BASE },
+			{ "CP_HQD_PQ_RPTR", h + 10, AMD_REG_GC_CP_HQD_PQ_RPTR },
+			{ "CP_HQD_PQ_DOORBELL_CONTROL", h + 15, AMD_REG_GC_CP_HQD_PQ_DOORBELL_CONTROL },
+			{ "CP_HQD_PQ_CONTROL", h + 17, AMD_REG_GC_CP_HQD_PQ_CONTROL },
+			{ "CP_HQD_DEQUEUE_REQUEST", h + 24, AMD_REG_GC_CP_HQD_DEQUEUE_REQUEST },
+			{ "CP_HQD_PQ_WPTR_LO", h + 54, AMD_REG_GC_CP_HQD_PQ_WPTR_LO },
+			{ "CP_HQD_PQ_WPTR_HI", h + 55, AMD_REG_GC_CP_HQD_PQ_WPTR_HI },
+			{ "GCVM_CONTEXT0_CNTL", l->vm_cntl, AMD_REG_GC_GCVM_CONTEXT0_CNTL },
+			{ "PAGE_TABLE_BASE_ADDR_LO32", l->vm_base_lo,
+			  AMD_REG_GC_GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32 },
+			{ "PAGE_TABLE_BASE_ADDR_HI32", l->vm_base_lo + 1,
+			  AMD_REG_GC_GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32 },
+			{ "PAGE_TABLE_START_ADDR_LO32", l->vm_start_lo,
+			  AMD_REG_GC_GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32 },
+			{ "PAGE_TABLE_START_ADDR_HI32", l->vm_start_lo + 1,
+			  AMD_REG_GC_GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32 },
+			{ "PAGE_TABLE_END_ADDR_LO32", l->vm_end_lo,
+			  AMD_REG_GC_GCVM_CONTEXT0_PAGE_TABLE_END_ADDR_LO32 },
+			{ "PAGE_TABLE_END_ADDR_HI32", l->vm_end_lo + 1,
+			  AMD_REG_GC_GCVM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32 },
+			{ "GCVM_L2_PROTECTION_FAULT_STATUS", l->vm_fault_status,
+			  AMD_REG_GC_GCVM_L2_PROTECTION_FAULT_STATUS },
+			{ "SDMA0 RB_CNTL", sq, AMD_REG_SDMA0_RB_CNTL },
+			{ "SDMA0 RB_BASE", sq ? sq + 0x01 : 0, AMD_REG_SDMA0_RB_BASE },
+			{ "SDMA0 RB_BASE_HI", sq ? sq + 0x02 : 0, AMD_REG_SDMA0_RB_BASE_HI },
+			{ "SDMA0 RB_RPTR", sq ? sq + 0x03 : 0, AMD_REG_SDMA0_RB_RPTR },
+			{ "SDMA0 RB_RPTR_HI", sq ? sq + 0x04 : 0, AMD_REG_SDMA0_RB_RPTR_HI },
+			{ "SDMA0 RB_WPTR", sq ? sq + 0x05 : 0, AMD_REG_SDMA0_RB_WPTR },
+			{ "SDMA0 RB_WPTR_HI", sq ? sq + 0x06 : 0, AMD_REG_SDMA0_RB_WPTR_HI },
+			{ "SDMA0 RB_RPTR_ADDR_HI", sq ? sq + l->sdma_rptr_hi : 0, AMD_REG_SDMA0_RB_RPTR_ADDR_HI },
+			{ "SDMA0 RB_RPTR_ADDR_LO", sq ? sq + l->sdma_rptr_lo : 0, AMD_REG_SDMA0_RB_RPTR_ADDR_LO },
+			{ "SDMA0 DOORBELL", sq ? sq + l->sdma_doorbell : 0, AMD_REG_SDMA0_DOORBELL },
+			{ "SDMA0 DOORBELL_OFFSET", sq ? sq + l->sdma_doorbell_offset : 0, AMD_REG_SDMA0_DOORBELL_OFFSET },
+			{ "IH_RB_CNTL", l->ih, AMD_REG_OSSSYS_IH_RB_CNTL },
+			{ "IH_RB_BASE", l->ih + (v7 ? 3 : 1), AMD_REG_OSSSYS_IH_RB_BASE },
+			{ "IH_RB_BASE_HI", l->ih + (v7 ? 4 : 2), AMD_REG_OSSSYS_IH_RB_BASE_HI },
+			{ "IH_RB_RPTR", l->ih + (v7 ? 1 : 3), AMD_REG_OSSSYS_IH_RB_RPTR },
+			{ "IH_RB_WPTR", l->ih + (v7 ? 2 : 4), AMD_REG_OSSSYS_IH_RB_WPTR },
+			{ "IH_RB_WPTR_ADDR_HI", l->ih + 5, AMD_REG_OSSSYS_IH_RB_WPTR_ADDR_HI },
+			{ "IH_RB_WPTR_ADDR_LO", l->ih + 6, AMD_REG_OSSSYS_IH_RB_WPTR_ADDR_LO },
+			{ "MMMC_VM_FB_LOCATION_BASE", l->fb_base, AMD_REG_MMHUB_MMMC_VM_FB_LOCATION_BASE },
+			{ "MMMC_VM_FB_LOCATION_TOP", l->fb_base + 1, AMD_REG_MMHUB_MMMC_VM_FB_LOCATION_TOP },
+			{ "MP0_C2PMSG_81", l->c2pmsg_81, AMD_REG_MP0_C2PMSG_81 },
+			{ "MP1_C2PMSG_90", l->mp1_c2pmsg_90, AMD_REG_MP1_C2PMSG_90 },
+			{ "BIF_BX_PF0_RSMU_INDEX", l->rsmu_index, AMD_REG_NBIF_BIF_BX_PF0_RSMU_INDEX },
+			{ "BIF_BX_PF0_RSMU_DATA", l->rsmu_data, AMD_REG_NBIF_BIF_BX_PF0_RSMU_DATA },
+		};
+
+		m = amd_sim_machine(g.sim);
+		assert_int_equal(pci_amd_gpus(m, &fs, &n), 0);
+		assert_int_equal(amd_discovery_read(m, &fs[0], &bytes, &len, &vram), 0);
+		assert_int_equal(amd_discovery_parse(bytes, len, &t), 0);
+		if (amd_regs_resolve(&t, &r))
+			fail_msg("GC %s: %s", gcs[k], rig_why());
+		bad += compare(gcs[k], p, sizeof(p) / sizeof(p[0]), &r);
+		free(bytes);
+		free(fs);
+		gpu_close(&g);
+	}
+	assert_int_equal(bad, 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sim_registers_match_the_tables),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

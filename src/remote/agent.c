@@ -523,14 +523,14 @@ client_end(struct agent *a, struct client *c)
 	int ndev = 0;
 	uint64_t nbuf = 0;
 
+	for (uint64_t i = 0; i < c->nobjs; i++)
+		nbuf += c->objs[i].kind == AOBJ_BUFFER;
 	while (c->devs) {
 		dev_end(a, c, c->devs);
 		ndev++;
 	}
-	for (uint64_t i = 0; i < c->nobjs; i++) {
-		nbuf += c->objs[i].kind == AOBJ_BUFFER;
+	for (uint64_t i = 0; i < c->nobjs; i++)
 		obj_end(a, &c->objs[i]);
-	}
 	if (c->admitted)
 		agent_log(a, "client %s: %s; closed %d devices, returned %llu buffers",
 			  c->peer, c->gone_why, ndev, (unsigned long long)nbuf);
@@ -560,6 +560,10 @@ rig_remote_agent(const struct rig_agent_config *cfg)
 	if (remote_key_find(cfg->key_file, &a.key, why, sizeof(why)) < 0)
 		return rig_why_set(func, -EINVAL, "%s", why);
 	a.heartbeat_ns = (cfg->heartbeat_ms ? cfg->heartbeat_ms : 3000) * 1000000ull;
+	/* An agent restarted on its port finds the connections its last run
+	 * closed in TIME_WAIT there: UCX's TCP listener binds without
+	 * SO_REUSEADDR unless told (docs/remote.md). The environment wins. */
+	setenv("UCX_TCP_CM_REUSEADDR", "y", 0);
 	if (link_open(&a.link, false, on_message, &a, why, sizeof(why)) < 0)
 		return rig_why_set(func, -EINVAL, "%s", why);
 	lp = (ucp_listener_params_t){

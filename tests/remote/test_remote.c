@@ -25,6 +25,7 @@
 
 #include "agent_proc.h"
 #include "common.h"
+#include "remote/link.h"
 
 #define N (2 << 20)	/* floats: 8 MiB a buffer */
 
@@ -120,11 +121,285 @@ add_remote(void **state)
 	free(y);
 }
 
+
+/* A wrong key, and a key file others may read, are refused; the agent
+ * serves the next client as before. */
+static void
+bad_keys(void **state)
+{
+	struct agent_proc other;
+	struct rig_opener o;
+	struct rig_device *d;
+
+	/* An agent of its own: this process's connection to the first one
+	 * proved the key already, and a machine has one connection. */
+	assert_true(agent_start(&other, key_path, "127.0.0.1:0", NULL));
+	assert_int_equal(rig_remote_opener(other.where, "M1", bad_key_path, &o), 0);
+	assert_true(rig_open(&o, &d) < 0);
+	assert_non_null(strstr(rig_why(), other.where));
+	assert_true(agent_logged(&other, "refused: wrong key", 5000));
+	assert_int_equal(rig_remote_opener(other.where, "M1", open_key_path, &o), 0);
+	assert_true(rig_open(&o, &d) < 0);
+	assert_non_null(strstr(rig_why(), "others may read it"));
+	assert_int_equal(rig_remote_opener(other.where, "M1", key_path, &o), 0);
+	assert_int_equal(rig_open(&o, &d), 0);
+	assert_null(rig_lost(d));
+	assert_int_equal(rig_close(d), 0);
+	rig_device_release(d);
+	agent_kill(&other, SIGTERM);
+}
+
+/* The refusals of rig_remote_opener(). */
+static void
+opener_refusals(void **state)
+{
+	struct rig_opener o;
+
+	assert_int_equal(rig_remote_opener(NULL, "HOST", NULL, &o), RIG_EINVAL);
+	assert_non_null(strstr(rig_why(), "rig_remote_opener: where is NULL"));
+	assert_int_equal(rig_remote_opener("localhost", "HOST", NULL, &o), RIG_EINVAL);
+	assert_non_null(strstr(rig_why(), "not host:port"));
+	assert_int_equal(rig_remote_opener("127.0.0.1:http", "HOST", NULL, &o), RIG_EINVAL);
+	assert_non_null(strstr(rig_why(), "not a number"));
+	assert_int_equal(rig_remote_opener("127.0.0.1:1", "", NULL, &o), RIG_EINVAL);
+	assert_non_null(strstr(rig_why(), "empty"));
+	assert_int_equal(rig_remote_opener("127.0.0.1:1", NULL, NULL, &o), RIG_EINVAL);
+	assert_int_equal(rig_remote_opener("127.0.0.1:1", "HOST", NULL, NULL), RIG_EINVAL);
+	assert_non_null(strstr(rig_why(), "out is NULL"));
+}
+
+/* Raw UCX: a client that sends bytes the decoder refuses, and one that
+ * asks before it proved the key; each is closed, the agent goes on. */
+static void
+raw_send(const void *bytes, size_t len, const char *logged)
+{
+	struct link l;
+	struct sockaddr_storage sa;
+	socklen_t salen;
+	char why[200];
+	ucp_ep_params_t ep;
+	ucp_ep_h e;
+	ucp_request_param_t p = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+				  .flags = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY };
+
+	assert_int_equal(link_open(&l, false, NULL, NULL, why, sizeof(why)), 0);
+	assert_int_equal(link_address(agent.where, &sa, &salen, why, sizeof(why)), 0);
+	ep = (ucp_ep_params_t){
+		.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR |
+			      UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE,
+		.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER,
+		.sockaddr = { (const struct sockaddr *)&sa, salen },
+		.err_mode = UCP_ERR_HANDLING_MODE_PEER,
+	};
+	assert_int_equal(ucp_ep_create(l.worker, &ep, &e), UCS_OK);
+	assert_int_equal(link_wait(&l, ucp_am_send_nbx(e, LINK_AM_ID, NULL, 0, bytes, len, &p)), UCS_OK);
+	for (int i = 0; i < 200 && !strstr(agent.log, logged); i++) {
+		link_progress(&l, 5);
+		agent_logged(&agent, logged, 5);
+	}
+	assert_true(agent_logged(&agent, logged, 5000));
+	link_ep_drop(&l, e);
+	link_close(&l);
+}
+
+static void
+malformed(void **state)
+{
+	static const char garbage[] = "GET / HTTP/1.1\r\n\r\n";
+	struct remote_msg m = { .type = REMOTE_OPEN };
+	uint8_t *b;
+	size_t len;
+	char why[200];
+	struct rig_device *d;
+
+	raw_send(garbage, sizeof(garbage), "refused: a malformed message");
+	m.u.name = remote_str("HOST");
+	assert_int_equal(remote_encode(&m, &b, &len, why, sizeof(why)), 0);
+	raw_send(b, len, "refused: a message before the handshake ended");
+	free(b);
+	d = open_remote("M2", key_path);
+	assert_null(rig_lost(d));
+	assert_int_equal(rig_close(d), 0);
+	rig_device_release(d);
+}
+
+/*
+ * Order across the machines, both ways, through a memory device M of this
+ * process that borrows a pinned buffer of the remote HOST (the same
+ * stamps): M's copy out of it waits for the remote copy that wrote it,
+ * and the remote copy out of it waits for M's copy that wrote it. The
+ * remote work is slow (adds queued ahead of it) so that a missing wait
+ * shows as stale bytes.
+ */
+static void
+order_across(void **state)
+{
+	struct rig_device *d = open_remote("HOST", key_path), *m;
+	struct rig_buffer *a, *b, *c, *pc, *lc, *lm, *lsrc;
+	struct rig_submission *s;
+	struct rig_image *img;
+	struct rig_point p;
+	float *x = malloc(N * sizeof(float));
+	size_t wrong = 0;
+
+	assert_int_equal(rig_memory_device("LOCAL", &m), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &a), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &b), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &c), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_PINNED, &pc), 0);
+	assert_int_equal(rig_buffer_create(m, N * 4, RIG_MEMORY_DEVICE, &lm), 0);
+	assert_int_equal(rig_buffer_create(m, N * 4, RIG_MEMORY_DEVICE, &lsrc), 0);
+	assert_int_equal(rig_buffer_borrow(pc, m, &lc), 0);
+	for (int i = 0; i < N; i++)
+		x[i] = (float)i;
+	assert_int_equal(rig_buffer_write(pc, 0, x, N * 4), 0);
+	assert_int_equal(rig_buffer_copy(pc, a, NULL), 0);
+	assert_int_equal(rig_buffer_copy(pc, b, NULL), 0);
+	assert_int_equal(add_submission(d, &s, &img), 0);
+	for (int k = 0; k < 8; k++)
+		assert_int_equal(add_submit(s, a, b, c, N, NULL), 0);
+	/* remote -> local: c = 2x lands in pc; M copies pc (borrowed) out. */
+	assert_int_equal(rig_buffer_copy(c, pc, NULL), 0);
+	assert_int_equal(rig_buffer_copy(lc, lm, &p), 0);
+	assert_int_equal(rig_wait(p, 30ull * 1000000000), 0);
+	assert_int_equal(rig_buffer_read(lm, 0, x, N * 4), 0);
+	for (int i = 0; i < N; i++)
+		wrong += x[i] != 2.0f * (float)i;
+	assert_int_equal(wrong, 0);
+	/* local -> remote: M writes 3x into pc (borrowed); the remote copy
+	 * of pc into a follows it; an add then makes c = a + b = 4x. */
+	for (int i = 0; i < N; i++)
+		x[i] = 3.0f * (float)i;
+	assert_int_equal(rig_buffer_write(lsrc, 0, x, N * 4), 0);
+	for (int k = 0; k < 8; k++)	/* slow the remote side before the copy */
+		assert_int_equal(add_submit(s, a, b, c, N, NULL), 0);
+	assert_int_equal(rig_buffer_copy(lsrc, lc, NULL), 0);
+	assert_int_equal(rig_buffer_copy(pc, a, NULL), 0);
+	assert_int_equal(add_submit(s, a, b, c, N, NULL), 0);
+	assert_int_equal(rig_buffer_copy(c, pc, &p), 0);
+	assert_int_equal(rig_wait(p, 30ull * 1000000000), 0);
+	assert_int_equal(rig_buffer_read(pc, 0, x, N * 4), 0);
+	wrong = 0;
+	for (int i = 0; i < N; i++)
+		wrong += x[i] != 4.0f * (float)i;
+	assert_int_equal(wrong, 0);
+	rig_submission_release(s);
+	rig_image_release(img);
+	rig_buffer_release(lc);
+	rig_buffer_release(lm);
+	rig_buffer_release(lsrc);
+	rig_buffer_release(a);
+	rig_buffer_release(b);
+	rig_buffer_release(c);
+	rig_buffer_release(pc);
+	assert_int_equal(rig_close(d), 0);
+	rig_device_release(d);
+	rig_device_release(m);
+	free(x);
+}
+
+/* kill -9 of the agent mid-work: the device is lost with the machine's
+ * reason, every wait ends, and a reopen works once an agent is back. */
+static void
+agent_killed(void **state)
+{
+	struct agent_proc second;
+	struct rig_opener o;
+	struct rig_device *d;
+	struct rig_buffer *a, *b, *c;
+	struct rig_submission *s;
+	struct rig_image *img;
+	struct rig_point p;
+	char reason[160], where[64];
+	uint64_t t0;
+	int ret;
+
+	assert_true(agent_start(&second, key_path, "127.0.0.1:0", NULL));
+	snprintf(where, sizeof(where), "%s", second.where);
+	assert_int_equal(rig_remote_opener(where, "HOST", key_path, &o), 0);
+	assert_int_equal(rig_open(&o, &d), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &a), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &b), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &c), 0);
+	assert_int_equal(add_submission(d, &s, &img), 0);
+	for (int k = 0; k < 400; k++)
+		assert_int_equal(add_submit(s, a, b, c, N, &p), 0);
+	agent_kill(&second, SIGKILL);
+	t0 = rig_now_ns();
+	ret = rig_wait(p, 60ull * 1000000000);
+	assert_int_equal(ret, RIG_ELOST);
+	snprintf(reason, sizeof(reason), "AGENT %s: connection lost", where);
+	assert_non_null(strstr(rig_why(), reason));
+	assert_non_null(rig_lost(d));
+	assert_non_null(strstr(rig_lost(d), reason));
+	print_message("# the wait ended %.1f ms after the kill\n", (rig_now_ns() - t0) / 1e6);
+	assert_int_equal(add_submit(s, a, b, c, N, &p), RIG_ELOST);
+	rig_submission_release(s);
+	rig_image_release(img);
+	rig_buffer_release(a);
+	rig_buffer_release(b);
+	rig_buffer_release(c);
+	rig_device_release(d);
+
+	/* An agent on the same port again: the name opens anew. */
+	assert_true(agent_start(&second, key_path, where, NULL));
+	assert_int_equal(rig_open(&o, &d), 0);
+	assert_null(rig_lost(d));
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &a), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &b), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &c), 0);
+	assert_int_equal(add_submission(d, &s, &img), 0);
+	assert_int_equal(add_submit(s, a, b, c, N, &p), 0);
+	assert_int_equal(rig_wait(p, 30ull * 1000000000), 0);
+	rig_submission_release(s);
+	rig_image_release(img);
+	rig_buffer_release(a);
+	rig_buffer_release(b);
+	rig_buffer_release(c);
+	assert_int_equal(rig_close(d), 0);
+	rig_device_release(d);
+	agent_kill(&second, SIGTERM);
+}
+
+/* A client killed mid-submit: the agent closes its device and returns
+ * its three buffers, and logs one line saying so. */
+static void
+client_killed(void **state)
+{
+	int out[2];
+	pid_t pid;
+	char line[64] = "";
+	FILE *f;
+
+	assert_int_equal(pipe(out), 0);
+	if ((pid = fork()) == 0) {
+		dup2(out[1], 1);
+		close(out[0]);
+		execl(REMOTE_CLIENT, REMOTE_CLIENT, agent.where, key_path, (char *)NULL);
+		_exit(127);
+	}
+	close(out[1]);
+	f = fdopen(out[0], "r");
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_string_equal(line, "submitting\n");
+	usleep(200000);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	fclose(f);
+	assert_true(agent_logged(&agent, "connection lost; closed 1 devices, returned 3 buffers", 20000));
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(add_remote),
+		cmocka_unit_test(opener_refusals),
+		cmocka_unit_test(bad_keys),
+		cmocka_unit_test(malformed),
+		cmocka_unit_test(order_across),
+		cmocka_unit_test(client_killed),
+		cmocka_unit_test(agent_killed),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

@@ -619,8 +619,6 @@ rig_remote_opener(const char *where, const char *name, const char *key_file,
 		  struct rig_opener *out)
 {
 	static const char func[] = "rig_remote_opener";
-	struct sockaddr_storage sa;
-	socklen_t salen;
 	struct ropener *op;
 	char why[200];
 
@@ -638,10 +636,10 @@ rig_remote_opener(const char *where, const char *name, const char *key_file,
 				   sizeof(op->where) - 1);
 	if (key_file && strlen(key_file) >= sizeof(op->key_file))
 		return rig_why_set(func, -EINVAL, "the key file's path is too long");
-	/* Parsed, not resolved: a name is looked up at the open. */
-	if (!strrchr(where, ':') || link_address(where, &sa, &salen, why, sizeof(why)) < 0)
-		return rig_why_set(func, -EINVAL, "%s", strrchr(where, ':') ? why :
-				   "where is not host:port");
+	/* Parsed, not resolved (an opener does no I/O): the name is looked
+	 * up at the open. */
+	if (link_address_check(where, why, sizeof(why)) < 0)
+		return rig_why_set(func, -EINVAL, "%s", why);
 	if (!(op = calloc(1, sizeof(*op))) || !(op->m = machine_of(where))) {
 		free(op);
 		return rig_why_set(func, -ENOMEM, "no memory for the opener");

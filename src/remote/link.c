@@ -159,6 +159,47 @@ link_wait(struct link *l, ucs_status_ptr_t req)
 	return st;
 }
 
+/* Split where into host (brackets of [v6] dropped) and port: 0, or -1. */
+static int
+split(const char *where, char *host, size_t host_len, const char **port,
+      char *why, size_t why_len)
+{
+	const char *colon;
+	size_t n;
+
+	if (!where || !(colon = strrchr(where, ':')) || !colon[1] ||
+	    (n = (size_t)(colon - where)) == 0 || n >= host_len) {
+		snprintf(why, why_len, "\"%s\" is not host:port", where ? where : "(null)");
+		return -1;
+	}
+	memcpy(host, where, n);
+	host[n] = 0;
+	if (host[0] == '[' && n > 2 && host[n - 1] == ']') {
+		memmove(host, host + 1, n - 2);
+		host[n - 2] = 0;
+	}
+	*port = colon + 1;
+	for (const char *c = *port; *c; c++)
+		if (*c < '0' || *c > '9' || c - *port >= 5) {
+			snprintf(why, why_len, "\"%s\": port %s is not a number", where, *port);
+			return -1;
+		}
+	if (atoi(*port) > 65535) {
+		snprintf(why, why_len, "\"%s\": port %s is past 65535", where, *port);
+		return -1;
+	}
+	return 0;
+}
+
+int
+link_address_check(const char *where, char *why, size_t why_len)
+{
+	char host[256];
+	const char *port;
+
+	return split(where, host, sizeof(host), &port, why, why_len);
+}
+
 int
 link_address(const char *where, struct sockaddr_storage *sa, socklen_t *len,
 	     char *why, size_t why_len)
@@ -166,32 +207,12 @@ link_address(const char *where, struct sockaddr_storage *sa, socklen_t *len,
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM },
 			*res = NULL;
 	char host[256];
-	const char *colon, *port, *h = host;
-	size_t n;
+	const char *port;
 	int rc;
 
-	if (!where || !(colon = strrchr(where, ':')) || !colon[1]) {
-		snprintf(why, why_len, "\"%s\" is not host:port", where ? where : "(null)");
+	if (split(where, host, sizeof(host), &port, why, why_len) < 0)
 		return -1;
-	}
-	n = (size_t)(colon - where);
-	if (n >= sizeof(host) || n == 0) {
-		snprintf(why, why_len, "\"%s\" is not host:port", where);
-		return -1;
-	}
-	memcpy(host, where, n);
-	host[n] = 0;
-	if (host[0] == '[' && host[n - 1] == ']') {
-		host[n - 1] = 0;
-		h = host + 1;
-	}
-	port = colon + 1;
-	for (const char *c = port; *c; c++)
-		if (*c < '0' || *c > '9' || c - port > 5) {
-			snprintf(why, why_len, "\"%s\": port %s is not a number", where, port);
-			return -1;
-		}
-	if ((rc = getaddrinfo(h, port, &hints, &res)) != 0) {
+	if ((rc = getaddrinfo(host, port, &hints, &res)) != 0) {
 		snprintf(why, why_len, "%s: %s", where, gai_strerror(rc));
 		return -1;
 	}

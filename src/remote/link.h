@@ -47,6 +47,9 @@ ucs_status_t link_wait(struct link *l, ucs_status_ptr_t req);
 int link_address(const char *where, struct sockaddr_storage *sa, socklen_t *len,
 		 char *why, size_t why_len);
 
+/* where's form alone (no name is looked up): 0, or -1 with why. */
+int link_address_check(const char *where, char *why, size_t why_len);
+
 /* Close ep, forcibly, without waiting for the peer. */
 void link_ep_drop(struct link *l, ucp_ep_h ep);
 

@@ -10,7 +10,8 @@
  * nothing for the next client; kill -9 of the agent mid-work loses the
  * device with "AGENT host:port: connection lost" and ends every wait, and
  * a reopen works once an agent listens there again; a client killed
- * mid-submit has its devices closed and its buffers returned.
+ * mid-submit has its devices closed and its buffers returned; silence
+ * past the heartbeat bound, either way, is a loss too.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -389,6 +390,79 @@ client_killed(void **state)
 	assert_true(agent_logged(&agent, "connection lost; closed 1 devices, returned 3 buffers", 20000));
 }
 
+/* An agent silent past the heartbeat bound (stopped, its connection
+ * open) is lost like a dead one; every wait ends. */
+static void
+agent_silent(void **state)
+{
+	struct agent_proc third;
+	struct rig_opener o;
+	struct rig_device *d;
+	struct rig_buffer *a, *b, *c;
+	struct rig_submission *s;
+	struct rig_image *img;
+	struct rig_point p;
+	char reason[160];
+	uint64_t t0;
+
+	assert_true(agent_start(&third, key_path, "127.0.0.1:0", NULL));
+	setenv("RIG_REMOTE_HEARTBEAT_MS", "600", 1);	/* read as the machine is made */
+	assert_int_equal(rig_remote_opener(third.where, "HOST", key_path, &o), 0);
+	unsetenv("RIG_REMOTE_HEARTBEAT_MS");
+	assert_int_equal(rig_open(&o, &d), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &a), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &b), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &c), 0);
+	assert_int_equal(add_submission(d, &s, &img), 0);
+	assert_int_equal(add_submit(s, a, b, c, N, &p), 0);
+	assert_int_equal(rig_wait(p, 30ull * 1000000000), 0);
+	kill(third.pid, SIGSTOP);
+	t0 = rig_now_ns();
+	assert_int_equal(add_submit(s, a, b, c, N, &p), 0);
+	assert_int_equal(rig_wait(p, 60ull * 1000000000), RIG_ELOST);
+	snprintf(reason, sizeof(reason), "AGENT %s: connection lost", third.where);
+	assert_non_null(strstr(rig_lost(d), reason));
+	/* Not before the bound: the silence, not anything else, lost it. */
+	assert_true(rig_now_ns() - t0 >= 500ull * 1000000);
+	rig_submission_release(s);
+	rig_image_release(img);
+	rig_buffer_release(a);
+	rig_buffer_release(b);
+	rig_buffer_release(c);
+	rig_device_release(d);
+	kill(third.pid, SIGCONT);
+	agent_kill(&third, SIGKILL);
+}
+
+/* A client silent past the agent's bound (stopped) is gone: its device
+ * closes and its buffers return. */
+static void
+client_silent(void **state)
+{
+	int out[2];
+	pid_t pid;
+	char line[64] = "";
+	FILE *f;
+
+	assert_int_equal(pipe(out), 0);
+	if ((pid = fork()) == 0) {
+		dup2(out[1], 1);
+		close(out[0]);
+		execl(REMOTE_CLIENT, REMOTE_CLIENT, agent.where, key_path, (char *)NULL);
+		_exit(127);
+	}
+	close(out[1]);
+	f = fdopen(out[0], "r");
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_string_equal(line, "submitting\n");
+	kill(pid, SIGSTOP);
+	assert_true(agent_logged(&agent,
+		"silent past the heartbeat bound; closed 1 devices, returned 3 buffers", 30000));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	fclose(f);
+}
+
 int
 main(void)
 {
@@ -400,6 +474,8 @@ main(void)
 		cmocka_unit_test(order_across),
 		cmocka_unit_test(client_killed),
 		cmocka_unit_test(agent_killed),
+		cmocka_unit_test(agent_silent),
+		cmocka_unit_test(client_silent),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

@@ -11,6 +11,7 @@
  * heartbeat bound) has its devices closed and its memory returned.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -592,6 +593,7 @@ rig_remote_agent(const struct rig_agent_config *cfg)
 	while (!cfg->stop || !*cfg->stop) {
 		bool busy = false;
 		uint64_t now = rig_now_ns();
+		struct rig_point next = { 0 };
 
 		for (struct client **p = &a.clients; *p;) {
 			struct client *c = *p;
@@ -604,12 +606,18 @@ rig_remote_agent(const struct rig_agent_config *cfg)
 				continue;
 			}
 			for (struct adev *d = c->devs; d; d = d->next)
-				busy |= serve_pump(&a, c, d);
+				busy |= serve_pump(&a, c, d, &next);
 			p = &c->next;
 		}
-		/* Work in flight: look again at once (its words move without
-		 * waking this thread); idle: sleep on UCX's fd. */
+		/* Work in flight: progress, then sleep on the first running
+		 * value's word for a moment (the device's wake ends the sleep
+		 * at once; UCX's messages wait 50 us at most); RMA in flight
+		 * alone: progress, yielding the core; idle: sleep on UCX's fd. */
 		link_progress(&a.link, busy ? 0 : 20);
+		if (next.device)
+			(void)rig_wait(next, 50000);
+		else if (busy)
+			sched_yield();
 	}
 	while (a.clients) {
 		struct client *c = a.clients;

@@ -116,8 +116,9 @@ struct aobj *agent_obj(struct client *c, uint64_t id, enum aobj_kind kind);
 int serve_submit(struct agent *a, struct client *c, struct adev *dev,
 		 const struct remote_msg *m, char *why, size_t why_len);
 /* Issue what may run, retire what ran, report values reached or a loss.
- * True where steps are still pending. */
-bool serve_pump(struct agent *a, struct client *c, struct adev *dev);
+ * True where steps are still pending; *next (where its device is NULL)
+ * becomes the point of the first rig work still running, if any. */
+bool serve_pump(struct agent *a, struct client *c, struct adev *dev, struct rig_point *next);
 /* dev is lost: LOST goes to its client once, with why; its work is dropped. */
 void serve_lose(struct agent *a, struct client *c, struct adev *dev, const char *why);
 /* Drop dev's steps (its client is gone or it closed): waits for what was

@@ -313,7 +313,7 @@ step_done(struct agent *a, struct client *c, struct adev *dev, struct step *s)
 }
 
 bool
-serve_pump(struct agent *a, struct client *c, struct adev *dev)
+serve_pump(struct agent *a, struct client *c, struct adev *dev, struct rig_point *next)
 {
 	uint64_t reached = dev->sent;
 	bool blocked = false;	/* an RMA step before this one has not completed */
@@ -333,6 +333,8 @@ serve_pump(struct agent *a, struct client *c, struct adev *dev)
 		if (dev->lost)
 			return false;
 		if (!s->done) {
+			if (all_before_done && s->kind == STEP_RIG && next && !next->device)
+				*next = s->pt;	/* the first rig work still running */
 			all_before_done = false;
 			if (s->kind == STEP_RMA)
 				blocked = true;

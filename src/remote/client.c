@@ -20,13 +20,35 @@
 static pthread_mutex_t machines_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct machine *machines;
 
+/* At exit, before UCX's own destructors tear down its globals, each
+ * connection's progress thread ends: none still calls into UCX then. */
+static void
+stop_threads(void)
+{
+	pthread_mutex_lock(&machines_lock);
+	for (struct machine *m = machines; m; m = m->next) {
+		struct conn *c = m->conn;
+
+		if (c && c->has_thread) {
+			atomic_store(&c->stop, true);
+			pthread_join(c->thread, NULL);
+			c->has_thread = false;
+		}
+	}
+	pthread_mutex_unlock(&machines_lock);
+}
+
 struct machine *
 machine_of(const char *where)
 {
+	static bool registered;
+
 	struct machine *m;
 	const char *hb;
 
 	pthread_mutex_lock(&machines_lock);
+	if (!registered)
+		registered = atexit(stop_threads) == 0;
 	for (m = machines; m; m = m->next)
 		if (!strcmp(m->where, where))
 			break;

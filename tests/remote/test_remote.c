@@ -299,6 +299,95 @@ order_across(void **state)
 	free(x);
 }
 
+/*
+ * The order oracle with one device remote: random copies among pinned
+ * buffers of the remote HOST (also borrowed by a local memory device),
+ * Device buffers there, and host writes, submitted with no wait of the
+ * program's own; a shadow run in program order gives the bytes each
+ * buffer must end with. Every wait between the two machines comes from
+ * the stamps alone.
+ */
+#define OW (16 << 10)	/* words a buffer */
+#define OP 3		/* pinned (and borrowed) buffers */
+#define OD 3		/* Device buffers */
+
+static void
+order_oracle(void **state)
+{
+	struct rig_device *d = open_remote("HOST", key_path), *m;
+	struct rig_buffer *pin[OP], *loc[OP], *dev[OD];
+	static uint32_t shadow[OP + OD][OW], got[OW];
+	unsigned seed = (unsigned)getpid();
+	struct rig_point p;
+
+	print_message("# seed %u\n", seed);
+	srand(seed);
+	assert_int_equal(rig_memory_device("ORACLE", &m), 0);
+	for (int i = 0; i < OP; i++) {
+		assert_int_equal(rig_buffer_create(d, OW * 4, RIG_MEMORY_PINNED, &pin[i]), 0);
+		assert_int_equal(rig_buffer_borrow(pin[i], m, &loc[i]), 0);
+		for (int w = 0; w < OW; w++)
+			shadow[i][w] = (uint32_t)(i << 20 | w);
+		assert_int_equal(rig_buffer_write(pin[i], 0, shadow[i], OW * 4), 0);
+	}
+	for (int j = 0; j < OD; j++) {
+		assert_int_equal(rig_buffer_create(d, OW * 4, RIG_MEMORY_DEVICE, &dev[j]), 0);
+		assert_int_equal(rig_buffer_copy(pin[j % OP], dev[j], NULL), 0);
+		memcpy(shadow[OP + j], shadow[j % OP], OW * 4);
+	}
+	for (int op = 0; op < 300; op++) {
+		int a = rand() % OP, b = rand() % OP, j = rand() % OD, k = rand() % OD;
+
+		switch (rand() % 5) {
+		case 0:	/* remote: pinned -> device (RMA get) */
+			assert_int_equal(rig_buffer_copy(pin[a], dev[j], NULL), 0);
+			memcpy(shadow[OP + j], shadow[a], OW * 4);
+			break;
+		case 1:	/* remote: device -> pinned (RMA put) */
+			assert_int_equal(rig_buffer_copy(dev[j], pin[a], NULL), 0);
+			memcpy(shadow[a], shadow[OP + j], OW * 4);
+			break;
+		case 2:	/* remote: device -> device */
+			if (j == k)
+				break;
+			assert_int_equal(rig_buffer_copy(dev[j], dev[k], NULL), 0);
+			memcpy(shadow[OP + k], shadow[OP + j], OW * 4);
+			break;
+		case 3:	/* local: borrowed -> borrowed, on this machine's device */
+			if (a == b)
+				break;
+			assert_int_equal(rig_buffer_copy(loc[a], loc[b], NULL), 0);
+			memcpy(shadow[b], shadow[a], OW * 4);
+			break;
+		default: /* the host writes one word pattern into a pinned buffer */
+			for (int w = 0; w < OW; w++)
+				shadow[a][w] = (uint32_t)(op << 16) ^ (uint32_t)w ^ (uint32_t)a;
+			assert_int_equal(rig_buffer_write(pin[a], 0, shadow[a], OW * 4), 0);
+		}
+	}
+	for (int i = 0; i < OP; i++) {
+		assert_int_equal(rig_buffer_read(pin[i], 0, got, OW * 4), 0);
+		if (memcmp(got, shadow[i], OW * 4))
+			fail_msg("pinned %d differs from the program-order run (seed %u)", i, seed);
+	}
+	for (int j = 0; j < OD; j++) {
+		assert_int_equal(rig_buffer_copy(dev[j], pin[0], &p), 0);
+		assert_int_equal(rig_wait(p, 30ull * 1000000000), 0);
+		assert_int_equal(rig_buffer_read(pin[0], 0, got, OW * 4), 0);
+		if (memcmp(got, shadow[OP + j], OW * 4))
+			fail_msg("device %d differs from the program-order run (seed %u)", j, seed);
+	}
+	for (int i = 0; i < OP; i++) {
+		rig_buffer_release(loc[i]);
+		rig_buffer_release(pin[i]);
+	}
+	for (int j = 0; j < OD; j++)
+		rig_buffer_release(dev[j]);
+	assert_int_equal(rig_close(d), 0);
+	rig_device_release(d);
+	rig_device_release(m);
+}
+
 /* kill -9 of the agent mid-work: the device is lost with the machine's
  * reason, every wait ends, and a reopen works once an agent is back. */
 static void
@@ -472,6 +561,7 @@ main(void)
 		cmocka_unit_test(bad_keys),
 		cmocka_unit_test(malformed),
 		cmocka_unit_test(order_across),
+		cmocka_unit_test(order_oracle),
 		cmocka_unit_test(client_killed),
 		cmocka_unit_test(agent_killed),
 		cmocka_unit_test(agent_silent),

@@ -412,16 +412,12 @@ client_of(struct agent *a, ucp_ep_h ep)
 }
 
 static void
-on_message(void *arg, ucp_ep_h ep, const void *bytes, size_t len)
+on_one(struct agent *a, struct client *c, const void *bytes, size_t len)
 {
 	static struct remote_msg m;	/* one thread: the agent's */
-	struct agent *a = arg;
-	struct client *c = client_of(a, ep);
 	struct adev *dev;
 	char why[256];
 
-	if (!c || c->state == CLIENT_GONE)
-		return;
 	if (remote_decode(bytes, len, &m, why, sizeof(why)) < 0) {
 		agent_log(a, "client %s: malformed message: %s", c->peer, why);
 		return gone(c, "a malformed message");
@@ -463,6 +459,26 @@ on_message(void *arg, ucp_ep_h ep, const void *bytes, size_t len)
 	default:
 		agent_log(a, "client %s: %s is no request", c->peer, remote_type_name(m.type));
 		gone(c, "a message that is no request");
+	}
+}
+
+/* An active message holds one message, or a client's batch of them. */
+static void
+on_message(void *arg, ucp_ep_h ep, const void *bytes, size_t len)
+{
+	struct agent *a = arg;
+	struct client *c = client_of(a, ep);
+	const uint8_t *at = bytes;
+
+	while (c && c->state != CLIENT_GONE && len) {
+		size_t n = remote_first(at, len);
+
+		/* What does not hold a whole message is refused as one. */
+		on_one(a, c, at, n ? n : len);
+		if (!n)
+			break;
+		at += n;
+		len -= n;
 	}
 }
 

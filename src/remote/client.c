@@ -190,6 +190,23 @@ machine_send(struct machine *m, const struct remote_msg *msg, char *why, size_t 
 }
 
 int
+machine_send_bytes(struct machine *m, uint8_t *bytes, size_t len, char *why, size_t why_len)
+{
+	struct conn *c = machine_conn(m);
+
+	if (!c) {
+		free(bytes);
+		snprintf(why, why_len, "AGENT %s: connection lost", m->where);
+		return -1;
+	}
+	if (link_send_bytes(c->ep, bytes, len, why, why_len) < 0) {
+		conn_lost(c);
+		return -1;
+	}
+	return 0;
+}
+
+int
 machine_call(struct machine *m, struct remote_msg *req, struct remote_msg *ans,
 	     uint8_t **keep, char *why, size_t why_len)
 {

@@ -66,6 +66,9 @@ int machine_call(struct machine *m, struct remote_msg *req, struct remote_msg *a
 /* Send m without waiting (FREE, CLOSE, SUBMIT). 0, or -1 with why. */
 int machine_send(struct machine *m, const struct remote_msg *msg, char *why, size_t why_len);
 
+/* Send len encoded bytes (malloc'd; the call owns them). 0, or -1. */
+int machine_send_bytes(struct machine *m, uint8_t *bytes, size_t len, char *why, size_t why_len);
+
 /* The live connection's link and endpoint (for pins), or NULL. */
 struct conn *machine_conn(struct machine *m);
 

@@ -7,8 +7,9 @@
  * raises as the agent reports values reached and rig reads through
  * signaled. Its Device memory is the agent's; its Pinned memory is this
  * process's, registered with UCX for the agent's puts and gets. submit
- * sends the value's parts (launch parameters and the copies' ends) and
- * returns at once, committed: the agent runs each value on its arrival.
+ * encodes the value's parts (launch parameters and the copies' ends) into
+ * a batch that commit sends (or submit itself, every 32 values): one
+ * active message for a burst of values; the agent runs each on arrival.
  * A loss, from the agent or of the connection, turns the events fd
  * readable so rig loses the device at once, and fails later submits.
  */
@@ -50,6 +51,11 @@ struct rdev {
 	_Atomic(const char *) failure;
 	char failbuf[320];
 	atomic_bool listed;		/* in m->devs */
+	/* The SUBMITs encoded and not yet sent (the submission thread's
+	 * alone: rig calls submit and commit one at a time). */
+	uint8_t *batch;
+	size_t batch_len, batch_cap;
+	unsigned batch_n;
 	char arch[64];
 	char qnames[REMOTE_QUEUES_MAX][64];
 	struct rig_queue queues[REMOTE_QUEUES_MAX];
@@ -431,6 +437,7 @@ remote_release(void *t)
 
 	unlist(d);
 	close(d->efd);
+	free(d->batch);
 	free(d);
 }
 
@@ -466,6 +473,52 @@ span_of(const struct rig_span *s, struct remote_span *out)
 	out->id = r->id;
 	out->offset = s->offset;
 	return true;
+}
+
+/* Values a batch holds at most: submit commits on its own every
+ * REMOTE_BATCH values (rig_remote.h's k). */
+#define REMOTE_BATCH	32
+#define REMOTE_BATCH_BYTES (64u << 10)
+
+/* Send the batch: 0, or -1 (the device is lost). */
+static int
+flush(struct rdev *d, const char **failure)
+{
+	char why[200];
+	uint8_t *b = d->batch;
+	size_t len = d->batch_len;
+
+	if (!d->batch_n)
+		return 0;
+	d->batch = NULL;
+	d->batch_len = d->batch_cap = 0;
+	d->batch_n = 0;
+	if (machine_send_bytes(d->m, b, len, why, sizeof(why)) < 0) {
+		rdev_lose(d, why);
+		*failure = atomic_load(&d->failure);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+append(struct rdev *d, const uint8_t *b, size_t len)
+{
+	if (d->batch_len + len > d->batch_cap) {
+		size_t cap = d->batch_cap ? 2 * d->batch_cap : 4096;
+		uint8_t *nb;
+
+		while (cap < d->batch_len + len)
+			cap *= 2;
+		if (!(nb = realloc(d->batch, cap)))
+			return -1;
+		d->batch = nb;
+		d->batch_cap = cap;
+	}
+	memcpy(d->batch + d->batch_len, b, len);
+	d->batch_len += len;
+	d->batch_n++;
+	return 0;
 }
 
 static int
@@ -531,18 +584,35 @@ remote_submit(void *edge, uint64_t value, struct rig_part *parts, size_t nparts,
 			w->fill = -1;
 		}
 	}
-	if (machine_send(d->m, &m, why, sizeof(why)) < 0) {
-		rdev_lose(d, why);
-		*failure = atomic_load(&d->failure);
-		return RIG_FAILED;
+	{
+		uint8_t *b = NULL;
+		size_t len;
+
+		if (remote_encode(&m, &b, &len, why, sizeof(why)) < 0 || append(d, b, len) < 0) {
+			if (b)
+				snprintf(why, sizeof(why), "no memory for a batch");
+			free(b);
+			rdev_lose(d, why);
+			*failure = atomic_load(&d->failure);
+			return RIG_FAILED;
+		}
+		free(b);
 	}
-	return RIG_COMMITTED;
+	/* Values go in batches: rig commits when its ring runs empty (or
+	 * before a wait), and a full batch goes at once. */
+	if (d->batch_n < REMOTE_BATCH && d->batch_len < REMOTE_BATCH_BYTES)
+		return RIG_OK;
+	return flush(d, failure) < 0 ? RIG_FAILED : RIG_COMMITTED;
 }
 
 static int
 remote_commit(void *edge, uint64_t value, const char **failure)
 {
-	return RIG_OK;	/* never asked: submit answers RIG_COMMITTED */
+	struct rdev *d = edge;
+
+	if ((*failure = atomic_load(&d->failure)))
+		return RIG_FAILED;
+	return flush(d, failure) < 0 ? RIG_FAILED : RIG_OK;
 }
 
 static const struct rig_driver remote_driver = {

@@ -105,6 +105,17 @@ sent(void *request, ucs_status_t status, void *user_data)
 int
 link_send(ucp_ep_h ep, const struct remote_msg *m, char *why, size_t why_len)
 {
+	uint8_t *b;
+	size_t len;
+
+	if (remote_encode(m, &b, &len, why, why_len) < 0)
+		return -1;
+	return link_send_bytes(ep, b, len, why, why_len);
+}
+
+int
+link_send_bytes(ucp_ep_h ep, uint8_t *b, size_t len, char *why, size_t why_len)
+{
 	ucp_request_param_t p = {
 		.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK |
 				UCP_OP_ATTR_FIELD_USER_DATA,
@@ -112,11 +123,7 @@ link_send(ucp_ep_h ep, const struct remote_msg *m, char *why, size_t why_len)
 		.cb.send = sent,
 	};
 	ucs_status_ptr_t r;
-	uint8_t *b;
-	size_t len;
 
-	if (remote_encode(m, &b, &len, why, why_len) < 0)
-		return -1;
 	p.user_data = b;
 	r = ucp_am_send_nbx(ep, LINK_AM_ID, NULL, 0, b, len, &p);
 	if (UCS_PTR_IS_PTR(r))

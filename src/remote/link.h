@@ -36,6 +36,10 @@ void link_close(struct link *l);
 /* Send m on ep; UCX owns a copy until it is sent. 0, or -1 with why. */
 int link_send(ucp_ep_h ep, const struct remote_msg *m, char *why, size_t why_len);
 
+/* Send len bytes of encoded messages from bytes (malloc'd: the call owns
+ * them, whatever it returns). 0, or -1 with why. */
+int link_send_bytes(ucp_ep_h ep, uint8_t *bytes, size_t len, char *why, size_t why_len);
+
 /* Progress until nothing moves, then sleep on the worker's fd for
  * timeout_ms at most (0: do not sleep). */
 void link_progress(struct link *l, int timeout_ms);

@@ -307,6 +307,19 @@ remote_decode(const void *bytes, size_t len, struct remote_msg *m, char *why,
 	return 0;
 }
 
+size_t
+remote_first(const void *bytes, size_t len)
+{
+	const uint8_t *b = bytes;
+	uint64_t plen;
+
+	if (!b || len < REMOTE_HEADER)
+		return 0;
+	plen = (uint64_t)b[12] | (uint64_t)b[13] << 8 | (uint64_t)b[14] << 16 |
+	       (uint64_t)b[15] << 24;
+	return plen <= len - REMOTE_HEADER ? (size_t)(REMOTE_HEADER + plen) : 0;
+}
+
 /* ---- Writing ---- */
 
 struct wr {

@@ -144,6 +144,13 @@ int remote_decode(const void *bytes, size_t len, struct remote_msg *m,
 int remote_encode(const struct remote_msg *m, uint8_t **out, size_t *len,
 		  char *why, size_t why_len);
 
+/*
+ * Several messages may travel in one active message, one after another
+ * (a client's batch of SUBMITs): the bytes of the first of len bytes, by
+ * its header's length, or 0 where no whole message fits.
+ */
+size_t remote_first(const void *bytes, size_t len);
+
 /* The name of a type, for logs ("SUBMIT"), or "?". */
 const char *remote_type_name(unsigned type);
 

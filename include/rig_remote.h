@@ -9,7 +9,9 @@
  * the remote device's, with no bus address, completion by the host and a
  * timeline word of the driver's own. Its Device memory lies on the remote
  * device; its Pinned memory is this process's, registered with UCX, and a
- * copy between the two is carried by UCX RMA. A broken connection, a dead
+ * copy between the two is carried by UCX RMA. Submits travel in batches:
+ * the driver commits on its own every 32 values (its k), and whenever rig
+ * commits (before a wait, or when no more work is queued). A broken connection, a dead
  * agent or a silent one (no answer past the heartbeat bound) loses every
  * device of that machine with "AGENT host:port: connection lost".
  */

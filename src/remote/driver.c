@@ -32,17 +32,19 @@ struct rregion {
 	uint64_t bytes;
 	void *host;		/* PIN: this process's memory */
 	ucp_mem_h memh;		/* PIN: its registration */
-	struct conn *conn;	/* PIN: the connection it is registered on */
+	struct conn *conn;	/* the connection its id belongs to (PIN: registered on) */
 	RIG_ATOMIC(uint64_t) word;	/* WORD: the device's own word */
 };
 
 struct rimage {
 	uint64_t id;
+	struct conn *conn;	/* the connection its id belongs to */
 };
 
 struct rdev {
 	const struct rig_driver *driver;	/* first: rig_edge.h's rule */
 	struct machine *m;
+	struct conn *conn;		/* the connection it opened on: ids are its */
 	uint32_t id;
 	uint64_t base;			/* the word given to make at open */
 	RIG_ATOMIC(uint64_t) *given;	/* rig's word */
@@ -155,10 +157,17 @@ failure_or(struct rdev *d, const char *why)
 	return f ? f : why;
 }
 
+/* The device's connection is gone (broken, or replaced by a new one). */
+static bool
+stale(struct rdev *d)
+{
+	return !d->conn || machine_conn(d->m) != d->conn;
+}
+
 static int
 pin_alloc(struct rdev *d, uint64_t bytes, struct rregion *r, const char **fault)
 {
-	struct conn *c = machine_conn(d->m);
+	struct conn *c = stale(d) ? NULL : d->conn;
 	ucp_mem_map_params_t mp;
 	struct remote_msg req = { .type = REMOTE_PIN }, ans;
 	void *rkey = NULL;
@@ -215,6 +224,11 @@ remote_alloc(void *t, uint64_t bytes, enum rig_memory kind, void **region,
 
 	if (!r)
 		return RIG_NO_ROOM;
+	if (stale(d)) {
+		free(r);
+		*fault = failure_or(d, "connection lost");
+		return RIG_FAULT;
+	}
 	r->bytes = bytes;
 	if (kind == RIG_MEMORY_PINNED) {
 		r->kind = RR_PIN;
@@ -239,6 +253,7 @@ remote_alloc(void *t, uint64_t bytes, enum rig_memory kind, void **region,
 	}
 	r->id = ans.u.alloced.id;
 	r->address = ans.u.alloced.address;
+	r->conn = d->conn;
 	free(keep);
 	*region = r;
 	return RIG_OK;
@@ -252,7 +267,9 @@ remote_free(void *t, void *region)
 	struct remote_msg m = { .type = r->kind == RR_PIN ? REMOTE_UNPIN : REMOTE_FREE };
 	char why[200];
 
-	if (r->kind != RR_WORD && machine_conn(d->m) && machine_conn(d->m) == (r->kind == RR_PIN ? r->conn : machine_conn(d->m))) {
+	/* An id means something only on its own connection: after a
+	 * reconnect it may name another device's object. */
+	if (r->kind != RR_WORD && r->conn && machine_conn(d->m) == r->conn) {
 		m.u.handle = r->id;
 		(void)machine_send(d->m, &m, why, sizeof(why));
 	}
@@ -302,6 +319,11 @@ remote_load(void *t, const void *bytes, size_t len, struct rig_code *out,
 		*fault = "no memory for an image";
 		return RIG_FAULT;
 	}
+	if (stale(d)) {
+		free(img);
+		*fault = failure_or(d, "connection lost");
+		return RIG_FAULT;
+	}
 	if (len > REMOTE_IMAGE_MAX) {
 		free(img);
 		snprintf(d->failbuf, sizeof(d->failbuf), "an image of %zu bytes passes the wire's %u",
@@ -321,6 +343,7 @@ remote_load(void *t, const void *bytes, size_t len, struct rig_code *out,
 		return RIG_FAULT;
 	}
 	img->id = ans.u.handle;
+	img->conn = d->conn;
 	free(keep);
 	*out = (struct rig_code){ .loaded = true, .image = img };
 	return RIG_OK;
@@ -335,7 +358,7 @@ remote_unload(void *t, void *image)
 	char why[200];
 
 	m.u.handle = img->id;
-	if (machine_conn(d->m))
+	if (machine_conn(d->m) == img->conn)
 		(void)machine_send(d->m, &m, why, sizeof(why));
 	free(img);
 }
@@ -350,7 +373,7 @@ remote_entry(void *t, void *image, const char *name, struct rig_entry *out,
 	uint8_t *keep = NULL;
 	char why[256];
 
-	if (strlen(name) > REMOTE_STR_MAX)
+	if (strlen(name) > REMOTE_STR_MAX || stale(d))
 		return RIG_ABSENT;
 	req.u.entry.image = img->id;
 	req.u.entry.name = remote_str(name);
@@ -426,7 +449,7 @@ remote_stop(void *t, const char *reason)
 
 	unlist(d);
 	m.u.dev = d->id;
-	if (machine_conn(d->m))
+	if (machine_conn(d->m) == d->conn)
 		(void)machine_send(d->m, &m, why, sizeof(why));
 }
 
@@ -653,6 +676,7 @@ remote_make(const struct rig_opener *o, RIG_ATOMIC(uint64_t) *word, void **handl
 	}
 	d->driver = &remote_driver;
 	d->m = op->m;
+	d->conn = machine_conn(op->m);
 	d->id = f->dev;
 	d->given = word;
 	d->base = atomic_load(word);

@@ -72,6 +72,8 @@ struct adev {
 	uint32_t id;
 	struct shared_dev *sd;
 	struct step *head, *tail;
+	struct step *issue_at;	/* the first step not yet issued, or NULL */
+	int rma_ahead;		/* RMA steps issued and not retired */
 	uint64_t expect;	/* the next value the client submits */
 	uint64_t sent;		/* the last value reported reached */
 	bool lost;		/* LOST sent: its work is dropped */

@@ -34,6 +34,8 @@ push(struct adev *dev, struct step *s)
 	else
 		dev->head = s;
 	dev->tail = s;
+	if (!dev->issue_at)
+		dev->issue_at = s;
 }
 
 /* The cached one-launch submission of fn with nparams bytes of params. */
@@ -312,44 +314,57 @@ step_done(struct agent *a, struct client *c, struct adev *dev, struct step *s)
 	return true;
 }
 
+/*
+ * Issue from the first step not yet issued, in order: rig work at once
+ * unless an RMA step lies ahead of it in the queue (rig does not know to
+ * wait for UCX), an RMA step only once it is the head (every step before
+ * it retired). Then retire from the head what completed. Each step is
+ * looked at a bounded number of times: no walk of the whole queue per
+ * pass, which a client's burst of thousands of values would make
+ * quadratic.
+ */
 bool
 serve_pump(struct agent *a, struct client *c, struct adev *dev, struct rig_point *next)
 {
 	uint64_t reached = dev->sent;
-	bool blocked = false;	/* an RMA step before this one has not completed */
-	bool all_before_done = true;
 
 	if (dev->lost)
 		return false;
-	for (struct step *s = dev->head; s; s = s->next) {
-		if (!s->issued) {
-			if (s->kind == STEP_RMA ? !all_before_done : blocked)
-				break;
-			if (issue(a, c, dev, s) < 0)
-				return false;
-		}
-		if (!s->done)
-			s->done = step_done(a, c, dev, s);
-		if (dev->lost)
+	while (dev->issue_at) {
+		struct step *s = dev->issue_at;
+
+		if (s->kind == STEP_RMA ? s != dev->head : dev->rma_ahead > 0)
+			break;
+		if (issue(a, c, dev, s) < 0)
 			return false;
-		if (!s->done) {
-			if (all_before_done && s->kind == STEP_RIG && next && !next->device)
-				*next = s->pt;	/* the first rig work still running */
-			all_before_done = false;
-			if (s->kind == STEP_RMA)
-				blocked = true;
-		}
+		dev->rma_ahead += s->kind == STEP_RMA;
+		dev->issue_at = s->next;
 	}
-	while (dev->head && dev->head->done) {
+	while (dev->head && dev->head->issued) {
 		struct step *s = dev->head;
 
+		if (!(s->done = step_done(a, c, dev, s)) || dev->lost)
+			break;
 		if (s->last)
 			reached = s->value;
+		dev->rma_ahead -= s->kind == STEP_RMA;
 		dev->head = s->next;
 		if (!dev->head)
 			dev->tail = NULL;
 		step_free(s);
+		/* The next RMA step may go now that the one before it is done. */
+		if (dev->issue_at && dev->issue_at == dev->head && dev->head->kind == STEP_RMA) {
+			if (issue(a, c, dev, dev->head) < 0)
+				return false;
+			dev->rma_ahead++;
+			dev->issue_at = dev->head->next;
+		}
 	}
+	if (dev->lost)
+		return false;
+	if (next && !next->device && dev->head && dev->head->issued &&
+	    dev->head->kind == STEP_RIG)
+		*next = dev->head->pt;	/* the first rig work still running */
 	if (reached > dev->sent) {
 		struct remote_msg m = { .type = REMOTE_REACHED };
 
@@ -375,6 +390,8 @@ serve_drop(struct agent *a, struct adev *dev)
 		step_free(s);
 	}
 	dev->tail = NULL;
+	dev->issue_at = NULL;
+	dev->rma_ahead = 0;
 	for (int i = 0; i < LAUNCH_CACHE; i++)
 		if (dev->cache[i].s)
 			rig_submission_release(dev->cache[i].s);

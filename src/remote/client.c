@@ -103,7 +103,9 @@ on_message(void *arg, ucp_ep_h ep, const void *bytes, size_t len)
 
 		pthread_mutex_lock(&m->lock);
 		for (struct rdev *d = m->devs; d; d = rdev_next(d)) {
-			if (rdev_id(d) != id)
+			/* Ids are per connection: a lost device of an older
+			 * one may share this id until its stop. */
+			if (rdev_id(d) != id || rdev_conn(d) != c)
 				continue;
 			if (msg.type == REMOTE_REACHED) {
 				rdev_reached(d, msg.u.reached.value);

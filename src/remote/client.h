@@ -76,6 +76,7 @@ struct conn *machine_conn(struct machine *m);
 void rdev_reached(struct rdev *d, uint64_t seq);
 void rdev_lose(struct rdev *d, const char *why);
 uint32_t rdev_id(const struct rdev *d);
+struct conn *rdev_conn(const struct rdev *d);
 struct rdev *rdev_next(const struct rdev *d);
 
 #endif

@@ -85,6 +85,12 @@ rdev_id(const struct rdev *d)
 	return d->id;
 }
 
+struct conn *
+rdev_conn(const struct rdev *d)
+{
+	return d->conn;
+}
+
 struct rdev *
 rdev_next(const struct rdev *d)
 {

@@ -75,7 +75,11 @@ struct ropener {
 	char key_file[4096];
 	bool has_key_file;
 	struct machine *m;
+	struct ropener *next;
 };
+
+static pthread_mutex_t openers_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ropener *openers;
 
 /* ---- Deliveries from the progress thread (client.c), under m->lock ---- */
 
@@ -283,6 +287,8 @@ remote_free(void *t, void *region)
 		ucp_mem_unmap(r->conn->link.ctx, r->memh);
 		free(r->host);
 	}
+	if (r == d->word)
+		d->word = NULL;	/* freed here, not again at release */
 	free(r);
 }
 
@@ -467,6 +473,8 @@ remote_release(void *t)
 	unlist(d);
 	close(d->efd);
 	free(d->batch);
+	/* The driver's own word, where rig did not free it (ops.free). */
+	free(d->word);
 	free(d);
 }
 
@@ -740,7 +748,21 @@ rig_remote_opener(const char *where, const char *name, const char *key_file,
 	 * up at the open. */
 	if (link_address_check(where, why, sizeof(why)) < 0)
 		return rig_why_set(func, -EINVAL, "%s", why);
+	/* Openers live as long as the process: one per (where, name, key
+	 * file), kept in a list, so that asking twice makes nothing new. */
+	pthread_mutex_lock(&openers_lock);
+	for (op = openers; op; op = op->next)
+		if (!strcmp(op->where, where) && !strcmp(op->name, name) &&
+		    op->has_key_file == !!key_file && (!key_file || !strcmp(op->key_file, key_file)))
+			break;
+	if (op) {
+		pthread_mutex_unlock(&openers_lock);
+		*out = (struct rig_opener){ .name = op->full, .ops = &remote_ops,
+					    .make = remote_make, .arg = op };
+		return 0;
+	}
 	if (!(op = calloc(1, sizeof(*op))) || !(op->m = machine_of(where))) {
+		pthread_mutex_unlock(&openers_lock);
 		free(op);
 		return rig_why_set(func, -ENOMEM, "no memory for the opener");
 	}
@@ -751,6 +773,9 @@ rig_remote_opener(const char *where, const char *name, const char *key_file,
 		snprintf(op->key_file, sizeof(op->key_file), "%s", key_file);
 		op->has_key_file = true;
 	}
+	op->next = openers;
+	openers = op;
+	pthread_mutex_unlock(&openers_lock);
 	*out = (struct rig_opener){ .name = op->full, .ops = &remote_ops,
 				    .make = remote_make, .arg = op };
 	return 0;

@@ -60,6 +60,7 @@ link_open(struct link *l, bool multi, link_recv_fn recv, void *arg, char *why,
 		return -1;
 	}
 	*h = (struct link_handler){ recv, arg };
+	l->handler = h;
 	if ((st = ucp_config_read(NULL, NULL, &config)) != UCS_OK)
 		goto fail;
 	st = ucp_init(&params, config, &l->ctx);
@@ -80,7 +81,6 @@ link_open(struct link *l, bool multi, link_recv_fn recv, void *arg, char *why,
 fail:
 	snprintf(why, why_len, "UCX: %s", ucs_status_string(st));
 	link_close(l);
-	free(h);
 	return -1;
 }
 
@@ -93,6 +93,8 @@ link_close(struct link *l)
 		ucp_cleanup(l->ctx);
 	l->worker = NULL;
 	l->ctx = NULL;
+	free(l->handler);
+	l->handler = NULL;
 }
 
 static void

@@ -22,6 +22,7 @@ struct link {
 	ucp_context_h ctx;
 	ucp_worker_h worker;
 	int efd;		/* the worker's wake-up fd */
+	void *handler;		/* what the AM handler is called with */
 };
 
 /* Called for each message that arrives, with the endpoint to answer on

@@ -184,7 +184,7 @@ int
 remote_decode(const void *bytes, size_t len, struct remote_msg *m, char *why,
 	      size_t why_len)
 {
-	struct rd r = { bytes, (const uint8_t *)bytes + len, NULL };
+	struct rd r = { bytes, bytes ? (const uint8_t *)bytes + len : NULL, NULL };
 	uint32_t magic, plen;
 
 	if (!bytes || len < REMOTE_HEADER) {
@@ -331,7 +331,7 @@ struct wr {
 static void
 put(struct wr *w, const void *src, size_t n)
 {
-	if (w->bad)
+	if (w->bad || n == 0)
 		return;
 	if (w->len + n > w->cap) {
 		size_t cap = w->cap ? w->cap : 256;

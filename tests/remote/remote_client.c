@@ -32,6 +32,7 @@ check(struct rig_device *d, struct rig_buffer *a, struct rig_buffer *b,
 		return fprintf(stderr, "remote_client: %s\n", rig_why()), 1;
 	for (int i = 0; i < N; i++)
 		wrong += x[i] != 2.0f * (float)i;
+	rig_buffer_release(p);
 	if (wrong)
 		return fprintf(stderr, "remote_client: %zu elements wrong\n", wrong), 1;
 	printf("ok\n");
@@ -56,8 +57,17 @@ main(int argc, char **argv)
 	    rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &c) < 0 ||
 	    add_submission(d, &s, &img) < 0)
 		return fprintf(stderr, "remote_client: %s\n", rig_why()), 1;
-	if (argc == 4)
-		return check(d, a, b, c, s);
+	if (argc == 4) {
+		int ret = check(d, a, b, c, s);
+
+		rig_submission_release(s);
+		rig_image_release(img);
+		rig_buffer_release(a);
+		rig_buffer_release(b);
+		rig_buffer_release(c);
+		rig_device_release(d);
+		return ret;
+	}
 	printf("submitting\n");
 	fflush(stdout);
 	for (unsigned long i = 0;; i++) {

@@ -42,9 +42,9 @@ for _ in $(seq 200); do
 done
 where=$(sed -n 's/.*listening on \([^ ]*\).*/\1/p' "$work/log" | head -1)
 [ -n "$where" ] || { cat "$work/log"; echo "the agent did not listen"; exit 1; }
-out=$(ip netns exec "$b" "$client" "$where" "$work/key" check 2>&1)
+out=$(ip netns exec "$b" "$client" "$where" "$work/key" check 2>"$work/client.err")
 rc=$?
-cat "$work/log"
+cat "$work/log" "$work/client.err"
 echo "$out"
 [ $rc -eq 0 ] && [ "$out" = "ok" ] || exit 1
 grep -q "client 10.231.7.2:[0-9]*: admitted" "$work/log" || { echo "no admission from the other namespace"; exit 1; }

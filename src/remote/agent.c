@@ -261,7 +261,7 @@ on_alloc(struct agent *a, struct client *c, const struct remote_msg *m)
 	struct aobj *o;
 	uint64_t id;
 
-	if (!dev || dev->lost)
+	if (!dev || dev->lost || dev->closing)
 		return reply_error(a, c, m->id, "no such device, or it is lost");
 	if (m->u.alloc.kind != RIG_MEMORY_DEVICE && m->u.alloc.kind != RIG_MEMORY_MAPPED)
 		return reply_error(a, c, m->id, "the agent allocates Device or Mapped memory only");
@@ -298,7 +298,7 @@ on_load(struct agent *a, struct client *c, const struct remote_msg *m)
 	struct rig_image *img;
 	uint64_t id;
 
-	if (!dev || dev->lost)
+	if (!dev || dev->lost || dev->closing)
 		return reply_error(a, c, m->id, "no such device, or it is lost");
 	if (rig_image_load(dev->sd->d, m->u.load.image.at, m->u.load.image.len, &img) < 0)
 		return reply_error(a, c, m->id, rig_why());
@@ -428,8 +428,10 @@ on_one(struct agent *a, struct client *c, const void *bytes, size_t len)
 	switch (m.type) {
 	case REMOTE_OPEN: on_open(a, c, &m); break;
 	case REMOTE_CLOSE:
+		/* Ended by the loop, not here: its RMA in flight is waited
+		 * for by progressing UCX, which a handler must not do. */
 		if ((dev = dev_of(c, m.u.dev)))
-			dev_end(a, c, dev);
+			dev->closing = true;
 		break;
 	case REMOTE_ALLOC: on_alloc(a, c, &m); break;
 	case REMOTE_LOAD: on_load(a, c, &m); break;
@@ -444,7 +446,7 @@ on_one(struct agent *a, struct client *c, const void *bytes, size_t len)
 				  c->peer, m.u.submit.dev);
 			return gone(c, "a submit to no device");
 		}
-		if (!dev->lost && serve_submit(a, c, dev, &m, why, sizeof(why)) < 0)
+		if (!dev->lost && !dev->closing && serve_submit(a, c, dev, &m, why, sizeof(why)) < 0)
 			serve_lose(a, c, dev, why);
 		break;
 	case REMOTE_PING: {
@@ -621,8 +623,13 @@ rig_remote_agent(const struct rig_agent_config *cfg)
 				client_end(&a, c);
 				continue;
 			}
-			for (struct adev *d = c->devs; d; d = d->next)
-				busy |= serve_pump(&a, c, d, &next);
+			for (struct adev *d = c->devs, *n; d; d = n) {
+				n = d->next;
+				if (d->closing)
+					dev_end(&a, c, d);
+				else
+					busy |= serve_pump(&a, c, d, &next);
+			}
 			p = &c->next;
 		}
 		/* Work in flight: progress, then sleep on the first running

@@ -77,6 +77,7 @@ struct adev {
 	uint64_t expect;	/* the next value the client submits */
 	uint64_t sent;		/* the last value reported reached */
 	bool lost;		/* LOST sent: its work is dropped */
+	bool closing;		/* the client closed it: the loop ends it */
 	struct launch_cache cache[LAUNCH_CACHE];
 	struct adev *next;
 };

@@ -151,6 +151,29 @@ bad_keys(void **state)
 	agent_kill(&other, SIGTERM);
 }
 
+/* The agent opens only what its flags allow: --no-memory refuses a memory
+ * device's name, --no-host HOST, each with the flag in the message. */
+static void
+flags_refuse(void **state)
+{
+	static const char *const no_memory[] = { "--no-memory", NULL };
+	static const char *const no_host[] = { "--no-host", NULL };
+	struct agent_proc other;
+	struct rig_opener o;
+	struct rig_device *d;
+
+	assert_true(agent_start(&other, key_path, "127.0.0.1:0", no_memory));
+	assert_int_equal(rig_remote_opener(other.where, "SCRATCH", key_path, &o), 0);
+	assert_true(rig_open(&o, &d) < 0);
+	assert_non_null(strstr(rig_why(), "--no-memory"));
+	agent_kill(&other, SIGTERM);
+	assert_true(agent_start(&other, key_path, "127.0.0.1:0", no_host));
+	assert_int_equal(rig_remote_opener(other.where, "HOST", key_path, &o), 0);
+	assert_true(rig_open(&o, &d) < 0);
+	assert_non_null(strstr(rig_why(), "--no-host"));
+	agent_kill(&other, SIGTERM);
+}
+
 /* The refusals of rig_remote_opener(). */
 static void
 opener_refusals(void **state)
@@ -643,6 +666,7 @@ main(void)
 		cmocka_unit_test(add_remote),
 		cmocka_unit_test(opener_refusals),
 		cmocka_unit_test(bad_keys),
+		cmocka_unit_test(flags_refuse),
 		cmocka_unit_test(malformed),
 		cmocka_unit_test(order_across),
 		cmocka_unit_test(order_oracle),

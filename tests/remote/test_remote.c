@@ -618,8 +618,10 @@ agent_silent(void **state)
 	assert_int_equal(rig_wait(p, 60ull * 1000000000), RIG_ELOST);
 	snprintf(reason, sizeof(reason), "AGENT %s: connection lost", third.where);
 	assert_non_null(strstr(rig_lost(d), reason));
-	/* Not before the bound: the silence, not anything else, lost it. */
-	assert_true(rig_now_ns() - t0 >= 500ull * 1000000);
+	/* Not long before the bound: the silence, not anything else, lost
+	 * it (the agent was last heard up to a ping's interval, 150 ms,
+	 * before the stop). */
+	assert_true(rig_now_ns() - t0 >= 300ull * 1000000);
 	rig_submission_release(s);
 	rig_image_release(img);
 	rig_buffer_release(a);

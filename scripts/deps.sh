@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 # g++ and clang-14's clang++ build tests/cxx (C++17 against the headers).
 packages=(build-essential g++ pkg-config meson ninja-build python3
-	liburcu-dev liburing-dev libpci-dev pciutils libb2-dev libck-dev
+	liburcu-dev liburing-dev libpci-dev pciutils libb2-dev libck-dev libucx-dev
 	libcmocka-dev clang-14 libclang-rt-14-dev
 	groff-base man-db)
 # The benchmarks' peers and chart (bench/packages.txt), where present.

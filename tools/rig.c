@@ -5,6 +5,8 @@
  * exit (1: the call failed, 2: a usage error).
  */
 #include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #include "rig.h"
 #include "rig_amd_pci.h"
 #include "rig_host.h"
+#include "rig_remote.h"
 
 #define MAX_FROM 12
 
@@ -28,6 +31,7 @@ static const char usage[] =
 "    rig [--root DIR] detach N\n"
 "    rig [--root DIR] attach N\n"
 "    rig [--root DIR] reset N\n"
+"    rig agent [--listen HOST:PORT] [--key FILE] ... (rig agent --help)\n"
 "\n"
 "DESCRIPTION\n"
 "    devices       lists the devices rig opens: HOST (and more host devices,\n"
@@ -270,6 +274,95 @@ cmd_change(const struct rig_pci_machine *m, const char *what, int argc,
 	return 0;
 }
 
+/* ---- rig agent: this machine's devices for other processes (docs/remote.md) ---- */
+
+static const char agent_usage[] =
+"NAME\n"
+"    rig agent - serve this machine's devices to rig programs elsewhere\n"
+"\n"
+"SYNOPSIS\n"
+"    rig agent [--listen HOST:PORT] [--key FILE] [--heartbeat-ms N]\n"
+"              [--no-host] [--no-memory]\n"
+"\n"
+"DESCRIPTION\n"
+"    Listens over UCX (TCP here; RDMA or shared memory where the machine\n"
+"    has them) and serves HOST and memory devices to the clients that\n"
+"    prove the shared key (rig_remote_opener(3)). Each client's work runs\n"
+"    as this process's rig work. Logs one line on stderr per client\n"
+"    admitted, refused or gone, and per device lost. Serves no disk, no\n"
+"    GPU and no file: it opens nothing a client names but HOST and memory\n"
+"    devices. Runs until SIGINT or SIGTERM.\n"
+"\n"
+"OPTIONS\n"
+"    --listen HOST:PORT  where to listen (default 127.0.0.1:7411; port 0:\n"
+"                        any free port, named in the first log line).\n"
+"    --key FILE          the shared key: 16 to 64 bytes in a file only its\n"
+"                        owner may read (mode 600). Default: $RIG_AGENT_KEY.\n"
+"    --heartbeat-ms N    a client silent N ms is gone: its devices close and\n"
+"                        their memory returns (default 3000).\n"
+"    --no-host           do not serve HOST.\n"
+"    --no-memory         do not serve memory devices.\n"
+"    -h, --help          prints this text and exits.\n"
+"\n"
+"ENVIRONMENT\n"
+"    RIG_AGENT_KEY       the key file, where --key is not given.\n"
+"\n"
+"EXIT STATUS\n"
+"    0 stopped by a signal; 1 it could not listen or read the key; 2 usage.\n";
+
+static volatile sig_atomic_t agent_stop;
+
+static void
+agent_on_signal(int sig)
+{
+	agent_stop = 1;
+}
+
+static void
+agent_line(const char *line)
+{
+	fprintf(stderr, "rig agent: %s\n", line);
+	fflush(stderr);
+}
+
+static int
+cmd_agent(int argc, char **argv)
+{
+	struct rig_agent_config c = { .host = 1, .memory = 1, .stop = &agent_stop,
+				      .log = agent_line };
+	struct sigaction sa = { .sa_handler = agent_on_signal };
+
+	for (int i = 2; i < argc; i++) {
+		const char *f = argv[i];
+		bool has = i + 1 < argc;
+
+		if (!strcmp(f, "-h") || !strcmp(f, "--help")) {
+			fputs(agent_usage, stdout);
+			return 0;
+		} else if (!strcmp(f, "--listen") && has) {
+			c.listen = argv[++i];
+		} else if (!strcmp(f, "--key") && has) {
+			c.key_file = argv[++i];
+		} else if (!strcmp(f, "--heartbeat-ms") && has) {
+			char *end;
+			long v = strtol(argv[++i], &end, 10);
+
+			if (*end || v < 1 || v > 3600000)
+				return usage_error("--heartbeat-ms %s is not 1 to 3600000", argv[i]);
+			c.heartbeat_ms = (uint32_t)v;
+		} else if (!strcmp(f, "--no-host")) {
+			c.host = 0;
+		} else if (!strcmp(f, "--no-memory")) {
+			c.memory = 0;
+		} else {
+			return usage_error("agent: unknown flag or missing value: %s", f);
+		}
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	return rig_remote_agent(&c) < 0 ? failed() : 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -279,6 +372,8 @@ main(int argc, char **argv)
 
 	if (argc < 2)
 		return usage_error("a command is missing%s", "");
+	if (!strcmp(argv[1], "agent"))
+		return cmd_agent(argc, argv);
 	/* -h, --help and --version anywhere an option may stand (not as the
 	 * DIR of --root, --from or --to), as every command takes them. */
 	for (int i = 1; i < argc; i++) {

@@ -1,0 +1,656 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * remote/agent.c: rig_remote_agent(), the server loop of `rig agent`. One
+ * thread: it progresses UCX (the listener, each client's endpoint, RMA),
+ * answers each client's requests through rig's own calls (rig_open and
+ * the openers a local program uses, rig_buffer_create, rig_image_load...),
+ * and pumps each device's steps (serve.c). A client is admitted once it
+ * proves the key (auth.h); anything else it sends first, and any message
+ * that does not decode, closes its connection and changes nothing else.
+ * A client that goes (its endpoint fails, or it is silent past the
+ * heartbeat bound) has its devices closed and its memory returned.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include "remote/agent.h"
+
+void
+agent_log(struct agent *a, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (a->c->log)
+		a->c->log(line);
+	else
+		fprintf(stderr, "rig agent: %s\n", line);
+}
+
+static void
+gone(struct client *c, const char *why)
+{
+	if (c->state != CLIENT_GONE) {
+		c->state = CLIENT_GONE;
+		c->gone_why = why;
+	}
+}
+
+void
+agent_send(struct agent *a, struct client *c, const struct remote_msg *m)
+{
+	char why[200];
+
+	if (c->state == CLIENT_GONE)
+		return;
+	if (link_send(c->ep, m, why, sizeof(why)) < 0) {
+		agent_log(a, "client %s: %s: %s", c->peer, remote_type_name(m->type), why);
+		gone(c, "a send failed");
+	}
+}
+
+struct aobj *
+agent_obj(struct client *c, uint64_t id, enum aobj_kind kind)
+{
+	if (id == 0 || id > c->nobjs || c->objs[id - 1].kind != kind)
+		return NULL;
+	return &c->objs[id - 1];
+}
+
+/* A new object's id, or 0 for no memory. */
+static uint64_t
+obj_new(struct client *c, enum aobj_kind kind)
+{
+	if (c->nobjs == c->cap) {
+		uint64_t cap = c->cap ? 2 * c->cap : 64;
+		struct aobj *o = realloc(c->objs, cap * sizeof(*o));
+
+		if (!o)
+			return 0;
+		c->objs = o;
+		c->cap = cap;
+	}
+	c->objs[c->nobjs] = (struct aobj){ .kind = kind };
+	return ++c->nobjs;
+}
+
+static void
+obj_end(struct agent *a, struct aobj *o)
+{
+	switch (o->kind) {
+	case AOBJ_BUFFER:
+		if (o->u.buf.memh)
+			ucp_mem_unmap(a->link.ctx, o->u.buf.memh);
+		rig_buffer_release(o->u.buf.b);
+		break;
+	case AOBJ_IMAGE:
+		rig_image_release(o->u.img);
+		break;
+	case AOBJ_PIN:
+		ucp_rkey_destroy(o->u.pin.rkey);
+		break;
+	default:
+		break;
+	}
+	o->kind = AOBJ_NONE;
+}
+
+static struct adev *
+dev_of(struct client *c, uint32_t id)
+{
+	for (struct adev *d = c->devs; d; d = d->next)
+		if (d->id == id)
+			return d;
+	return NULL;
+}
+
+/* ---- Devices, shared between clients ---- */
+
+static struct shared_dev *
+shared_open(struct agent *a, const char *name, char *why, size_t why_len)
+{
+	struct shared_dev *sd;
+	struct rig_device *d = NULL;
+	int ret;
+
+	for (sd = a->shared; sd; sd = sd->next)
+		if (!strcmp(sd->name, name) && !rig_lost(sd->d)) {
+			sd->users++;
+			return sd;
+		}
+	if (!strcmp(name, "HOST")) {
+		if (!a->c->host) {
+			snprintf(why, why_len, "this agent does not serve HOST (--no-host)");
+			return NULL;
+		}
+		ret = rig_host_device(&d);
+	} else {
+		if (!a->c->memory) {
+			snprintf(why, why_len, "this agent serves no memory devices (--no-memory): %.100s", name);
+			return NULL;
+		}
+		ret = rig_memory_device(name, &d);
+	}
+	if (ret < 0) {
+		snprintf(why, why_len, "%s", rig_why());
+		return NULL;
+	}
+	if (!(sd = calloc(1, sizeof(*sd))) || !(sd->name = strdup(name))) {
+		free(sd);
+		rig_device_release(d);
+		snprintf(why, why_len, "no memory");
+		return NULL;
+	}
+	sd->d = d;
+	sd->users = 1;
+	sd->next = a->shared;
+	a->shared = sd;
+	return sd;
+}
+
+static void
+shared_put(struct agent *a, struct shared_dev *sd)
+{
+	struct shared_dev **p;
+
+	if (--sd->users > 0)
+		return;
+	for (p = &a->shared; *p != sd; p = &(*p)->next)
+		;
+	*p = sd->next;
+	(void)rig_close(sd->d);
+	rig_device_release(sd->d);
+	free(sd->name);
+	free(sd);
+}
+
+static void
+dev_end(struct agent *a, struct client *c, struct adev *dev)
+{
+	struct adev **p;
+
+	serve_drop(a, dev);
+	for (p = &c->devs; *p != dev; p = &(*p)->next)
+		;
+	*p = dev->next;
+	/* The client's buffers on it go before the device can close. */
+	for (uint64_t i = 0; i < c->nobjs; i++) {
+		struct aobj *o = &c->objs[i];
+
+		if (o->kind == AOBJ_BUFFER && rig_buffer_device(o->u.buf.b) == dev->sd->d)
+			obj_end(a, o);
+	}
+	shared_put(a, dev->sd);
+	free(dev);
+}
+
+/* ---- Requests ---- */
+
+static void
+reply_error(struct agent *a, struct client *c, uint32_t id, const char *why)
+{
+	struct remote_msg m = { .type = REMOTE_ERROR, .id = id };
+	char text[REMOTE_STR_MAX + 1];
+
+	snprintf(text, sizeof(text), "%s", why);
+	m.u.error = remote_str(text);
+	agent_send(a, c, &m);
+}
+
+static void
+on_open(struct agent *a, struct client *c, const struct remote_msg *m)
+{
+	struct remote_msg r = { .type = REMOTE_OPENED, .id = m->id };
+	char name[REMOTE_STR_MAX + 1], why[256];
+	struct shared_dev *sd;
+	struct adev *dev;
+	struct rig_buffer *probe = NULL;
+
+	memcpy(name, m->u.name.at, m->u.name.len);
+	name[m->u.name.len] = 0;
+	if (!(sd = shared_open(a, name, why, sizeof(why))))
+		return reply_error(a, c, m->id, why);
+	if (!(dev = calloc(1, sizeof(*dev)))) {
+		shared_put(a, sd);
+		return reply_error(a, c, m->id, "no memory");
+	}
+	dev->id = ++c->next_dev;
+	dev->sd = sd;
+	dev->expect = 1;
+	dev->next = c->devs;
+	c->devs = dev;
+	r.u.opened.dev = dev->id;
+	r.u.opened.arch = remote_str(rig_arch(sd->d));
+	r.u.opened.budget = rig_budget(sd->d);
+	r.u.opened.alignment = 64;
+	r.u.opened.hang_ms = -1;
+	r.u.opened.cache_bytes = rig_cache_bytes(sd->d) > 0 ? rig_cache_bytes(sd->d) : -1;
+	/* The queues a client's work reaches: launches and copies (no fills
+	 * or words: they name this process's memory). */
+	if (!strcmp(name, "HOST")) {
+		r.u.opened.nqueues = 2;
+		r.u.opened.queues[0] = (struct remote_queue){ remote_str("COMPUTE:0"),
+			1u << 4 /* RIG_RUNS(RIG_LAUNCH_PART) */ };
+		r.u.opened.queues[1] = (struct remote_queue){ remote_str("COPY:0"), 1u << 3 };
+		r.u.opened.copy_engine = 1;
+	} else {
+		r.u.opened.nqueues = 1;
+		r.u.opened.queues[0] = (struct remote_queue){ remote_str("MEMORY"), 1u << 3 };
+		r.u.opened.copy_engine = 0;
+	}
+	(void)probe;
+	agent_log(a, "client %s: opened %s as device %u", c->peer, name, dev->id);
+	agent_send(a, c, &r);
+}
+
+static void
+on_alloc(struct agent *a, struct client *c, const struct remote_msg *m)
+{
+	struct remote_msg r = { .type = REMOTE_ALLOCED, .id = m->id };
+	struct adev *dev = dev_of(c, m->u.alloc.dev);
+	struct rig_buffer *b;
+	ucp_mem_map_params_t mp;
+	struct aobj *o;
+	uint64_t id;
+
+	if (!dev || dev->lost || dev->closing)
+		return reply_error(a, c, m->id, "no such device, or it is lost");
+	if (m->u.alloc.kind != RIG_MEMORY_DEVICE && m->u.alloc.kind != RIG_MEMORY_MAPPED)
+		return reply_error(a, c, m->id, "the agent allocates Device or Mapped memory only");
+	if (rig_buffer_create(dev->sd->d, m->u.alloc.bytes, (enum rig_memory)m->u.alloc.kind, &b) < 0)
+		return reply_error(a, c, m->id, rig_why());
+	if (!(id = obj_new(c, AOBJ_BUFFER))) {
+		rig_buffer_release(b);
+		return reply_error(a, c, m->id, "no memory");
+	}
+	o = &c->objs[id - 1];
+	o->u.buf.b = b;
+	o->u.buf.bytes = m->u.alloc.bytes;
+	/* HOST's and memory devices' addresses are host addresses: the
+	 * agent's end of RMA, registered with UCX once. */
+	o->u.buf.host = (void *)(uintptr_t)rig_buffer_address(b);
+	if (o->u.buf.host && m->u.alloc.bytes) {
+		mp = (ucp_mem_map_params_t){
+			.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH,
+			.address = o->u.buf.host, .length = m->u.alloc.bytes,
+		};
+		if (ucp_mem_map(a->link.ctx, &mp, &o->u.buf.memh) != UCS_OK)
+			o->u.buf.memh = NULL;	/* RMA still works, unregistered */
+	}
+	r.u.alloced.id = id;
+	r.u.alloced.address = rig_buffer_address(b);
+	agent_send(a, c, &r);
+}
+
+static void
+on_load(struct agent *a, struct client *c, const struct remote_msg *m)
+{
+	struct remote_msg r = { .type = REMOTE_LOADED, .id = m->id };
+	struct adev *dev = dev_of(c, m->u.load.dev);
+	struct rig_image *img;
+	uint64_t id;
+
+	if (!dev || dev->lost || dev->closing)
+		return reply_error(a, c, m->id, "no such device, or it is lost");
+	if (rig_image_load(dev->sd->d, m->u.load.image.at, m->u.load.image.len, &img) < 0)
+		return reply_error(a, c, m->id, rig_why());
+	if (!(id = obj_new(c, AOBJ_IMAGE))) {
+		rig_image_release(img);
+		return reply_error(a, c, m->id, "no memory");
+	}
+	c->objs[id - 1].u.img = img;
+	r.u.handle = id;
+	agent_send(a, c, &r);
+}
+
+static void
+on_entry(struct agent *a, struct client *c, const struct remote_msg *m)
+{
+	struct remote_msg r = { .type = REMOTE_ENTRY_IS, .id = m->id };
+	struct aobj *img = agent_obj(c, m->u.entry.image, AOBJ_IMAGE);
+	char name[REMOTE_STR_MAX + 1];
+	struct rig_function *fn;
+	uint64_t id;
+
+	if (!img)
+		return reply_error(a, c, m->id, "no such image");
+	memcpy(name, m->u.entry.name.at, m->u.entry.name.len);
+	name[m->u.entry.name.len] = 0;
+	if (rig_image_function(img->u.img, name, &fn) < 0) {
+		r.u.entry_is.answer = 1;	/* RIG_ABSENT */
+	} else if (!(id = obj_new(c, AOBJ_FUNCTION))) {
+		return reply_error(a, c, m->id, "no memory");
+	} else {
+		c->objs[id - 1].u.fn = fn;
+		r.u.entry_is.fn = id;
+		r.u.entry_is.code = id;
+	}
+	agent_send(a, c, &r);
+}
+
+static void
+on_pin(struct agent *a, struct client *c, const struct remote_msg *m)
+{
+	struct remote_msg r = { .type = REMOTE_PINNED, .id = m->id };
+	ucp_rkey_h rkey;
+	uint64_t id;
+
+	if (ucp_ep_rkey_unpack(c->ep, m->u.pin.rkey.at, &rkey) != UCS_OK)
+		return reply_error(a, c, m->id, "the pin's rkey does not unpack");
+	if (!(id = obj_new(c, AOBJ_PIN))) {
+		ucp_rkey_destroy(rkey);
+		return reply_error(a, c, m->id, "no memory");
+	}
+	c->objs[id - 1].u.pin.rkey = rkey;
+	c->objs[id - 1].u.pin.address = m->u.pin.address;
+	c->objs[id - 1].u.pin.bytes = m->u.pin.bytes;
+	r.u.handle = id;
+	agent_send(a, c, &r);
+}
+
+static void
+on_free(struct agent *a, struct client *c, const struct remote_msg *m)
+{
+	enum aobj_kind k = m->type == REMOTE_FREE ? AOBJ_BUFFER :
+			   m->type == REMOTE_UNLOAD ? AOBJ_IMAGE : AOBJ_PIN;
+	struct aobj *o = agent_obj(c, m->u.handle, k);
+
+	/* A pin goes only after the steps that name it: the client frees
+	 * it once its values are reached, so none is in flight. */
+	if (o)
+		obj_end(a, o);
+}
+
+static void
+handshake(struct agent *a, struct client *c, const struct remote_msg *m)
+{
+	struct remote_msg r = { .id = m->id };
+	uint8_t want[REMOTE_MAC];
+
+	if (c->state == CLIENT_NEW && m->type == REMOTE_HELLO &&
+	    m->u.hello.version == REMOTE_VERSION) {
+		memcpy(c->cnonce, m->u.hello.nonce, REMOTE_NONCE);
+		if (remote_nonce(c->anonce) < 0)
+			return gone(c, "no nonce");
+		r.type = REMOTE_CHALLENGE;
+		memcpy(r.u.nonce, c->anonce, REMOTE_NONCE);
+		c->state = CLIENT_CHALLENGED;
+		agent_send(a, c, &r);
+		return;
+	}
+	if (c->state == CLIENT_CHALLENGED && m->type == REMOTE_AUTH) {
+		remote_mac(&a->key, false, c->cnonce, c->anonce, want);
+		if (!remote_mac_equal(want, m->u.mac))
+			return gone(c, "wrong key");
+		r.type = REMOTE_WELCOME;
+		remote_mac(&a->key, true, c->cnonce, c->anonce, r.u.mac);
+		c->state = CLIENT_READY;
+		c->admitted = true;
+		agent_log(a, "client %s: admitted", c->peer);
+		agent_send(a, c, &r);
+		return;
+	}
+	gone(c, m->type == REMOTE_HELLO ? "wrong protocol version" :
+		"a message before the handshake ended");
+}
+
+static struct client *
+client_of(struct agent *a, ucp_ep_h ep)
+{
+	for (struct client *c = a->clients; c; c = c->next)
+		if (c->ep == ep)
+			return c;
+	return NULL;
+}
+
+static void
+on_one(struct agent *a, struct client *c, const void *bytes, size_t len)
+{
+	static struct remote_msg m;	/* one thread: the agent's */
+	struct adev *dev;
+	char why[256];
+
+	if (remote_decode(bytes, len, &m, why, sizeof(why)) < 0) {
+		agent_log(a, "client %s: malformed message: %s", c->peer, why);
+		return gone(c, "a malformed message");
+	}
+	c->heard_ns = rig_now_ns();
+	if (c->state != CLIENT_READY)
+		return handshake(a, c, &m);
+	switch (m.type) {
+	case REMOTE_OPEN: on_open(a, c, &m); break;
+	case REMOTE_CLOSE:
+		/* Ended by the loop, not here: its RMA in flight is waited
+		 * for by progressing UCX, which a handler must not do. */
+		if ((dev = dev_of(c, m.u.dev)))
+			dev->closing = true;
+		break;
+	case REMOTE_ALLOC: on_alloc(a, c, &m); break;
+	case REMOTE_LOAD: on_load(a, c, &m); break;
+	case REMOTE_ENTRY: on_entry(a, c, &m); break;
+	case REMOTE_PIN: on_pin(a, c, &m); break;
+	case REMOTE_FREE: case REMOTE_UNLOAD: case REMOTE_UNPIN:
+		on_free(a, c, &m);
+		break;
+	case REMOTE_SUBMIT:
+		if (!(dev = dev_of(c, m.u.submit.dev))) {
+			agent_log(a, "client %s: SUBMIT to device %u, which it did not open",
+				  c->peer, m.u.submit.dev);
+			return gone(c, "a submit to no device");
+		}
+		if (!dev->lost && !dev->closing && serve_submit(a, c, dev, &m, why, sizeof(why)) < 0)
+			serve_lose(a, c, dev, why);
+		break;
+	case REMOTE_PING: {
+		struct remote_msg r = { .type = REMOTE_PONG, .id = m.id };
+
+		r.u.ping = m.u.ping;
+		agent_send(a, c, &r);
+		break;
+	}
+	case REMOTE_PONG:
+		break;
+	default:
+		agent_log(a, "client %s: %s is no request", c->peer, remote_type_name(m.type));
+		gone(c, "a message that is no request");
+	}
+}
+
+/* An active message holds one message, or a client's batch of them. */
+static void
+on_message(void *arg, ucp_ep_h ep, const void *bytes, size_t len)
+{
+	struct agent *a = arg;
+	struct client *c = client_of(a, ep);
+	const uint8_t *at = bytes;
+
+	while (c && c->state != CLIENT_GONE && len) {
+		size_t n = remote_first(at, len);
+
+		/* What does not hold a whole message is refused as one. */
+		on_one(a, c, at, n ? n : len);
+		if (!n)
+			break;
+		at += n;
+		len -= n;
+	}
+}
+
+/* ---- Connections ---- */
+
+static void
+ep_failed(void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+	struct client *c = arg;
+
+	gone(c, "connection lost");
+}
+
+static void
+on_connect(ucp_conn_request_h req, void *arg)
+{
+	struct agent *a = arg;
+	ucp_conn_request_attr_t attr = { .field_mask = UCP_CONN_REQUEST_ATTR_FIELD_CLIENT_ADDR };
+	struct client *c = calloc(1, sizeof(*c));
+	ucp_ep_params_t ep = {
+		.field_mask = UCP_EP_PARAM_FIELD_CONN_REQUEST | UCP_EP_PARAM_FIELD_ERR_HANDLER |
+			      UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE,
+		.conn_request = req,
+		.err_mode = UCP_ERR_HANDLING_MODE_PEER,
+		.err_handler = { .cb = ep_failed, .arg = c },
+	};
+
+	if (!c) {
+		ucp_listener_reject(a->listener, req);
+		return;
+	}
+	snprintf(c->peer, sizeof(c->peer), "?");
+	if (ucp_conn_request_query(req, &attr) == UCS_OK) {
+		char host[64] = "?";
+		const struct sockaddr *sa = (const struct sockaddr *)&attr.client_address;
+		int port = 0;
+
+		if (sa->sa_family == AF_INET) {
+			inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, host, sizeof(host));
+			port = ntohs(((const struct sockaddr_in *)sa)->sin_port);
+		} else if (sa->sa_family == AF_INET6) {
+			inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, host, sizeof(host));
+			port = ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
+		}
+		snprintf(c->peer, sizeof(c->peer), "%s:%d", host, port);
+	}
+	if (ucp_ep_create(a->link.worker, &ep, &c->ep) != UCS_OK) {
+		free(c);
+		return;
+	}
+	c->heard_ns = rig_now_ns();
+	c->next = a->clients;
+	a->clients = c;
+}
+
+static void
+client_end(struct agent *a, struct client *c)
+{
+	int ndev = 0;
+	uint64_t nbuf = 0;
+
+	for (uint64_t i = 0; i < c->nobjs; i++)
+		nbuf += c->objs[i].kind == AOBJ_BUFFER;
+	while (c->devs) {
+		dev_end(a, c, c->devs);
+		ndev++;
+	}
+	for (uint64_t i = 0; i < c->nobjs; i++)
+		obj_end(a, &c->objs[i]);
+	if (c->admitted)
+		agent_log(a, "client %s: %s; closed %d devices, returned %llu buffers",
+			  c->peer, c->gone_why, ndev, (unsigned long long)nbuf);
+	else
+		agent_log(a, "client %s: refused: %s", c->peer, c->gone_why);
+	link_ep_drop(&a->link, c->ep);
+	free(c->objs);
+	free(c);
+}
+
+int
+rig_remote_agent(const struct rig_agent_config *cfg)
+{
+	static const char func[] = "rig_remote_agent";
+	struct agent a = { .c = cfg };
+	struct sockaddr_storage sa;
+	socklen_t salen;
+	char why[256];
+	ucp_listener_params_t lp;
+	ucp_listener_attr_t la = { .field_mask = UCP_LISTENER_ATTR_FIELD_SOCKADDR };
+	const char *listen = cfg && cfg->listen ? cfg->listen : "127.0.0.1:7411";
+
+	if (!cfg)
+		return rig_why_set(func, -EINVAL, "the config is NULL");
+	if (link_address(listen, &sa, &salen, why, sizeof(why)) < 0)
+		return rig_why_set(func, -EINVAL, "%s", why);
+	if (remote_key_find(cfg->key_file, &a.key, why, sizeof(why)) < 0)
+		return rig_why_set(func, -EINVAL, "%s", why);
+	a.heartbeat_ns = (cfg->heartbeat_ms ? cfg->heartbeat_ms : 3000) * 1000000ull;
+	/* An agent restarted on its port finds the connections its last run
+	 * closed in TIME_WAIT there: UCX's TCP listener binds without
+	 * SO_REUSEADDR unless told (docs/remote.md). The environment wins. */
+	setenv("UCX_TCP_CM_REUSEADDR", "y", 0);
+	if (link_open(&a.link, false, on_message, &a, why, sizeof(why)) < 0)
+		return rig_why_set(func, -EINVAL, "%s", why);
+	lp = (ucp_listener_params_t){
+		.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER,
+		.sockaddr = { (const struct sockaddr *)&sa, salen },
+		.conn_handler = { on_connect, &a },
+	};
+	if (ucp_listener_create(a.link.worker, &lp, &a.listener) != UCS_OK) {
+		link_close(&a.link);
+		return rig_why_set(func, -EINVAL, "UCX cannot listen on %s", listen);
+	}
+	if (ucp_listener_query(a.listener, &la) == UCS_OK) {
+		char host[64] = "?";
+		int port = 0;
+
+		if (la.sockaddr.ss_family == AF_INET) {
+			inet_ntop(AF_INET, &((struct sockaddr_in *)&la.sockaddr)->sin_addr, host, sizeof(host));
+			port = ntohs(((struct sockaddr_in *)&la.sockaddr)->sin_port);
+		} else {
+			inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&la.sockaddr)->sin6_addr, host, sizeof(host));
+			port = ntohs(((struct sockaddr_in6 *)&la.sockaddr)->sin6_port);
+		}
+		snprintf(a.where, sizeof(a.where), "%s:%d", host, port);
+	}
+	agent_log(&a, "listening on %s", a.where);
+	while (!cfg->stop || !*cfg->stop) {
+		bool busy = false;
+		uint64_t now = rig_now_ns();
+		struct rig_point next = { 0 };
+
+		for (struct client **p = &a.clients; *p;) {
+			struct client *c = *p;
+
+			if (c->state != CLIENT_GONE && now - c->heard_ns > a.heartbeat_ns)
+				gone(c, "silent past the heartbeat bound");
+			if (c->state == CLIENT_GONE) {
+				*p = c->next;
+				client_end(&a, c);
+				continue;
+			}
+			for (struct adev *d = c->devs, *n; d; d = n) {
+				n = d->next;
+				if (d->closing)
+					dev_end(&a, c, d);
+				else
+					busy |= serve_pump(&a, c, d, &next);
+			}
+			p = &c->next;
+		}
+		/* Work in flight: progress, then sleep on the first running
+		 * value's word for a moment (the device's wake ends the sleep
+		 * at once; UCX's messages wait 50 us at most); RMA in flight
+		 * alone: progress, yielding the core; idle: sleep on UCX's fd. */
+		link_progress(&a.link, busy ? 0 : 20);
+		if (next.device)
+			(void)rig_wait(next, 50000);
+		else if (busy)
+			sched_yield();
+	}
+	while (a.clients) {
+		struct client *c = a.clients;
+
+		a.clients = c->next;
+		gone(c, "the agent stops");
+		client_end(&a, c);
+	}
+	ucp_listener_destroy(a.listener);
+	link_close(&a.link);
+	memset(&a.key, 0, sizeof(a.key));
+	return 0;
+}

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * remote/agent.h: the agent's state, shared by agent.c (connections,
+ * handshake, requests) and serve.c (each device's steps: a client's
+ * values run as local rig work and RMA, in value order).
+ */
+#ifndef REMOTE_AGENT_H
+#define REMOTE_AGENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rig.h"
+#include "rig_remote.h"
+#include "remote/auth.h"
+#include "remote/link.h"
+
+enum aobj_kind { AOBJ_NONE, AOBJ_BUFFER, AOBJ_IMAGE, AOBJ_FUNCTION, AOBJ_PIN };
+
+/* A client's object, by id (its index + 1 in the client's table). */
+struct aobj {
+	enum aobj_kind kind;
+	union {
+		struct { struct rig_buffer *b; ucp_mem_h memh; void *host; uint64_t bytes; } buf;
+		struct rig_image *img;
+		struct rig_function *fn;
+		struct { ucp_rkey_h rkey; uint64_t address, bytes; } pin;
+	} u;
+};
+
+/* A device the agent holds open, shared by the clients that opened it. */
+struct shared_dev {
+	char *name;
+	struct rig_device *d;
+	int users;
+	struct shared_dev *next;
+};
+
+enum step_kind { STEP_RIG, STEP_RMA };
+
+/* One part of a client's value, as the agent runs it. */
+struct step {
+	enum step_kind kind;
+	uint64_t value;
+	bool last;		/* the value's last step */
+	bool issued, done;
+	struct rig_point pt;	/* RIG: its point once issued */
+	/* What to issue. RIG: a launch (run of fn) or a copy of two views. */
+	struct rig_submission *s;
+	uint32_t grid[3], group[3];
+	uint8_t *params;
+	uint32_t nparams;
+	struct rig_buffer *src, *dst;
+	/* RMA: put (agent memory to the client's) or get, then a flush. */
+	bool put;
+	void *local;
+	uint64_t remote, bytes;
+	ucp_rkey_h rkey;
+	ucs_status_ptr_t flush;
+	struct step *next;
+};
+
+struct launch_cache {
+	struct rig_function *fn;
+	uint32_t nparams;
+	struct rig_submission *s;
+};
+#define LAUNCH_CACHE 16
+
+/* A client's open device. */
+struct adev {
+	uint32_t id;
+	struct shared_dev *sd;
+	struct step *head, *tail;
+	struct step *issue_at;	/* the first step not yet issued, or NULL */
+	int rma_ahead;		/* RMA steps issued and not retired */
+	uint64_t expect;	/* the next value the client submits */
+	uint64_t sent;		/* the last value reported reached */
+	bool lost;		/* LOST sent: its work is dropped */
+	bool closing;		/* the client closed it: the loop ends it */
+	struct launch_cache cache[LAUNCH_CACHE];
+	struct adev *next;
+};
+
+enum client_state { CLIENT_NEW, CLIENT_CHALLENGED, CLIENT_READY, CLIENT_GONE };
+
+struct client {
+	ucp_ep_h ep;
+	char peer[80];
+	enum client_state state;
+	bool admitted;		/* it proved the key */
+	const char *gone_why;
+	uint8_t cnonce[REMOTE_NONCE], anonce[REMOTE_NONCE];
+	uint64_t heard_ns;
+	struct aobj *objs;
+	uint64_t nobjs, cap;
+	struct adev *devs;
+	uint32_t next_dev;
+	struct client *next;
+};
+
+struct agent {
+	const struct rig_agent_config *c;
+	struct remote_key key;
+	struct link link;
+	ucp_listener_h listener;
+	struct client *clients;
+	struct shared_dev *shared;
+	uint64_t heartbeat_ns;
+	char where[80];
+};
+
+void agent_log(struct agent *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Send m to c; a failed send makes c gone. */
+void agent_send(struct agent *a, struct client *c, const struct remote_msg *m);
+struct aobj *agent_obj(struct client *c, uint64_t id, enum aobj_kind kind);
+
+/* serve.c: a SUBMIT's steps queued on dev; 0, or -1 with why. */
+int serve_submit(struct agent *a, struct client *c, struct adev *dev,
+		 const struct remote_msg *m, char *why, size_t why_len);
+/* Issue what may run, retire what ran, report values reached or a loss.
+ * True where steps are still pending; *next (where its device is NULL)
+ * becomes the point of the first rig work still running, if any. */
+bool serve_pump(struct agent *a, struct client *c, struct adev *dev, struct rig_point *next);
+/* dev is lost: LOST goes to its client once, with why; its work is dropped. */
+void serve_lose(struct agent *a, struct client *c, struct adev *dev, const char *why);
+/* Drop dev's steps (its client is gone or it closed): waits for what was
+ * issued, so no RMA targets memory that goes. */
+void serve_drop(struct agent *a, struct adev *dev);
+
+#endif

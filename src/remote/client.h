@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * remote/client.h: a client's connection to one agent (a machine), shared
+ * by every remote device of that machine: the handshake, requests that
+ * wait for their answer, the progress thread that delivers reached values
+ * and losses to the devices (driver.c), and the heartbeat.
+ */
+#ifndef REMOTE_CLIENT_H
+#define REMOTE_CLIENT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "rig_edge.h"
+#include "remote/link.h"
+
+struct rdev;
+
+/* One connection's UCX state; kept for the process's life once made, so
+ * that regions registered on it can still be unregistered after it broke. */
+struct conn {
+	struct link link;
+	ucp_ep_h ep;
+	pthread_t thread;
+	bool has_thread;	/* thread runs and is not joined */
+	atomic_bool up;
+	atomic_bool stop;
+	_Atomic uint64_t heard_ns;
+	struct machine *m;
+	struct conn *older;
+};
+
+struct machine {
+	char where[80];
+	pthread_mutex_t connect;	/* one connect at a time */
+	pthread_mutex_t lock;		/* devs, the pending answers */
+	pthread_cond_t answered;
+	struct conn *conn;		/* the newest connection, or NULL */
+	struct rdev *devs;		/* its open devices */
+	uint32_t next_id;
+	/* The one request waiting for its answer (requests go one at a time). */
+	uint32_t want_id;
+	uint8_t *answer;
+	size_t answer_len;
+	bool answer_lost;
+	uint64_t heartbeat_ns;
+	struct machine *next;
+};
+
+/* The machine of where, made once per process (no I/O). NULL: no memory. */
+struct machine *machine_of(const char *where);
+
+/* Connect if not connected (the handshake with the key in key_file).
+ * 0, or -1 with why. */
+int machine_connect(struct machine *m, const char *key_file, char *why, size_t why_len);
+
+/*
+ * Send req and wait for its answer, decoded into *ans (whose byte fields
+ * point into *keep, which the caller frees). An ERROR answer is -1 with
+ * its text in why; a lost connection -1 "AGENT where: connection lost".
+ */
+int machine_call(struct machine *m, struct remote_msg *req, struct remote_msg *ans,
+		 uint8_t **keep, char *why, size_t why_len);
+
+/* Send m without waiting (FREE, CLOSE, SUBMIT). 0, or -1 with why. */
+int machine_send(struct machine *m, const struct remote_msg *msg, char *why, size_t why_len);
+
+/* Send len encoded bytes (malloc'd; the call owns them). 0, or -1. */
+int machine_send_bytes(struct machine *m, uint8_t *bytes, size_t len, char *why, size_t why_len);
+
+/* The live connection's link and endpoint (for pins), or NULL. */
+struct conn *machine_conn(struct machine *m);
+
+/* driver.c: the progress thread's deliveries. */
+void rdev_reached(struct rdev *d, uint64_t seq);
+void rdev_lose(struct rdev *d, const char *why);
+uint32_t rdev_id(const struct rdev *d);
+struct conn *rdev_conn(const struct rdev *d);
+struct rdev *rdev_next(const struct rdev *d);
+
+#endif

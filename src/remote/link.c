@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * remote/link.c: the UCX plumbing both ends share (link.h). Control goes
+ * as active messages forced eager (UCP_AM_SEND_FLAG_EAGER): the handler
+ * then always sees the whole message in its data argument, so no
+ * rendezvous receive path exists to get wrong; bulk bytes never travel as
+ * messages (RMA carries them, agent.c).
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "remote/link.h"
+
+struct link_handler {
+	link_recv_fn recv;
+	void *arg;
+};
+
+static ucs_status_t
+am_recv(void *arg, const void *header, size_t header_length, void *data,
+	size_t length, const ucp_am_recv_param_t *param)
+{
+	struct link_handler *h = arg;
+	ucp_ep_h reply = (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ?
+		param->reply_ep : NULL;
+
+	/* Eager only: a rendezvous header is a peer that is not rig's. */
+	if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)
+		return UCS_OK;
+	h->recv(h->arg, reply, data, length);
+	return UCS_OK;
+}
+
+int
+link_open(struct link *l, bool multi, link_recv_fn recv, void *arg, char *why,
+	  size_t why_len)
+{
+	ucp_params_t params = {
+		.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED,
+		.features = UCP_FEATURE_AM | UCP_FEATURE_RMA | UCP_FEATURE_WAKEUP,
+		.mt_workers_shared = multi,
+	};
+	ucp_worker_params_t wp = {
+		.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+		.thread_mode = multi ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SINGLE,
+	};
+	struct link_handler *h = malloc(sizeof(*h));
+	ucp_am_handler_param_t ap;
+	ucp_config_t *config;
+	ucs_status_t st;
+
+	memset(l, 0, sizeof(*l));
+	l->efd = -1;
+	if (!h) {
+		snprintf(why, why_len, "no memory for UCX's handler");
+		return -1;
+	}
+	*h = (struct link_handler){ recv, arg };
+	l->handler = h;
+	if ((st = ucp_config_read(NULL, NULL, &config)) != UCS_OK)
+		goto fail;
+	st = ucp_init(&params, config, &l->ctx);
+	ucp_config_release(config);
+	if (st != UCS_OK)
+		goto fail;
+	if ((st = ucp_worker_create(l->ctx, &wp, &l->worker)) != UCS_OK)
+		goto fail;
+	ap = (ucp_am_handler_param_t){
+		.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+			      UCP_AM_HANDLER_PARAM_FIELD_ARG | UCP_AM_HANDLER_PARAM_FIELD_FLAGS,
+		.id = LINK_AM_ID, .flags = UCP_AM_FLAG_WHOLE_MSG, .cb = am_recv, .arg = h,
+	};
+	if ((st = ucp_worker_set_am_recv_handler(l->worker, &ap)) != UCS_OK ||
+	    (st = ucp_worker_get_efd(l->worker, &l->efd)) != UCS_OK)
+		goto fail;
+	return 0;
+fail:
+	snprintf(why, why_len, "UCX: %s", ucs_status_string(st));
+	link_close(l);
+	return -1;
+}
+
+void
+link_close(struct link *l)
+{
+	if (l->worker)
+		ucp_worker_destroy(l->worker);
+	if (l->ctx)
+		ucp_cleanup(l->ctx);
+	l->worker = NULL;
+	l->ctx = NULL;
+	free(l->handler);
+	l->handler = NULL;
+}
+
+static void
+sent(void *request, ucs_status_t status, void *user_data)
+{
+	free(user_data);
+	ucp_request_free(request);
+}
+
+int
+link_send(ucp_ep_h ep, const struct remote_msg *m, char *why, size_t why_len)
+{
+	uint8_t *b;
+	size_t len;
+
+	if (remote_encode(m, &b, &len, why, why_len) < 0)
+		return -1;
+	return link_send_bytes(ep, b, len, why, why_len);
+}
+
+int
+link_send_bytes(ucp_ep_h ep, uint8_t *b, size_t len, char *why, size_t why_len)
+{
+	ucp_request_param_t p = {
+		.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK |
+				UCP_OP_ATTR_FIELD_USER_DATA,
+		.flags = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY,
+		.cb.send = sent,
+	};
+	ucs_status_ptr_t r;
+
+	p.user_data = b;
+	r = ucp_am_send_nbx(ep, LINK_AM_ID, NULL, 0, b, len, &p);
+	if (UCS_PTR_IS_PTR(r))
+		return 0;	/* sent() frees b */
+	free(b);
+	if (UCS_PTR_IS_ERR(r)) {
+		snprintf(why, why_len, "UCX send: %s", ucs_status_string(UCS_PTR_STATUS(r)));
+		return -1;
+	}
+	return 0;
+}
+
+void
+link_progress(struct link *l, int timeout_ms)
+{
+	while (ucp_worker_progress(l->worker))
+		;
+	if (timeout_ms <= 0)
+		return;
+	/* Arm answers BUSY where events came meanwhile: progress again. */
+	if (ucp_worker_arm(l->worker) == UCS_OK) {
+		struct pollfd pfd = { .fd = l->efd, .events = POLLIN };
+
+		(void)poll(&pfd, 1, timeout_ms);
+	}
+	while (ucp_worker_progress(l->worker))
+		;
+}
+
+ucs_status_t
+link_wait(struct link *l, ucs_status_ptr_t req)
+{
+	ucs_status_t st;
+
+	if (!UCS_PTR_IS_PTR(req))
+		return UCS_PTR_STATUS(req);
+	while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS)
+		ucp_worker_progress(l->worker);
+	ucp_request_free(req);
+	return st;
+}
+
+/* Split where into host (brackets of [v6] dropped) and port: 0, or -1. */
+static int
+split(const char *where, char *host, size_t host_len, const char **port,
+      char *why, size_t why_len)
+{
+	const char *colon;
+	size_t n;
+
+	if (!where || !(colon = strrchr(where, ':')) || !colon[1] ||
+	    (n = (size_t)(colon - where)) == 0 || n >= host_len) {
+		snprintf(why, why_len, "\"%s\" is not host:port", where ? where : "(null)");
+		return -1;
+	}
+	memcpy(host, where, n);
+	host[n] = 0;
+	if (host[0] == '[' && n > 2 && host[n - 1] == ']') {
+		memmove(host, host + 1, n - 2);
+		host[n - 2] = 0;
+	}
+	*port = colon + 1;
+	for (const char *c = *port; *c; c++)
+		if (*c < '0' || *c > '9' || c - *port >= 5) {
+			snprintf(why, why_len, "\"%s\": port %s is not a number", where, *port);
+			return -1;
+		}
+	if (atoi(*port) > 65535) {
+		snprintf(why, why_len, "\"%s\": port %s is past 65535", where, *port);
+		return -1;
+	}
+	return 0;
+}
+
+int
+link_address_check(const char *where, char *why, size_t why_len)
+{
+	char host[256];
+	const char *port;
+
+	return split(where, host, sizeof(host), &port, why, why_len);
+}
+
+int
+link_address(const char *where, struct sockaddr_storage *sa, socklen_t *len,
+	     char *why, size_t why_len)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM },
+			*res = NULL;
+	char host[256];
+	const char *port;
+	int rc;
+
+	if (split(where, host, sizeof(host), &port, why, why_len) < 0)
+		return -1;
+	if ((rc = getaddrinfo(host, port, &hints, &res)) != 0) {
+		snprintf(why, why_len, "%s: %s", where, gai_strerror(rc));
+		return -1;
+	}
+	memcpy(sa, res->ai_addr, res->ai_addrlen);
+	*len = res->ai_addrlen;
+	freeaddrinfo(res);
+	return 0;
+}
+
+void
+link_ep_drop(struct link *l, ucp_ep_h ep)
+{
+	ucp_request_param_t p = {
+		.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+		.flags = UCP_EP_CLOSE_FLAG_FORCE,
+	};
+
+	if (ep)
+		(void)link_wait(l, ucp_ep_close_nbx(ep, &p));
+}

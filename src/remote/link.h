@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * remote/link.h: what the agent and the client share of UCX: a context
+ * and worker with active messages, RMA and wake-ups; the one AM handler
+ * through which every message (wire.h) arrives; sends that own their
+ * bytes until UCX is done with them; and "host:port" as a socket address.
+ */
+#ifndef REMOTE_LINK_H
+#define REMOTE_LINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/socket.h>
+
+#include <ucp/api/ucp.h>
+
+#include "remote/wire.h"
+
+#define LINK_AM_ID	7u
+
+struct link {
+	ucp_context_h ctx;
+	ucp_worker_h worker;
+	int efd;		/* the worker's wake-up fd */
+	void *handler;		/* what the AM handler is called with */
+};
+
+/* Called for each message that arrives, with the endpoint to answer on
+ * (NULL where the sender gave none) and bytes valid during the call. */
+typedef void (*link_recv_fn)(void *arg, ucp_ep_h reply, const void *bytes, size_t len);
+
+/* A context and worker: multi for a worker that several threads call. */
+int link_open(struct link *l, bool multi, link_recv_fn recv, void *arg,
+	      char *why, size_t why_len);
+void link_close(struct link *l);
+
+/* Send m on ep; UCX owns a copy until it is sent. 0, or -1 with why. */
+int link_send(ucp_ep_h ep, const struct remote_msg *m, char *why, size_t why_len);
+
+/* Send len bytes of encoded messages from bytes (malloc'd: the call owns
+ * them, whatever it returns). 0, or -1 with why. */
+int link_send_bytes(ucp_ep_h ep, uint8_t *bytes, size_t len, char *why, size_t why_len);
+
+/* Progress until nothing moves, then sleep on the worker's fd for
+ * timeout_ms at most (0: do not sleep). */
+void link_progress(struct link *l, int timeout_ms);
+
+/* Wait for a request UCX returned (progressing l) and free it: its status. */
+ucs_status_t link_wait(struct link *l, ucs_status_ptr_t req);
+
+/* "host:port" (host: a name or an address; [v6]:port) as a socket address. */
+int link_address(const char *where, struct sockaddr_storage *sa, socklen_t *len,
+		 char *why, size_t why_len);
+
+/* where's form alone (no name is looked up): 0, or -1 with why. */
+int link_address_check(const char *where, char *why, size_t why_len);
+
+/* Close ep, forcibly, without waiting for the peer. */
+void link_ep_drop(struct link *l, ucp_ep_h ep);
+
+#endif

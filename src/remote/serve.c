@@ -1,0 +1,399 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * remote/serve.c: a client's values on one of the agent's devices. Each
+ * value's parts become steps, run in order: a launch or a copy between
+ * two of the device's buffers is local rig work (rig orders it after the
+ * device's earlier values: device order), so its loss and its memory's
+ * reclamation are rig's own; a copy with one end in the client's pinned
+ * memory is UCX RMA, issued only once every earlier step completed, and
+ * the rig work after it waits for its flush. A value is reached once its
+ * last step completed; the agent reports the highest such value.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "remote/agent.h"
+
+#define RMA_CHUNK	(1u << 20)	/* puts and gets in flight at once: pipelined */
+
+static void
+step_free(struct step *s)
+{
+	free(s->params);
+	rig_buffer_release(s->src);
+	rig_buffer_release(s->dst);
+	free(s);
+}
+
+static void
+push(struct adev *dev, struct step *s)
+{
+	if (dev->tail)
+		dev->tail->next = s;
+	else
+		dev->head = s;
+	dev->tail = s;
+	if (!dev->issue_at)
+		dev->issue_at = s;
+}
+
+/* The cached one-launch submission of fn with nparams bytes of params. */
+static struct rig_submission *
+launch_of(struct adev *dev, struct rig_function *fn, uint32_t nparams, char *why,
+	  size_t why_len)
+{
+	struct rig_part_spec p = rig_part_launch(fn, nparams, NULL, 0);
+	struct launch_cache *slot = NULL;
+	struct rig_submission *s;
+
+	for (int i = 0; i < LAUNCH_CACHE; i++) {
+		if (dev->cache[i].fn == fn && dev->cache[i].nparams == nparams)
+			return dev->cache[i].s;
+		if (!dev->cache[i].fn && !slot)
+			slot = &dev->cache[i];
+	}
+	if (rig_submission_make(dev->sd->d, &p, 1, NULL, 0, (struct rig_keep){ 0 }, &s) < 0) {
+		snprintf(why, why_len, "%s", rig_why());
+		return NULL;
+	}
+	if (!slot) {	/* full: the oldest goes (its work keeps what it needs) */
+		slot = &dev->cache[0];
+		rig_submission_release(slot->s);
+	}
+	*slot = (struct launch_cache){ fn, nparams, s };
+	return s;
+}
+
+/* The buffer of a copy's end, as a view of bytes at its offset. */
+static int
+end_view(struct client *c, const struct remote_span *e, uint64_t bytes,
+	 struct rig_buffer **out, struct aobj **obj, char *why, size_t why_len)
+{
+	struct aobj *o = agent_obj(c, e->id, AOBJ_BUFFER);
+
+	if (!o) {
+		snprintf(why, why_len, "copy names buffer %llu, which is not the client's",
+			 (unsigned long long)e->id);
+		return -1;
+	}
+	if (e->offset > o->u.buf.bytes || bytes > o->u.buf.bytes - e->offset) {
+		snprintf(why, why_len, "copy of %llu bytes at %llu passes buffer %llu's %llu",
+			 (unsigned long long)bytes, (unsigned long long)e->offset,
+			 (unsigned long long)e->id, (unsigned long long)o->u.buf.bytes);
+		return -1;
+	}
+	*obj = o;
+	if (out && rig_buffer_view(o->u.buf.b, e->offset, bytes, RIG_READ_WRITE, out) < 0) {
+		snprintf(why, why_len, "%s", rig_why());
+		return -1;
+	}
+	return 0;
+}
+
+static struct step *
+copy_step(struct client *c, struct adev *dev, const struct remote_part *p, char *why,
+	  size_t why_len)
+{
+	struct step *s = calloc(1, sizeof(*s));
+	struct aobj *src, *dst;
+
+	if (!s) {
+		snprintf(why, why_len, "no memory for a step");
+		return NULL;
+	}
+	if (p->fill >= 0) {
+		snprintf(why, why_len, "a fill reaches the agent: fills are refused at room");
+		goto fail;
+	}
+	if (p->src.end == REMOTE_END_BUFFER && p->dst.end == REMOTE_END_BUFFER) {
+		s->kind = STEP_RIG;
+		if (end_view(c, &p->src, p->bytes, &s->src, &src, why, why_len) < 0 ||
+		    end_view(c, &p->dst, p->bytes, &s->dst, &dst, why, why_len) < 0)
+			goto fail;
+		return s;
+	}
+	if (p->src.end == REMOTE_END_PIN && p->dst.end == REMOTE_END_PIN) {
+		snprintf(why, why_len, "a copy between two pins reaches the agent");
+		goto fail;
+	}
+	/* One end the client's pinned memory, the other a buffer here. */
+	{
+		const struct remote_span *mine = p->src.end == REMOTE_END_BUFFER ? &p->src : &p->dst;
+		const struct remote_span *theirs = mine == &p->src ? &p->dst : &p->src;
+		struct aobj *b, *pin = agent_obj(c, theirs->id, AOBJ_PIN);
+
+		if (end_view(c, mine, p->bytes, NULL, &b, why, why_len) < 0)
+			goto fail;
+		if (!b->u.buf.host) {
+			snprintf(why, why_len, "buffer %llu has no host address for RMA",
+				 (unsigned long long)mine->id);
+			goto fail;
+		}
+		if (!pin || theirs->offset > pin->u.pin.bytes ||
+		    p->bytes > pin->u.pin.bytes - theirs->offset) {
+			snprintf(why, why_len, "copy names pin %llu, which is not the client's or is short",
+				 (unsigned long long)theirs->id);
+			goto fail;
+		}
+		s->kind = STEP_RMA;
+		s->put = mine == &p->src;
+		s->local = (char *)b->u.buf.host + mine->offset;
+		s->remote = pin->u.pin.address + theirs->offset;
+		s->bytes = p->bytes;
+		s->rkey = pin->u.pin.rkey;
+	}
+	return s;
+fail:
+	step_free(s);
+	return NULL;
+}
+
+int
+serve_submit(struct agent *a, struct client *c, struct adev *dev,
+	     const struct remote_msg *m, char *why, size_t why_len)
+{
+	struct step *first = NULL, *last = NULL;
+
+	if (m->u.submit.value != dev->expect) {
+		snprintf(why, why_len, "value %llu out of order (expected %llu)",
+			 (unsigned long long)m->u.submit.value, (unsigned long long)dev->expect);
+		return -1;
+	}
+	for (uint32_t i = 0; i < m->u.submit.nparts; i++) {
+		const struct remote_part *p = &m->u.submit.parts[i];
+		struct step *s;
+
+		if (p->kind == REMOTE_PART_COPY) {
+			s = copy_step(c, dev, p, why, why_len);
+		} else {
+			struct aobj *fn = agent_obj(c, p->fn, AOBJ_FUNCTION);
+
+			s = calloc(1, sizeof(*s));
+			if (!s || !fn) {
+				snprintf(why, why_len, s ? "launch names function %llu, which is not the client's"
+					 : "no memory for a step", (unsigned long long)p->fn);
+				free(s);
+				s = NULL;
+			} else if (!(s->s = launch_of(dev, fn->u.fn, p->params.len, why, why_len)) ||
+				   !(s->params = malloc(p->params.len + 1))) {
+				free(s);
+				s = NULL;
+			} else {
+				s->kind = STEP_RIG;
+				memcpy(s->grid, p->grid, sizeof(s->grid));
+				memcpy(s->group, p->group, sizeof(s->group));
+				memcpy(s->params, p->params.at, p->params.len);
+				s->nparams = p->params.len;
+			}
+		}
+		if (!s) {
+			while (first) {
+				struct step *n = first->next;
+
+				step_free(first);
+				first = n;
+			}
+			return -1;
+		}
+		s->value = m->u.submit.value;
+		if (last)
+			last->next = s;
+		else
+			first = s;
+		last = s;
+	}
+	last->last = true;
+	for (struct step *s = first, *n; s; s = n) {
+		n = s->next;
+		s->next = NULL;
+		push(dev, s);
+	}
+	dev->expect++;
+	return 0;
+}
+
+static void
+rma_sent(void *request, ucs_status_t status, void *user_data)
+{
+	ucp_request_free(request);
+}
+
+/* Issue s's puts or gets in chunks, then the flush that ends them all. */
+static int
+rma_issue(struct agent *a, struct client *c, struct step *s)
+{
+	ucp_request_param_t p = {
+		.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK,
+		.cb.send = rma_sent,
+	};
+	ucp_request_param_t f = { 0 };
+
+	for (uint64_t at = 0; at < s->bytes; at += RMA_CHUNK) {
+		uint64_t n = s->bytes - at < RMA_CHUNK ? s->bytes - at : RMA_CHUNK;
+		ucs_status_ptr_t r = s->put ?
+			ucp_put_nbx(c->ep, (char *)s->local + at, n, s->remote + at, s->rkey, &p) :
+			ucp_get_nbx(c->ep, (char *)s->local + at, n, s->remote + at, s->rkey, &p);
+
+		if (UCS_PTR_IS_ERR(r))
+			return -1;
+	}
+	s->flush = ucp_ep_flush_nbx(c->ep, &f);
+	if (UCS_PTR_IS_ERR(s->flush))
+		return -1;
+	return 0;
+}
+
+void
+serve_lose(struct agent *a, struct client *c, struct adev *dev, const char *why)
+{
+	struct remote_msg m = { .type = REMOTE_LOST };
+	char text[REMOTE_STR_MAX + 1];
+
+	if (dev->lost)
+		return;
+	dev->lost = true;
+	snprintf(text, sizeof(text), "%s", why);
+	m.u.lost.dev = dev->id;
+	m.u.lost.why = remote_str(text);
+	agent_log(a, "client %s: %s lost: %s", c->peer, dev->sd->name, text);
+	agent_send(a, c, &m);
+}
+
+/* Issue s: 0, or -1 (the device is lost). */
+static int
+issue(struct agent *a, struct client *c, struct adev *dev, struct step *s)
+{
+	struct rig_run *r;
+	int ret;
+
+	s->issued = true;
+	if (s->kind == STEP_RMA) {
+		if (rma_issue(a, c, s) < 0) {
+			serve_lose(a, c, dev, "RMA to the client failed");
+			return -1;
+		}
+		return 0;
+	}
+	if (s->s) {
+		if ((ret = rig_run_take(s->s, &r)) == 0 &&
+		    (ret = rig_run_store(r, 0, s->grid, s->group, s->params, s->nparams)) < 0)
+			rig_run_release(r);
+		if (ret == 0)
+			ret = rig_submit(r, NULL, 0, NULL, 0, &s->pt);
+	} else {
+		ret = rig_buffer_copy(s->src, s->dst, &s->pt);
+	}
+	if (ret < 0) {
+		serve_lose(a, c, dev, rig_why());
+		return -1;
+	}
+	return 0;
+}
+
+static bool
+step_done(struct agent *a, struct client *c, struct adev *dev, struct step *s)
+{
+	if (s->kind == STEP_RMA) {
+		ucs_status_t st;
+
+		if (UCS_PTR_IS_PTR(s->flush)) {
+			if ((st = ucp_request_check_status(s->flush)) == UCS_INPROGRESS)
+				return false;
+			ucp_request_free(s->flush);
+			s->flush = NULL;
+			if (st != UCS_OK)
+				serve_lose(a, c, dev, "RMA to the client failed");
+		}
+		return true;
+	}
+	if (!rig_signaled(s->pt))
+		return false;
+	if (!rig_reached(s->pt))
+		serve_lose(a, c, dev, rig_lost(dev->sd->d) ? rig_lost(dev->sd->d) : "work dropped");
+	return true;
+}
+
+/*
+ * Issue from the first step not yet issued, in order: rig work at once
+ * unless an RMA step lies ahead of it in the queue (rig does not know to
+ * wait for UCX), an RMA step only once it is the head (every step before
+ * it retired). Then retire from the head what completed. Each step is
+ * looked at a bounded number of times: no walk of the whole queue per
+ * pass, which a client's burst of thousands of values would make
+ * quadratic.
+ */
+bool
+serve_pump(struct agent *a, struct client *c, struct adev *dev, struct rig_point *next)
+{
+	uint64_t reached = dev->sent;
+
+	if (dev->lost)
+		return false;
+	while (dev->issue_at) {
+		struct step *s = dev->issue_at;
+
+		if (s->kind == STEP_RMA ? s != dev->head : dev->rma_ahead > 0)
+			break;
+		if (issue(a, c, dev, s) < 0)
+			return false;
+		dev->rma_ahead += s->kind == STEP_RMA;
+		dev->issue_at = s->next;
+	}
+	while (dev->head && dev->head->issued) {
+		struct step *s = dev->head;
+
+		if (!(s->done = step_done(a, c, dev, s)) || dev->lost)
+			break;
+		if (s->last)
+			reached = s->value;
+		dev->rma_ahead -= s->kind == STEP_RMA;
+		dev->head = s->next;
+		if (!dev->head)
+			dev->tail = NULL;
+		step_free(s);
+		/* The next RMA step may go now that the one before it is done. */
+		if (dev->issue_at && dev->issue_at == dev->head && dev->head->kind == STEP_RMA) {
+			if (issue(a, c, dev, dev->head) < 0)
+				return false;
+			dev->rma_ahead++;
+			dev->issue_at = dev->head->next;
+		}
+	}
+	if (dev->lost)
+		return false;
+	if (next && !next->device && dev->head && dev->head->issued &&
+	    dev->head->kind == STEP_RIG)
+		*next = dev->head->pt;	/* the first rig work still running */
+	if (reached > dev->sent) {
+		struct remote_msg m = { .type = REMOTE_REACHED };
+
+		m.u.reached.dev = dev->id;
+		m.u.reached.value = reached;
+		dev->sent = reached;
+		agent_send(a, c, &m);
+	}
+	return dev->head != NULL;
+}
+
+void
+serve_drop(struct agent *a, struct adev *dev)
+{
+	while (dev->head) {
+		struct step *s = dev->head;
+
+		if (s->issued && s->kind == STEP_RMA && UCS_PTR_IS_PTR(s->flush))
+			(void)link_wait(&a->link, s->flush);
+		else if (s->issued && s->kind == STEP_RIG)
+			(void)rig_wait(s->pt, UINT64_MAX);
+		dev->head = s->next;
+		step_free(s);
+	}
+	dev->tail = NULL;
+	dev->issue_at = NULL;
+	dev->rma_ahead = 0;
+	for (int i = 0; i < LAUNCH_CACHE; i++)
+		if (dev->cache[i].s)
+			rig_submission_release(dev->cache[i].s);
+	memset(dev->cache, 0, sizeof(dev->cache));
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fuzz_remote_corpus: writes one encoded message of every type into a
+ * folder, the seed corpus of fuzz_remote_wire. Usage: fuzz_remote_corpus DIR
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "remote/wire.h"
+
+int
+main(int argc, char **argv)
+{
+	static struct remote_msg m;
+	static const uint8_t params[24] = { 1, 2, 3 };
+	char why[160], path[600];
+
+	if (argc != 2)
+		return fprintf(stderr, "usage: fuzz_remote_corpus DIR\n"), 2;
+	for (unsigned t = 1; t < REMOTE_TYPES; t++) {
+		uint8_t *b;
+		size_t len;
+		FILE *f;
+
+		memset(&m, 0, sizeof(m));
+		m.type = (uint16_t)t;
+		m.id = t;
+		if (t == REMOTE_OPEN)
+			m.u.name = remote_str("HOST");
+		if (t == REMOTE_ERROR)
+			m.u.error = remote_str("rig_open: no such device");
+		if (t == REMOTE_LOST)
+			m.u.lost.why = remote_str("closed");
+		if (t == REMOTE_ENTRY)
+			m.u.entry.name = remote_str("add");
+		if (t == REMOTE_OPENED) {
+			m.u.opened.arch = remote_str("x86_64");
+			m.u.opened.alignment = 64;
+			m.u.opened.copy_engine = 1;
+			m.u.opened.hang_ms = -1;
+			m.u.opened.cache_bytes = 1 << 20;
+			m.u.opened.nqueues = 2;
+			m.u.opened.queues[0] = (struct remote_queue){ remote_str("COMPUTE:0"), 16 };
+			m.u.opened.queues[1] = (struct remote_queue){ remote_str("COPY:0"), 8 };
+		}
+		if (t == REMOTE_SUBMIT) {
+			m.u.submit.nparts = 2;
+			m.u.submit.parts[0] = (struct remote_part){ .kind = REMOTE_PART_LAUNCH,
+				.fn = 7, .grid = { 4, 1, 1 }, .group = { 1, 1, 1 },
+				.params = { params, sizeof(params) } };
+			m.u.submit.parts[1] = (struct remote_part){ .kind = REMOTE_PART_COPY,
+				.src = { REMOTE_END_BUFFER, 3, 0 }, .dst = { REMOTE_END_PIN, 4, 8 },
+				.bytes = 64, .fill = -1 };
+		}
+		if (remote_encode(&m, &b, &len, why, sizeof(why)) < 0)
+			return fprintf(stderr, "%s: %s\n", remote_type_name(t), why), 1;
+		snprintf(path, sizeof(path), "%s/%s", argv[1], remote_type_name(t));
+		if (!(f = fopen(path, "wb")) || fwrite(b, 1, len, f) != len || fclose(f))
+			return perror(path), 1;
+		free(b);
+	}
+	return 0;
+}

@@ -1,0 +1,684 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_remote: a remote HOST through `rig agent`, a separate process on
+ * a loopback port. Its facts are the remote device's with no bus,
+ * completion Host and a word of the driver's own; an add runs there on
+ * Device memory filled and read back through pinned memory of this
+ * process (UCX RMA both ways, 8 MiB: chunks pipelined); order across the
+ * machines holds both ways through the same stamps; a wrong key, a key
+ * file others may read, and a malformed message are refused and change
+ * nothing for the next client; kill -9 of the agent mid-work loses the
+ * device with "AGENT host:port: connection lost" and ends every wait, and
+ * a reopen works once an agent listens there again; a client killed
+ * mid-submit has its devices closed and its buffers returned; silence
+ * past the heartbeat bound, either way, is a loss too.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "agent_proc.h"
+#include "common.h"
+#include "remote/link.h"
+
+#define N (2 << 20)	/* floats: 8 MiB a buffer */
+
+static char key_path[128], bad_key_path[128], open_key_path[128];
+static struct agent_proc agent;
+
+static int
+setup(void **state)
+{
+	snprintf(key_path, sizeof(key_path), "/tmp/rig-remote-key-%d", (int)getpid());
+	snprintf(bad_key_path, sizeof(bad_key_path), "/tmp/rig-remote-bad-%d", (int)getpid());
+	snprintf(open_key_path, sizeof(open_key_path), "/tmp/rig-remote-open-%d", (int)getpid());
+	key_write(key_path, "the shared key of test_remote 0123\n", 0600);
+	key_write(bad_key_path, "the shared key of test_remote 0124\n", 0600);
+	key_write(open_key_path, "the shared key of test_remote 0123\n", 0644);
+	return agent_start(&agent, key_path, "127.0.0.1:0", NULL) ? 0 : -1;
+}
+
+static int
+teardown(void **state)
+{
+	agent_kill(&agent, SIGTERM);
+	unlink(key_path);
+	unlink(bad_key_path);
+	unlink(open_key_path);
+	return 0;
+}
+
+static struct rig_device *
+open_remote(const char *name, const char *key)
+{
+	struct rig_opener o;
+	struct rig_device *d;
+
+	assert_int_equal(rig_remote_opener(agent.where, name, key, &o), 0);
+	if (rig_open(&o, &d) < 0)
+		fail_msg("open %s@%s: %s", name, agent.where, rig_why());
+	return d;
+}
+
+/* a + b on the remote HOST, inputs and output through pinned memory. */
+static void
+add_remote(void **state)
+{
+	struct rig_device *d = open_remote("HOST", key_path);
+	struct rig_buffer *a, *b, *c, *pa, *pb, *pc;
+	struct rig_submission *s;
+	struct rig_image *img;
+	struct rig_point p;
+	float *x = malloc(N * sizeof(float)), *y = malloc(N * sizeof(float));
+	size_t wrong = 0;
+	char name[128];
+
+	snprintf(name, sizeof(name), "HOST@%s", agent.where);
+	assert_string_equal(rig_name(d), name);
+	assert_string_equal(rig_arch(d), "x86_64");
+	for (int i = 0; i < N; i++) {
+		x[i] = (float)i;
+		y[i] = 0.25f * (float)i;
+	}
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &a), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &b), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &c), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_PINNED, &pa), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_PINNED, &pb), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_PINNED, &pc), 0);
+	/* Device memory is the agent's: this process does not address it. */
+	assert_int_equal(rig_buffer_read(a, 0, x, 4), RIG_EINVAL);
+	assert_int_equal(rig_buffer_write(pa, 0, x, N * 4), 0);
+	assert_int_equal(rig_buffer_write(pb, 0, y, N * 4), 0);
+	assert_int_equal(rig_buffer_copy(pa, a, NULL), 0);
+	assert_int_equal(rig_buffer_copy(pb, b, NULL), 0);
+	assert_int_equal(add_submission(d, &s, &img), 0);
+	assert_int_equal(add_submit(s, a, b, c, N, NULL), 0);
+	assert_int_equal(rig_buffer_copy(c, pc, &p), 0);
+	assert_int_equal(rig_wait(p, 30ull * 1000000000), 0);
+	/* The host's read of pc follows the copy by its stamp alone. */
+	assert_int_equal(rig_buffer_read(pc, 0, x, N * 4), 0);
+	for (int i = 0; i < N; i++)
+		wrong += x[i] != 1.25f * (float)i;
+	assert_int_equal(wrong, 0);
+	rig_submission_release(s);
+	rig_image_release(img);
+	rig_buffer_release(a);
+	rig_buffer_release(b);
+	rig_buffer_release(c);
+	rig_buffer_release(pa);
+	rig_buffer_release(pb);
+	rig_buffer_release(pc);
+	assert_int_equal(rig_close(d), 0);
+	rig_device_release(d);
+	free(x);
+	free(y);
+}
+
+
+/* A wrong key, and a key file others may read, are refused; the agent
+ * serves the next client as before. */
+static void
+bad_keys(void **state)
+{
+	struct agent_proc other;
+	struct rig_opener o;
+	struct rig_device *d;
+
+	/* An agent of its own: this process's connection to the first one
+	 * proved the key already, and a machine has one connection. */
+	assert_true(agent_start(&other, key_path, "127.0.0.1:0", NULL));
+	assert_int_equal(rig_remote_opener(other.where, "M1", bad_key_path, &o), 0);
+	assert_true(rig_open(&o, &d) < 0);
+	assert_non_null(strstr(rig_why(), other.where));
+	assert_true(agent_logged(&other, "refused: wrong key", 5000));
+	assert_int_equal(rig_remote_opener(other.where, "M1", open_key_path, &o), 0);
+	assert_true(rig_open(&o, &d) < 0);
+	assert_non_null(strstr(rig_why(), "others may read it"));
+	assert_int_equal(rig_remote_opener(other.where, "M1", key_path, &o), 0);
+	assert_int_equal(rig_open(&o, &d), 0);
+	assert_null(rig_lost(d));
+	assert_int_equal(rig_close(d), 0);
+	rig_device_release(d);
+	agent_kill(&other, SIGTERM);
+}
+
+/* The agent opens only what its flags allow: --no-memory refuses a memory
+ * device's name, --no-host HOST, each with the flag in the message. */
+static void
+flags_refuse(void **state)
+{
+	static const char *const no_memory[] = { "--no-memory", NULL };
+	static const char *const no_host[] = { "--no-host", NULL };
+	struct agent_proc other;
+	struct rig_opener o;
+	struct rig_device *d;
+
+	assert_true(agent_start(&other, key_path, "127.0.0.1:0", no_memory));
+	assert_int_equal(rig_remote_opener(other.where, "SCRATCH", key_path, &o), 0);
+	assert_true(rig_open(&o, &d) < 0);
+	assert_non_null(strstr(rig_why(), "--no-memory"));
+	agent_kill(&other, SIGTERM);
+	assert_true(agent_start(&other, key_path, "127.0.0.1:0", no_host));
+	assert_int_equal(rig_remote_opener(other.where, "HOST", key_path, &o), 0);
+	assert_true(rig_open(&o, &d) < 0);
+	assert_non_null(strstr(rig_why(), "--no-host"));
+	agent_kill(&other, SIGTERM);
+}
+
+/* The refusals of rig_remote_opener(). */
+static void
+opener_refusals(void **state)
+{
+	struct rig_opener o;
+
+	assert_int_equal(rig_remote_opener(NULL, "HOST", NULL, &o), RIG_EINVAL);
+	assert_non_null(strstr(rig_why(), "rig_remote_opener: where is NULL"));
+	assert_int_equal(rig_remote_opener("localhost", "HOST", NULL, &o), RIG_EINVAL);
+	assert_non_null(strstr(rig_why(), "not host:port"));
+	assert_int_equal(rig_remote_opener("127.0.0.1:http", "HOST", NULL, &o), RIG_EINVAL);
+	assert_non_null(strstr(rig_why(), "not a number"));
+	assert_int_equal(rig_remote_opener("127.0.0.1:1", "", NULL, &o), RIG_EINVAL);
+	assert_non_null(strstr(rig_why(), "empty"));
+	assert_int_equal(rig_remote_opener("127.0.0.1:1", NULL, NULL, &o), RIG_EINVAL);
+	assert_int_equal(rig_remote_opener("127.0.0.1:1", "HOST", NULL, NULL), RIG_EINVAL);
+	assert_non_null(strstr(rig_why(), "out is NULL"));
+}
+
+/* Raw UCX: a client that sends bytes the decoder refuses, and one that
+ * asks before it proved the key; each is closed, the agent goes on. */
+static void
+raw_send(const void *bytes, size_t len, const char *logged)
+{
+	struct link l;
+	struct sockaddr_storage sa;
+	socklen_t salen;
+	char why[200];
+	ucp_ep_params_t ep;
+	ucp_ep_h e;
+	ucp_request_param_t p = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+				  .flags = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY };
+
+	assert_int_equal(link_open(&l, false, NULL, NULL, why, sizeof(why)), 0);
+	assert_int_equal(link_address(agent.where, &sa, &salen, why, sizeof(why)), 0);
+	ep = (ucp_ep_params_t){
+		.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR |
+			      UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE,
+		.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER,
+		.sockaddr = { (const struct sockaddr *)&sa, salen },
+		.err_mode = UCP_ERR_HANDLING_MODE_PEER,
+	};
+	assert_int_equal(ucp_ep_create(l.worker, &ep, &e), UCS_OK);
+	assert_int_equal(link_wait(&l, ucp_am_send_nbx(e, LINK_AM_ID, NULL, 0, bytes, len, &p)), UCS_OK);
+	for (int i = 0; i < 200 && !strstr(agent.log, logged); i++) {
+		link_progress(&l, 5);
+		agent_logged(&agent, logged, 5);
+	}
+	assert_true(agent_logged(&agent, logged, 5000));
+	link_ep_drop(&l, e);
+	link_close(&l);
+}
+
+static void
+malformed(void **state)
+{
+	static const char garbage[] = "GET / HTTP/1.1\r\n\r\n";
+	struct remote_msg m = { .type = REMOTE_OPEN };
+	uint8_t *b;
+	size_t len;
+	char why[200];
+	struct rig_device *d;
+
+	raw_send(garbage, sizeof(garbage), "refused: a malformed message");
+	m.u.name = remote_str("HOST");
+	assert_int_equal(remote_encode(&m, &b, &len, why, sizeof(why)), 0);
+	raw_send(b, len, "refused: a message before the handshake ended");
+	free(b);
+	d = open_remote("M2", key_path);
+	assert_null(rig_lost(d));
+	assert_int_equal(rig_close(d), 0);
+	rig_device_release(d);
+}
+
+/*
+ * Order across the machines, both ways, through a memory device M of this
+ * process that borrows a pinned buffer of the remote HOST (the same
+ * stamps): M's copy out of it waits for the remote copy that wrote it,
+ * and the remote copy out of it waits for M's copy that wrote it. The
+ * remote work is slow (adds queued ahead of it) so that a missing wait
+ * shows as stale bytes.
+ */
+static void
+order_across(void **state)
+{
+	struct rig_device *d = open_remote("HOST", key_path), *m;
+	struct rig_buffer *a, *b, *c, *pc, *lc, *lm, *lsrc;
+	struct rig_submission *s;
+	struct rig_image *img;
+	struct rig_point p;
+	float *x = malloc(N * sizeof(float));
+	size_t wrong = 0;
+
+	assert_int_equal(rig_memory_device("LOCAL", &m), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &a), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &b), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &c), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_PINNED, &pc), 0);
+	assert_int_equal(rig_buffer_create(m, N * 4, RIG_MEMORY_DEVICE, &lm), 0);
+	assert_int_equal(rig_buffer_create(m, N * 4, RIG_MEMORY_DEVICE, &lsrc), 0);
+	assert_int_equal(rig_buffer_borrow(pc, m, &lc), 0);
+	for (int i = 0; i < N; i++)
+		x[i] = (float)i;
+	assert_int_equal(rig_buffer_write(pc, 0, x, N * 4), 0);
+	assert_int_equal(rig_buffer_copy(pc, a, NULL), 0);
+	assert_int_equal(rig_buffer_copy(pc, b, NULL), 0);
+	assert_int_equal(add_submission(d, &s, &img), 0);
+	for (int k = 0; k < 8; k++)
+		assert_int_equal(add_submit(s, a, b, c, N, NULL), 0);
+	/* remote -> local: c = 2x lands in pc; M copies pc (borrowed) out. */
+	assert_int_equal(rig_buffer_copy(c, pc, NULL), 0);
+	assert_int_equal(rig_buffer_copy(lc, lm, &p), 0);
+	assert_int_equal(rig_wait(p, 30ull * 1000000000), 0);
+	assert_int_equal(rig_buffer_read(lm, 0, x, N * 4), 0);
+	for (int i = 0; i < N; i++)
+		wrong += x[i] != 2.0f * (float)i;
+	assert_int_equal(wrong, 0);
+	/* local -> remote: M writes 3x into pc (borrowed); the remote copy
+	 * of pc into a follows it; an add then makes c = a + b = 4x. */
+	for (int i = 0; i < N; i++)
+		x[i] = 3.0f * (float)i;
+	assert_int_equal(rig_buffer_write(lsrc, 0, x, N * 4), 0);
+	for (int k = 0; k < 8; k++)	/* slow the remote side before the copy */
+		assert_int_equal(add_submit(s, a, b, c, N, NULL), 0);
+	assert_int_equal(rig_buffer_copy(lsrc, lc, NULL), 0);
+	assert_int_equal(rig_buffer_copy(pc, a, NULL), 0);
+	assert_int_equal(add_submit(s, a, b, c, N, NULL), 0);
+	assert_int_equal(rig_buffer_copy(c, pc, &p), 0);
+	assert_int_equal(rig_wait(p, 30ull * 1000000000), 0);
+	assert_int_equal(rig_buffer_read(pc, 0, x, N * 4), 0);
+	wrong = 0;
+	for (int i = 0; i < N; i++)
+		wrong += x[i] != 4.0f * (float)i;
+	assert_int_equal(wrong, 0);
+	rig_submission_release(s);
+	rig_image_release(img);
+	rig_buffer_release(lc);
+	rig_buffer_release(lm);
+	rig_buffer_release(lsrc);
+	rig_buffer_release(a);
+	rig_buffer_release(b);
+	rig_buffer_release(c);
+	rig_buffer_release(pc);
+	assert_int_equal(rig_close(d), 0);
+	rig_device_release(d);
+	rig_device_release(m);
+	free(x);
+}
+
+/*
+ * The order oracle with one device remote: random copies among pinned
+ * buffers of the remote HOST (also borrowed by a local memory device),
+ * Device buffers there, and host writes, submitted with no wait of the
+ * program's own; a shadow run in program order gives the bytes each
+ * buffer must end with. Every wait between the two machines comes from
+ * the stamps alone.
+ */
+#define OW (16 << 10)	/* words a buffer */
+#define OP 3		/* pinned (and borrowed) buffers */
+#define OD 3		/* Device buffers */
+
+static void
+order_oracle(void **state)
+{
+	struct rig_device *d = open_remote("HOST", key_path), *m;
+	struct rig_buffer *pin[OP], *loc[OP], *dev[OD];
+	static uint32_t shadow[OP + OD][OW], got[OW];
+	unsigned seed = (unsigned)getpid();
+	struct rig_point p;
+
+	print_message("# seed %u\n", seed);
+	srand(seed);
+	assert_int_equal(rig_memory_device("ORACLE", &m), 0);
+	for (int i = 0; i < OP; i++) {
+		assert_int_equal(rig_buffer_create(d, OW * 4, RIG_MEMORY_PINNED, &pin[i]), 0);
+		assert_int_equal(rig_buffer_borrow(pin[i], m, &loc[i]), 0);
+		for (int w = 0; w < OW; w++)
+			shadow[i][w] = (uint32_t)(i << 20 | w);
+		assert_int_equal(rig_buffer_write(pin[i], 0, shadow[i], OW * 4), 0);
+	}
+	for (int j = 0; j < OD; j++) {
+		assert_int_equal(rig_buffer_create(d, OW * 4, RIG_MEMORY_DEVICE, &dev[j]), 0);
+		assert_int_equal(rig_buffer_copy(pin[j % OP], dev[j], NULL), 0);
+		memcpy(shadow[OP + j], shadow[j % OP], OW * 4);
+	}
+	for (int op = 0; op < 300; op++) {
+		int a = rand() % OP, b = rand() % OP, j = rand() % OD, k = rand() % OD;
+
+		switch (rand() % 5) {
+		case 0:	/* remote: pinned -> device (RMA get) */
+			assert_int_equal(rig_buffer_copy(pin[a], dev[j], NULL), 0);
+			memcpy(shadow[OP + j], shadow[a], OW * 4);
+			break;
+		case 1:	/* remote: device -> pinned (RMA put) */
+			assert_int_equal(rig_buffer_copy(dev[j], pin[a], NULL), 0);
+			memcpy(shadow[a], shadow[OP + j], OW * 4);
+			break;
+		case 2:	/* remote: device -> device */
+			if (j == k)
+				break;
+			assert_int_equal(rig_buffer_copy(dev[j], dev[k], NULL), 0);
+			memcpy(shadow[OP + k], shadow[OP + j], OW * 4);
+			break;
+		case 3:	/* local: borrowed -> borrowed, on this machine's device */
+			if (a == b)
+				break;
+			assert_int_equal(rig_buffer_copy(loc[a], loc[b], NULL), 0);
+			memcpy(shadow[b], shadow[a], OW * 4);
+			break;
+		default: /* the host writes one word pattern into a pinned buffer */
+			for (int w = 0; w < OW; w++)
+				shadow[a][w] = (uint32_t)(op << 16) ^ (uint32_t)w ^ (uint32_t)a;
+			assert_int_equal(rig_buffer_write(pin[a], 0, shadow[a], OW * 4), 0);
+		}
+	}
+	for (int i = 0; i < OP; i++) {
+		assert_int_equal(rig_buffer_read(pin[i], 0, got, OW * 4), 0);
+		if (memcmp(got, shadow[i], OW * 4))
+			fail_msg("pinned %d differs from the program-order run (seed %u)", i, seed);
+	}
+	for (int j = 0; j < OD; j++) {
+		assert_int_equal(rig_buffer_copy(dev[j], pin[0], &p), 0);
+		assert_int_equal(rig_wait(p, 30ull * 1000000000), 0);
+		assert_int_equal(rig_buffer_read(pin[0], 0, got, OW * 4), 0);
+		if (memcmp(got, shadow[OP + j], OW * 4))
+			fail_msg("device %d differs from the program-order run (seed %u)", j, seed);
+	}
+	for (int i = 0; i < OP; i++) {
+		rig_buffer_release(loc[i]);
+		rig_buffer_release(pin[i]);
+	}
+	for (int j = 0; j < OD; j++)
+		rig_buffer_release(dev[j]);
+	assert_int_equal(rig_close(d), 0);
+	rig_device_release(d);
+	rig_device_release(m);
+}
+
+/* kill -9 of the agent mid-work: the device is lost with the machine's
+ * reason, every wait ends, and a reopen works once an agent is back. */
+static void
+agent_killed(void **state)
+{
+	struct agent_proc second;
+	struct rig_opener o;
+	struct rig_device *d;
+	struct rig_buffer *a, *b, *c;
+	struct rig_submission *s;
+	struct rig_image *img;
+	struct rig_point p;
+	char reason[160], where[64];
+	uint64_t t0;
+	int ret;
+
+	assert_true(agent_start(&second, key_path, "127.0.0.1:0", NULL));
+	snprintf(where, sizeof(where), "%s", second.where);
+	assert_int_equal(rig_remote_opener(where, "HOST", key_path, &o), 0);
+	assert_int_equal(rig_open(&o, &d), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &a), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &b), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &c), 0);
+	assert_int_equal(add_submission(d, &s, &img), 0);
+	for (int k = 0; k < 400; k++)
+		assert_int_equal(add_submit(s, a, b, c, N, &p), 0);
+	agent_kill(&second, SIGKILL);
+	t0 = rig_now_ns();
+	ret = rig_wait(p, 60ull * 1000000000);
+	assert_int_equal(ret, RIG_ELOST);
+	snprintf(reason, sizeof(reason), "AGENT %s: connection lost", where);
+	assert_non_null(strstr(rig_why(), reason));
+	assert_non_null(rig_lost(d));
+	assert_non_null(strstr(rig_lost(d), reason));
+	print_message("# the wait ended %.1f ms after the kill\n", (rig_now_ns() - t0) / 1e6);
+	assert_int_equal(add_submit(s, a, b, c, N, &p), RIG_ELOST);
+	rig_submission_release(s);
+	rig_image_release(img);
+	rig_buffer_release(a);
+	rig_buffer_release(b);
+	rig_buffer_release(c);
+	rig_device_release(d);
+
+	/* An agent on the same port again: the name opens anew. */
+	assert_true(agent_start(&second, key_path, where, NULL));
+	assert_int_equal(rig_open(&o, &d), 0);
+	assert_null(rig_lost(d));
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &a), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &b), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &c), 0);
+	assert_int_equal(add_submission(d, &s, &img), 0);
+	assert_int_equal(add_submit(s, a, b, c, N, &p), 0);
+	assert_int_equal(rig_wait(p, 30ull * 1000000000), 0);
+	rig_submission_release(s);
+	rig_image_release(img);
+	rig_buffer_release(a);
+	rig_buffer_release(b);
+	rig_buffer_release(c);
+	assert_int_equal(rig_close(d), 0);
+	rig_device_release(d);
+	agent_kill(&second, SIGTERM);
+}
+
+/* Loss across the machines: a local device's copy that reads what remote
+ * work wrote, pending when the agent is killed, ends with the loss, and
+ * the local device is lost with its producer, as a local consumer would
+ * be (docs/loss.md): no wait outlives the connection. */
+struct killer {
+	struct agent_proc *a;
+	int ms;
+};
+
+static void *
+kill_later(void *arg)
+{
+	struct killer *k = arg;
+
+	usleep((useconds_t)k->ms * 1000);
+	kill(k->a->pid, SIGKILL);
+	return NULL;
+}
+
+static void
+loss_across(void **state)
+{
+	struct agent_proc fourth;
+	struct rig_opener o;
+	struct rig_device *d, *m;
+	struct rig_buffer *a, *b, *c, *pc, *lc, *lm;
+	struct rig_submission *s;
+	struct rig_image *img;
+	struct rig_point p;
+	struct killer k = { &fourth, 200 };
+	char with[128];
+	pthread_t t;
+	int ret;
+
+	assert_true(agent_start(&fourth, key_path, "127.0.0.1:0", NULL));
+	assert_int_equal(rig_remote_opener(fourth.where, "HOST", key_path, &o), 0);
+	assert_int_equal(rig_open(&o, &d), 0);
+	assert_int_equal(rig_memory_device("LOCAL2", &m), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &a), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &b), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &c), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_PINNED, &pc), 0);
+	assert_int_equal(rig_buffer_create(m, N * 4, RIG_MEMORY_DEVICE, &lm), 0);
+	assert_int_equal(rig_buffer_borrow(pc, m, &lc), 0);
+	assert_int_equal(add_submission(d, &s, &img), 0);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(add_submit(s, a, b, c, N, NULL), 0);
+	/* Stopped first, the agent cannot finish the copy this process then
+	 * submits: the local copy below surely waits for it. */
+	kill(fourth.pid, SIGSTOP);
+	assert_int_equal(rig_buffer_copy(c, pc, NULL), 0);
+	assert_int_equal(pthread_create(&t, NULL, kill_later, &k), 0);
+	/* The memory device runs its work in the submitting call: this one
+	 * waits for the remote copy, which the kill drops. */
+	ret = rig_buffer_copy(lc, lm, &p);
+	if (ret == 0)
+		ret = rig_wait(p, 60ull * 1000000000);
+	pthread_join(t, NULL);
+	assert_int_equal(ret, RIG_ELOST);
+	assert_non_null(strstr(rig_why(), "connection lost"));
+	assert_non_null(rig_lost(d));
+	snprintf(with, sizeof(with), "lost with HOST@%s", fourth.where);
+	assert_non_null(rig_lost(m));
+	assert_non_null(strstr(rig_lost(m), with));
+	rig_submission_release(s);
+	rig_image_release(img);
+	rig_buffer_release(lc);
+	rig_buffer_release(lm);
+	rig_buffer_release(a);
+	rig_buffer_release(b);
+	rig_buffer_release(c);
+	rig_buffer_release(pc);
+	/* The consumer first: the remote device's end waits for the stamps
+	 * on its pinned memory, among them the lost memory device's copy,
+	 * whose word moves only at that device's own end. Released the other
+	 * way round, rig_device_release(d) waits for ever: a defect of the
+	 * core's (a lost memory device's dropped value is not raised at its
+	 * loss), not of the remote driver. */
+	rig_device_release(m);
+	rig_device_release(d);
+	agent_kill(&fourth, SIGKILL);
+}
+
+/* A client killed mid-submit: the agent closes its device and returns
+ * its three buffers, and logs one line saying so. */
+static void
+client_killed(void **state)
+{
+	int out[2];
+	pid_t pid;
+	char line[64] = "";
+	FILE *f;
+
+	assert_int_equal(pipe(out), 0);
+	if ((pid = fork()) == 0) {
+		dup2(out[1], 1);
+		close(out[0]);
+		execl(REMOTE_CLIENT, REMOTE_CLIENT, agent.where, key_path, (char *)NULL);
+		_exit(127);
+	}
+	close(out[1]);
+	f = fdopen(out[0], "r");
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_string_equal(line, "submitting\n");
+	usleep(200000);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	fclose(f);
+	assert_true(agent_logged(&agent, "connection lost; closed 1 devices, returned 3 buffers", 20000));
+}
+
+/* An agent silent past the heartbeat bound (stopped, its connection
+ * open) is lost like a dead one; every wait ends. */
+static void
+agent_silent(void **state)
+{
+	struct agent_proc third;
+	struct rig_opener o;
+	struct rig_device *d;
+	struct rig_buffer *a, *b, *c;
+	struct rig_submission *s;
+	struct rig_image *img;
+	struct rig_point p;
+	char reason[160];
+	uint64_t t0;
+
+	assert_true(agent_start(&third, key_path, "127.0.0.1:0", NULL));
+	setenv("RIG_REMOTE_HEARTBEAT_MS", "600", 1);	/* read as the machine is made */
+	assert_int_equal(rig_remote_opener(third.where, "HOST", key_path, &o), 0);
+	unsetenv("RIG_REMOTE_HEARTBEAT_MS");
+	assert_int_equal(rig_open(&o, &d), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &a), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &b), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &c), 0);
+	assert_int_equal(add_submission(d, &s, &img), 0);
+	assert_int_equal(add_submit(s, a, b, c, N, &p), 0);
+	assert_int_equal(rig_wait(p, 30ull * 1000000000), 0);
+	kill(third.pid, SIGSTOP);
+	t0 = rig_now_ns();
+	assert_int_equal(add_submit(s, a, b, c, N, &p), 0);
+	assert_int_equal(rig_wait(p, 60ull * 1000000000), RIG_ELOST);
+	snprintf(reason, sizeof(reason), "AGENT %s: connection lost", third.where);
+	assert_non_null(strstr(rig_lost(d), reason));
+	/* Not long before the bound: the silence, not anything else, lost
+	 * it (the agent was last heard up to a ping's interval, 150 ms,
+	 * before the stop). */
+	assert_true(rig_now_ns() - t0 >= 300ull * 1000000);
+	rig_submission_release(s);
+	rig_image_release(img);
+	rig_buffer_release(a);
+	rig_buffer_release(b);
+	rig_buffer_release(c);
+	rig_device_release(d);
+	kill(third.pid, SIGCONT);
+	agent_kill(&third, SIGKILL);
+}
+
+/* A client silent past the agent's bound (stopped) is gone: its device
+ * closes and its buffers return. */
+static void
+client_silent(void **state)
+{
+	int out[2];
+	pid_t pid;
+	char line[64] = "";
+	FILE *f;
+
+	assert_int_equal(pipe(out), 0);
+	if ((pid = fork()) == 0) {
+		dup2(out[1], 1);
+		close(out[0]);
+		execl(REMOTE_CLIENT, REMOTE_CLIENT, agent.where, key_path, (char *)NULL);
+		_exit(127);
+	}
+	close(out[1]);
+	f = fdopen(out[0], "r");
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_string_equal(line, "submitting\n");
+	kill(pid, SIGSTOP);
+	assert_true(agent_logged(&agent,
+		"silent past the heartbeat bound; closed 1 devices, returned 3 buffers", 30000));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	fclose(f);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(add_remote),
+		cmocka_unit_test(opener_refusals),
+		cmocka_unit_test(bad_keys),
+		cmocka_unit_test(flags_refuse),
+		cmocka_unit_test(malformed),
+		cmocka_unit_test(order_across),
+		cmocka_unit_test(order_oracle),
+		cmocka_unit_test(client_killed),
+		cmocka_unit_test(agent_killed),
+		cmocka_unit_test(loss_across),
+		cmocka_unit_test(agent_silent),
+		cmocka_unit_test(client_silent),
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

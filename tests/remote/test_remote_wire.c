@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_remote_wire: the agent's messages round-trip through encode and
+ * decode, and each malformed message is refused with its cause: a short
+ * header, a wrong magic, a length that lies, an unknown type, a string
+ * with a NUL, a part count past the bound, bytes after the last field;
+ * the key file is refused unless only its owner reads it, and the proofs
+ * tell a right key from a wrong one.
+ */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "remote/auth.h"
+#include "remote/wire.h"
+
+static struct remote_msg m, d;
+static char why[200];
+
+static uint8_t *
+encode(const struct remote_msg *msg, size_t *len)
+{
+	uint8_t *b = NULL;
+
+	assert_int_equal(remote_encode(msg, &b, len, why, sizeof(why)), 0);
+	return b;
+}
+
+static void
+round_trip(void **state)
+{
+	static const uint8_t params[16] = { 9, 8, 7 };
+	uint8_t *b;
+	size_t len;
+
+	memset(&m, 0, sizeof(m));
+	m.type = REMOTE_SUBMIT;
+	m.id = 42;
+	m.u.submit.dev = 3;
+	m.u.submit.value = 1234567890123ull;
+	m.u.submit.nparts = 2;
+	m.u.submit.parts[0] = (struct remote_part){ .kind = REMOTE_PART_LAUNCH, .fn = 5,
+		.grid = { 7, 1, 1 }, .group = { 2, 1, 1 }, .params = { params, sizeof(params) } };
+	m.u.submit.parts[1] = (struct remote_part){ .kind = REMOTE_PART_COPY,
+		.src = { REMOTE_END_PIN, 11, 4 }, .dst = { REMOTE_END_BUFFER, 12, 8 },
+		.bytes = 4096, .fill = -1 };
+	b = encode(&m, &len);
+	assert_int_equal(remote_decode(b, len, &d, why, sizeof(why)), 0);
+	assert_int_equal(d.type, REMOTE_SUBMIT);
+	assert_int_equal(d.id, 42);
+	assert_int_equal(d.u.submit.value, 1234567890123ull);
+	assert_int_equal(d.u.submit.nparts, 2);
+	assert_int_equal(d.u.submit.parts[0].grid[0], 7);
+	assert_int_equal(d.u.submit.parts[0].params.len, sizeof(params));
+	assert_memory_equal(d.u.submit.parts[0].params.at, params, sizeof(params));
+	assert_int_equal(d.u.submit.parts[1].src.end, REMOTE_END_PIN);
+	assert_int_equal(d.u.submit.parts[1].dst.offset, 8);
+	assert_int_equal(d.u.submit.parts[1].bytes, 4096);
+	assert_int_equal(d.u.submit.parts[1].fill, -1);
+	free(b);
+
+	memset(&m, 0, sizeof(m));
+	m.type = REMOTE_OPENED;
+	m.u.opened.dev = 1;
+	m.u.opened.start = 77;
+	m.u.opened.arch = remote_str("x86_64");
+	m.u.opened.alignment = 64;
+	m.u.opened.copy_engine = 1;
+	m.u.opened.hang_ms = -1;
+	m.u.opened.cache_bytes = -1;
+	m.u.opened.nqueues = 2;
+	m.u.opened.queues[0] = (struct remote_queue){ remote_str("COMPUTE:0"), 1 };
+	m.u.opened.queues[1] = (struct remote_queue){ remote_str("COPY:0"), 2 };
+	b = encode(&m, &len);
+	assert_int_equal(remote_decode(b, len, &d, why, sizeof(why)), 0);
+	assert_int_equal(d.u.opened.start, 77);
+	assert_int_equal(d.u.opened.queues[1].name.len, 6);
+	assert_memory_equal(d.u.opened.queues[1].name.at, "COPY:0", 6);
+	free(b);
+}
+
+/* Decoding b must fail with a message containing cause. */
+static void
+refused(const uint8_t *b, size_t len, const char *cause)
+{
+	why[0] = 0;
+	assert_int_equal(remote_decode(b, len, &d, why, sizeof(why)), -1);
+	if (!strstr(why, cause))
+		fail_msg("expected \"%s\" in \"%s\"", cause, why);
+}
+
+static void
+malformed(void **state)
+{
+	uint8_t *b, bad[64];
+	size_t len;
+
+	memset(&m, 0, sizeof(m));
+	m.type = REMOTE_OPEN;
+	m.u.name = remote_str("HOST");
+	b = encode(&m, &len);
+	refused(b, 3, "shorter than a header");
+	refused(NULL, 0, "shorter than a header");
+	memcpy(bad, b, len);
+	bad[0] ^= 1;
+	refused(bad, len, "magic");
+	memcpy(bad, b, len);
+	refused(bad, len - 1, "payload bytes");
+	memcpy(bad, b, len);
+	bad[4] = 99;
+	refused(bad, len, "type 99 is unknown");
+	memcpy(bad, b, len);
+	bad[REMOTE_HEADER + 3] = 0;	/* "H\0ST" */
+	refused(bad, len, "device name");
+	memcpy(bad, b, len);
+	bad[REMOTE_HEADER] = 200;	/* the string's length past its bytes */
+	refused(bad, len, "device name");
+	/* Bytes after the last field: the header's length says so too. */
+	memcpy(bad, b, len);
+	bad[len] = 0;
+	bad[12] = (uint8_t)(len + 1 - REMOTE_HEADER);
+	refused(bad, len + 1, "after its last field");
+	free(b);
+
+	/* A part count past the bound, and no parts at all. */
+	memset(&m, 0, sizeof(m));
+	m.type = REMOTE_REACHED;
+	b = encode(&m, &len);
+	memcpy(bad, b, len);
+	bad[4] = REMOTE_SUBMIT;
+	{
+		uint8_t sub[REMOTE_HEADER + 16] = { 0 };
+
+		memcpy(sub, bad, REMOTE_HEADER);
+		sub[12] = 16;
+		sub[REMOTE_HEADER + 12] = REMOTE_PARTS_MAX + 1;
+		refused(sub, sizeof(sub), "part count");
+		sub[REMOTE_HEADER + 12] = 0;
+		refused(sub, sizeof(sub), "part count");
+	}
+	free(b);
+
+	/* The encoder refuses what the decoder would: a zero alignment. */
+	memset(&m, 0, sizeof(m));
+	m.type = REMOTE_OPENED;
+	m.u.opened.nqueues = 1;
+	m.u.opened.queues[0] = (struct remote_queue){ remote_str("Q"), 1 };
+	m.u.opened.hang_ms = -1;
+	m.u.opened.cache_bytes = -1;
+	m.u.opened.copy_engine = -1;
+	assert_int_equal(remote_encode(&m, &b, &len, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "alignment"));
+}
+
+static char key_path[256];
+
+static void
+write_key(const char *bytes, mode_t mode)
+{
+	int fd;
+
+	unlink(key_path);
+	fd = open(key_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, bytes, strlen(bytes)), (ssize_t)strlen(bytes));
+	assert_int_equal(fchmod(fd, mode), 0);
+	close(fd);
+}
+
+static void
+keys(void **state)
+{
+	struct remote_key k, other;
+	uint8_t cn[REMOTE_NONCE], an[REMOTE_NONCE], mac[REMOTE_MAC], mac2[REMOTE_MAC];
+
+	snprintf(key_path, sizeof(key_path), "/tmp/rig-test-key-%d", (int)getpid());
+	write_key("0123456789abcdef0123456789abcdef\n", 0644);
+	assert_int_equal(remote_key_load(key_path, &k, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "others may read it"));
+	write_key("short\n", 0600);
+	assert_int_equal(remote_key_load(key_path, &k, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "holds 5 bytes"));
+	assert_int_equal(remote_key_load("/nonexistent/key", &k, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "No such file"));
+	assert_int_equal(remote_key_load(NULL, &k, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "no key file"));
+
+	write_key("0123456789abcdef0123456789abcdef\n", 0600);
+	assert_int_equal(remote_key_load(key_path, &k, why, sizeof(why)), 0);
+	assert_int_equal(k.len, 32);
+	write_key("0123456789abcdef0123456789abcdeX\n", 0600);
+	assert_int_equal(remote_key_load(key_path, &other, why, sizeof(why)), 0);
+	unlink(key_path);
+
+	assert_int_equal(remote_nonce(cn), 0);
+	assert_int_equal(remote_nonce(an), 0);
+	assert_memory_not_equal(cn, an, REMOTE_NONCE);
+	remote_mac(&k, false, cn, an, mac);
+	remote_mac(&k, false, cn, an, mac2);
+	assert_true(remote_mac_equal(mac, mac2));
+	remote_mac(&other, false, cn, an, mac2);
+	assert_false(remote_mac_equal(mac, mac2));
+	/* The agent's proof is not the client's replayed. */
+	remote_mac(&k, true, cn, an, mac2);
+	assert_false(remote_mac_equal(mac, mac2));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(round_trip),
+		cmocka_unit_test(malformed),
+		cmocka_unit_test(keys),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -310,6 +310,10 @@ make_device(const struct rig_opener *o, bool inline_run, struct rig_device **out
 	d->sub.reclaim = alloc_reclaim_for_grow;
 	d->budget = d->facts.budget;
 	d->tl.completion = d->facts.completion;
+	/* A driver with a word of its own (ops.signaled) is read through it
+	 * by every wait and by the poller (timeline_word). */
+	d->tl.signaled = d->ops->signaled;
+	d->tl.signaled_arg = d->handle;
 	d->tl.name = d->name;
 	d->tl.hold = hold;
 	d->tl.owner = owner_of;

@@ -72,6 +72,29 @@ fake_make(const struct rig_opener *o, _Atomic uint64_t *word, void **handle,
 }
 static const struct rig_opener fake_opener = { "FAKE", &fake_ops, fake_make, NULL };
 
+/* The same driver with memory and a word of its own, read through
+ * ops.signaled: its submit never moves rig's word. */
+static _Atomic uint64_t own_word;
+static int
+own_alloc(void *t, uint64_t b, enum rig_memory k, void **r, const char **f)
+{
+	*r = aligned_alloc(64, b > 64 ? (b + 63) & ~(uint64_t)63 : 64);
+	return *r ? RIG_OK : RIG_NO_ROOM;
+}
+static void own_free(void *t, void *r) { free(r); }
+static void
+own_locate(void *t, void *r, struct rig_location *o)
+{
+	*o = (struct rig_location){ .has_address = true, .address = (uintptr_t)r };
+}
+static uint64_t own_signaled(void *t) { return atomic_load(&own_word); }
+static const struct rig_ops own_ops = {
+	.facts = fake_facts_op, .alloc = own_alloc, .free = own_free,
+	.locate = own_locate, .signaled = own_signaled, .stop = fake_stop,
+	.release = fake_release,
+};
+static const struct rig_opener own_opener = { "OWN", &own_ops, fake_make, NULL };
+
 static int
 setup(void **state)
 {
@@ -143,6 +166,29 @@ refused(const char *cause)
 	setup(NULL);
 	assert_int_equal(rig_open(&fake_opener, &d), 0);
 	assert_ptr_equal(last_word, first);
+	rig_device_release(d);
+}
+
+/* A wait ends when the driver's own word shows the value (fails without
+ * the core reading ops.signaled: the wait runs out). */
+static void
+test_own_word_read_through_signaled(void **state)
+{
+	struct rig_device *d;
+	struct rig_buffer *a, *b;
+	struct rig_point p = { 0 };
+
+	assert_int_equal(rig_open(&own_opener, &d), 0);
+	assert_int_equal(rig_buffer_create(d, 64, RIG_MEMORY_DEVICE, &a), 0);
+	assert_int_equal(rig_buffer_create(d, 64, RIG_MEMORY_DEVICE, &b), 0);
+	assert_int_equal(rig_buffer_copy(a, b, &p), 0);
+	assert_false(rig_signaled(p));
+	assert_int_equal(*last_word, p.value - 1);	/* rig's word stays */
+	atomic_store(&own_word, p.value);
+	assert_true(rig_signaled(p));
+	assert_int_equal(rig_wait(p, 10 * 1000000000ull), 0);
+	rig_buffer_release(a);
+	rig_buffer_release(b);
 	rig_device_release(d);
 }
 
@@ -301,6 +347,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_one_device_per_name, setup),
 		cmocka_unit_test_setup(test_memory_devices_by_name, setup),
+		cmocka_unit_test_setup(test_own_word_read_through_signaled, setup),
 		cmocka_unit_test_setup(test_copy_engine_names_no_queue, setup),
 		cmocka_unit_test_setup(test_copy_engine_without_copies, setup),
 		cmocka_unit_test_setup(test_hang_ms_below_one, setup),

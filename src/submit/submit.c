@@ -400,6 +400,12 @@ stop_driver(struct submitter *s, bool thread)
 	/* The driver lock first: it comes before the locks counted calls
 	 * run under (mem_lock, then the ops lock). */
 	pthread_mutex_lock(&s->driver_lock);
+	if (atomic_load(&s->stopped)) {
+		/* An inline device's submitter and its end may both stop it:
+		 * the first one does. */
+		pthread_mutex_unlock(&s->driver_lock);
+		return;
+	}
 	pthread_rwlock_wrlock(&s->ops_lock);
 	s->ops->stop(s->handle, atomic_load(&s->tl->lost));
 	atomic_store(&s->stopped, true);
@@ -612,6 +618,12 @@ submit_publish(struct submitter *s, uint64_t v, struct job *job)
 		host_waits(s, job);
 		run_locked(s, v, job, false, false);
 		pthread_mutex_unlock(&s->driver_lock);
+		/* No thread of its own stops an inline device: the call that
+		 * found it lost does, so the value it dropped is settled now,
+		 * not at the device's end (the devices whose memory it used
+		 * wait for that at their own end). */
+		if (is_lost(s))
+			stop_driver(s, false);
 		return;
 	}
 	if (!run_direct(s, v, job))

@@ -291,6 +291,82 @@ test_no_dependent_reached_while_the_loss_spreads(void **state)
 	}
 }
 
+/*
+ * A memory device runs its work in the submitting call, so a copy on it
+ * that waited on the host for A's dropped value ends with the loss. Its
+ * dropped value is settled at once (the device is stopped after the
+ * call), not at the memory device's own end: A, whose memory the copy
+ * read, closes while the memory device is still held (its close waited
+ * for ever on that value).
+ */
+struct inline_copy {
+	struct rig_buffer *from, *to;
+	int ret;
+};
+
+static void *
+copy_on_memory_device(void *arg)
+{
+	struct inline_copy *c = arg;
+
+	struct rig_point p;
+
+	c->ret = rig_buffer_copy(c->from, c->to, &p);
+	if (c->ret == 0)
+		c->ret = rig_wait(p, 30 * SECOND_NS);
+	return NULL;
+}
+
+struct closer {
+	struct polled_dev pd;
+	_Atomic bool done;
+};
+
+static void *
+close_device(void *arg)
+{
+	struct closer *c = arg;
+
+	polled_close(c->pd);
+	atomic_store(&c->done, true);
+	return NULL;
+}
+
+static void
+test_inline_consumer_settles_at_its_loss(void **state)
+{
+	struct polled_dev a = polled_open((struct rig_polled_config){ .name = "PI" });
+	struct rig_device *m;
+	struct rig_buffer *src = buffer_new(a.d, 64), *x = buffer_new(a.d, 64), *xm, *ym;
+	struct rig_point pa;
+	struct inline_copy c;
+	struct closer closer = { .pd = a };
+	pthread_t t;
+
+	assert_int_equal(rig_memory_device("MI", &m), 0);
+	assert_int_equal(rig_buffer_create(m, 64, RIG_MEMORY_DEVICE, &ym), 0);
+	assert_int_equal(rig_buffer_borrow(x, m, &xm), 0);
+	rig_polled_stall(a.p, true);
+	assert_int_equal(rig_buffer_copy(src, x, &pa), 0);	/* A writes x */
+	c = (struct inline_copy){ xm, ym, 1 };
+	assert_int_equal(pthread_create(&t, NULL, copy_on_memory_device, &c), 0);
+	/* The copy most likely waits by now; whether it does or not, it
+	 * ends lost or refused. */
+	sleep_ms(50);
+	rig_polled_fault(a.p, pa.value, 0);
+	rig_polled_stall(a.p, false);
+	pthread_join(t, NULL);
+	assert_true(c.ret == RIG_ELOST || c.ret == RIG_EINVAL);
+	rig_buffer_release(xm);
+	rig_buffer_release(src);
+	rig_buffer_release(x);
+	assert_int_equal(pthread_create(&t, NULL, close_device, &closer), 0);
+	await(atomic_load(&closer.done));
+	pthread_join(t, NULL);
+	rig_buffer_release(ym);
+	rig_device_release(m);
+}
+
 int
 main(void)
 {
@@ -300,6 +376,7 @@ main(void)
 		cmocka_unit_test(test_a_submit_on_dropped_work_is_refused),
 		cmocka_unit_test(test_no_dependent_reached_over_a_dropped_value),
 		cmocka_unit_test(test_no_dependent_reached_while_the_loss_spreads),
+		cmocka_unit_test(test_inline_consumer_settles_at_its_loss),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,6 +12,7 @@
 
 #include "core/buffer.h"
 #include "core/error.h"
+#include "profile/profile.h"
 #include "submit/submission.h"
 
 #define SMALL 16		/* uses kept on the stack */
@@ -317,11 +318,18 @@ note_last(struct rig_submission *s, uint64_t v)
 		;
 }
 
-/* Claim, draw the value, route the waits, publish. Frees nothing of r. */
-static int
-place_job(struct rig_run *r, struct rig_buffer *const *buffers,
-	  const struct rig_point *waits, size_t nwaits, struct rig_point *out)
+/*
+ * Claim, draw the value, route the waits, publish. Frees nothing of r.
+ * Inlined twice (place_job): profiled, a profile's record of the value and
+ * the waits each use gave (src/profile/); not, none of it, folded away.
+ */
+static inline __attribute__((always_inline)) int
+place_job_as(struct rig_run *r, struct rig_buffer *const *buffers,
+	     const struct rig_point *waits, size_t nwaits, struct rig_point *out,
+	     bool profiled)
 {
+	struct claim_arrow arrows[PROFILE_ARROWS];
+	size_t narrows = 0;
 	struct rig_submission *s = r->s;
 	struct rig_device *d = s->d;
 	size_t max = s->nslots + s->nfixed + 2 * s->nparts;
@@ -341,6 +349,8 @@ place_job(struct rig_run *r, struct rig_buffer *const *buffers,
 		ret = rig_fail_keep("rig_submit", ret);
 		goto out;
 	}
+	if (profiled)
+		narrows = claim_arrows(u, n, d->tl.slot, arrows, PROFILE_ARROWS);
 	for (size_t w = 0; w < nwaits && ret == 0; w++)
 		if (waits[w].device->tl.slot >= 0)
 			ret = waitset_add(&ws, (struct stamp){
@@ -361,6 +371,8 @@ place_job(struct rig_run *r, struct rig_buffer *const *buffers,
 	claim_unlock(u, n);
 	route_commit(d, &ws, &sj->job, v);
 	note_last(s, v);
+	if (profiled)
+		profile_note(d, v, s, &ws, arrows, narrows, &sj->job);
 	submit_publish(&d->sub, v, &sj->job);
 	if (out)
 		*out = (struct rig_point){ d, v };
@@ -369,6 +381,18 @@ out:
 	if (u != small)
 		free(u);
 	return ret;
+}
+
+/* A submit's one branch for profiles: NULL while none times the device
+ * (relaxed: profile_note() reads the pointer again, seq_cst). */
+static int
+place_job(struct rig_run *r, struct rig_buffer *const *buffers,
+	  const struct rig_point *waits, size_t nwaits, struct rig_point *out)
+{
+	if (__builtin_expect(atomic_load_explicit(&r->s->d->sub.prof,
+						  memory_order_relaxed) != NULL, 0))
+		return place_job_as(r, buffers, waits, nwaits, out, true);
+	return place_job_as(r, buffers, waits, nwaits, out, false);
 }
 
 int

@@ -487,6 +487,19 @@ struct rig_io {
 	int (*submit_after)(void *t, uint64_t value, const struct rig_io_op *ops,
 			    size_t nops, const struct rig_wait *waits,
 			    size_t nwaits, const char **failure);
+	/*
+	 * Profiles. Optional: submit_timed(t, value, ops, n, waits, nwaits,
+	 * times, failure): as submit_after (as submit where nwaits is 0),
+	 * and the library writes into *times when the value's first op
+	 * started and its last completed, on the host clock (rig_now_ns),
+	 * never a start before the previous value's end, before its store
+	 * of the value in the word. rig calls it for a value a profile
+	 * times; without it, such a value gets no times (0, 0).
+	 */
+	int (*submit_timed)(void *t, uint64_t value, const struct rig_io_op *ops,
+			    size_t nops, const struct rig_wait *waits,
+			    size_t nwaits, struct rig_times *times,
+			    const char **failure);
 };
 
 /* ---- Openers ----------------------------------------------------------- */

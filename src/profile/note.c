@@ -41,7 +41,19 @@ address_of(const struct alloc *a)
 }
 
 void
-profile_note(struct rig_device *d, uint64_t v, const struct rig_submission *s,
+profile_parts(const struct rig_submission *s, uint32_t *queues, uint32_t *nlaunch)
+{
+	*queues = 0;
+	*nlaunch = 0;
+	for (size_t i = 0; i < s->nparts; i++) {
+		if (s->dparts[i].queue < 32)
+			*queues |= 1u << s->dparts[i].queue;
+		*nlaunch += s->parts[i].kind == RIG_LAUNCH;
+	}
+}
+
+void
+profile_note(struct rig_device *d, uint64_t v, uint32_t queues, uint32_t nlaunch,
 	     const struct waitset *ws, const struct claim_arrow *arrows,
 	     size_t narrows, struct job *job)
 {
@@ -51,14 +63,9 @@ profile_note(struct rig_device *d, uint64_t v, const struct rig_submission *s,
 	if (!pd || !(rec = profile_rec_of(pd, v)))
 		return;
 	rec->times = (struct rig_times){ 0, 0 };
-	rec->queues = 0;
-	rec->nlaunch = 0;
+	rec->queues = queues;
+	rec->nlaunch = nlaunch;
 	rec->narrows = 0;
-	for (size_t i = 0; i < s->nparts; i++) {
-		if (s->dparts[i].queue < 32)
-			rec->queues |= 1u << s->dparts[i].queue;
-		rec->nlaunch += s->parts[i].kind == RIG_LAUNCH;
-	}
 	for (size_t i = 0; i < narrows && rec->narrows < PROFILE_ARROWS; i++) {
 		const struct claim_arrow *a = &arrows[i];
 		uint64_t at = address_of(a->a);

@@ -94,9 +94,11 @@ extern _Atomic bool profile_taken;
 
 /* note.c: in a profiled submit, after claim_draw() gave v, before the
  * publish: fill v's record (if it is kept) and point job->times at it. */
-void profile_note(struct rig_device *d, uint64_t v, const struct rig_submission *s,
+void profile_note(struct rig_device *d, uint64_t v, uint32_t queues, uint32_t nlaunch,
 		  const struct waitset *ws, const struct claim_arrow *arrows,
 		  size_t narrows, struct job *job);
+/* The queues (a bit each) and the launches of s's parts. */
+void profile_parts(const struct rig_submission *s, uint32_t *queues, uint32_t *nlaunch);
 
 /* store.c, for devices.c: d opened (the env profile, an all-devices one). */
 void profile_device_opened(struct rig_device *d);

@@ -371,8 +371,12 @@ place_job_as(struct rig_run *r, struct rig_buffer *const *buffers,
 	claim_unlock(u, n);
 	route_commit(d, &ws, &sj->job, v);
 	note_last(s, v);
-	if (profiled)
-		profile_note(d, v, s, &ws, arrows, narrows, &sj->job);
+	if (profiled) {
+		uint32_t queues, nlaunch;
+
+		profile_parts(s, &queues, &nlaunch);
+		profile_note(d, v, queues, nlaunch, &ws, arrows, narrows, &sj->job);
+	}
 	submit_publish(&d->sub, v, &sj->job);
 	if (out)
 		*out = (struct rig_point){ d, v };

@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * profile/env.c: RIG_PROFILE=PATH in the environment (read once, at the
- * first open of a device) takes a profile of every device from then on,
+ * profile/env.c: RIG_PROFILE=PATH in the environment (read once: at the
+ * first open of a device or the first rig_profile_start()) takes a profile of every device from then on,
  * bounded by RIG_PROFILE_VALUES values per device (default 65536), and
  * writes it as trace-event JSON to PATH when the process exits; with
  * RIG_PROFILE_PLOT=PATH2 also a gnuplot script that draws it (plot.c).
  * `rig trace` sets both. The exit handler is registered after rig's own
- * (process.c registers at the first open, before this runs), so it runs
- * first, while the devices still live.
+ * (process_watch() first), so it runs first, while the devices live.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "core/device.h"
 #include "profile/profile.h"
 
 static struct rig_profile *env_profile;
@@ -43,7 +43,8 @@ start_from_env(void)
 	env_plot = getenv("RIG_PROFILE_PLOT");
 	if (!env_path || !env_path[0])
 		return;
-	if (rig_profile_start(NULL, 0, n ? n : 65536, &env_profile) < 0) {
+	process_watch();	/* rig's exit handler before ours: ours runs first */
+	if (profile_start(NULL, 0, n ? n : 65536, &env_profile) < 0) {
 		fprintf(stderr, "rig: RIG_PROFILE: %s\n", rig_why());
 		return;
 	}

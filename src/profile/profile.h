@@ -54,6 +54,7 @@ struct profile_rec {
 
 struct profile_dev {
 	struct rig_device *d;		/* a reference of the profile's */
+	int slot;			/* d's word slot (stamps name it), kept past d's end */
 	uint64_t base;			/* the first value it may time */
 	uint64_t n;			/* records: values base .. base + n - 1 */
 	struct profile_rec *rec;
@@ -100,6 +101,9 @@ void profile_note(struct rig_device *d, uint64_t v, uint32_t queues, uint32_t nl
 /* The queues (a bit each) and the launches of s's parts. */
 void profile_parts(const struct rig_submission *s, uint32_t *queues, uint32_t *nlaunch);
 
+/* store.c: rig_profile_start() without RIG_PROFILE's look (env.c). */
+int profile_start(struct rig_device *const *devices, size_t n, size_t max_values,
+		  struct rig_profile **out);
 /* store.c, for devices.c: d opened (the env profile, an all-devices one). */
 void profile_device_opened(struct rig_device *d);
 /* store.c: settle the records of pd up to value v (reached). 0 or RIG_ELOST. */

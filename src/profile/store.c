@@ -70,7 +70,7 @@ attach(struct rig_profile *p, struct rig_device *d)
 	}
 	if (!(pd = calloc(1, sizeof(*pd))))
 		return RIG_ENOMEM;
-	*pd = (struct profile_dev){ .d = d, .n = p->max_values };
+	*pd = (struct profile_dev){ .d = d, .slot = d->tl.slot, .n = p->max_values };
 	if (!(pd->rec = calloc(pd->n, sizeof(*pd->rec)))) {
 		free(pd);
 		return RIG_ENOMEM;
@@ -114,42 +114,53 @@ int
 rig_profile_start(struct rig_device *const *devices, size_t n, size_t max_values,
 		  struct rig_profile **out)
 {
+	/* RIG_PROFILE's profile, before the program's own: that one is
+	 * then refused (one at a time), also before the first open. */
+	profile_env_once();
+	return profile_start(devices, n, max_values, out);
+}
+
+int
+profile_start(struct rig_device *const *devices, size_t n, size_t max_values,
+	      struct rig_profile **out)
+{
+	const char *const func = "rig_profile_start";
 	struct rig_profile *p;
 	int ret = 0;
 
 	if (!out)
-		return rig_fail(RIG_EINVAL, "out is NULL");
+		return rig_fail_at(func, RIG_EINVAL, "out is NULL");
 	if ((ptrdiff_t)n < 0 || (ptrdiff_t)max_values < 0)
-		return rig_fail(RIG_EINVAL, "%td %s is negative",
+		return rig_fail_at(func, RIG_EINVAL, "%td %s is negative",
 				(ptrdiff_t)((ptrdiff_t)n < 0 ? n : max_values),
 				(ptrdiff_t)n < 0 ? "devices" : "values");
 	if (n && !devices)
-		return rig_fail(RIG_EINVAL, "the devices array is NULL");
+		return rig_fail_at(func, RIG_EINVAL, "the devices array is NULL");
 	if (!n && devices)
-		return rig_fail(RIG_EINVAL, "a devices array with 0 devices (NULL and 0 mean every device)");
+		return rig_fail_at(func, RIG_EINVAL, "a devices array with 0 devices (NULL and 0 mean every device)");
 	if (!max_values)
-		return rig_fail(RIG_EINVAL, "a bound of 0 values keeps nothing");
+		return rig_fail_at(func, RIG_EINVAL, "a bound of 0 values keeps nothing");
 	if (max_values > (1u << 24))
-		return rig_fail(RIG_EINVAL, "a bound of %zu values exceeds 16777216 per device",
+		return rig_fail_at(func, RIG_EINVAL, "a bound of %zu values exceeds 16777216 per device",
 				max_values);
 	for (size_t i = 0; i < n; i++) {
 		if (!devices[i])
-			return rig_fail(RIG_EINVAL, "device %zu is NULL", i);
+			return rig_fail_at(func, RIG_EINVAL, "device %zu is NULL", i);
 		if (lost(devices[i]))
-			return rig_fail(RIG_ELOST, "device %zu, %s, is lost: %s", i,
+			return rig_fail_at(func, RIG_ELOST, "device %zu, %s, is lost: %s", i,
 					devices[i]->name, atomic_load(&devices[i]->tl.lost));
 	}
-	if ((ret = callback_refuse(__func__)) < 0)
+	if ((ret = callback_refuse(func)) < 0)
 		return ret;
 	if (!(p = calloc(1, sizeof(*p))))
-		return rig_fail(RIG_ENOMEM, "no memory for the profile");
+		return rig_fail_at(func, RIG_ENOMEM, "no memory for the profile");
 	p->max_values = max_values;
 	p->all = !n;
 	pthread_mutex_lock(&profile_lock);
 	if (profile_current) {
 		pthread_mutex_unlock(&profile_lock);
 		free(p);
-		return rig_fail(RIG_EAGAIN, "a profile is taken already (one at a time; stop it first)");
+		return rig_fail_at(func, RIG_EAGAIN, "a profile is taken already (one at a time; stop it first)");
 	}
 	if (p->all) {
 		struct rig_device *open[256];
@@ -166,7 +177,7 @@ rig_profile_start(struct rig_device *const *devices, size_t n, size_t max_values
 	if (ret < 0) {
 		pthread_mutex_unlock(&profile_lock);
 		free_profile(p);
-		return rig_fail(ret, "no memory for the records of %zu values", max_values);
+		return rig_fail_at(func, ret, "no memory for the records of %zu values", max_values);
 	}
 	p->start_ns = rig_now_ns();
 	for (size_t i = 0; i < p->ndev; i++)

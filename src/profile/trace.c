@@ -74,7 +74,7 @@ find_value(struct rig_profile *p, uint32_t slot, uint64_t value, size_t *dev,
 		struct profile_dev *pd = p->dev[i];
 		const struct profile_rec *rec;
 
-		if (pd->d->tl.slot != (int)slot || !(rec = profile_rec_of(pd, value)))
+		if (pd->slot != (int)slot || !(rec = profile_rec_of(pd, value)))
 			continue;
 		if (atomic_load_explicit(&rec->value, memory_order_acquire) != value ||
 		    !rec->times.end_ns)
@@ -107,6 +107,7 @@ flow(struct trace *t, struct rig_profile *p, uint32_t slot, uint64_t value,
 		e->id = t->flows;
 		e->value = value;
 		e->arrow = arrow;
+		e->producer = (int)dev;
 	}
 	if ((e = add(t, 'f', pid, tid, ts))) {
 		e->id = t->flows;
@@ -305,8 +306,9 @@ put_arrow_args(FILE *f, struct rig_profile *p, const struct trace_event *e)
 	if (e->arrow)
 		fprintf(f, "\"buffer\":\"0x%" PRIx64 "-0x%" PRIx64 "\",", e->arrow->lo,
 			e->arrow->hi);
-	fprintf(f, "\"producer_value\":%" PRIu64 "}", e->value);
-	(void)p;
+	fputs("\"producer\":", f);
+	put_string(f, p->dev[e->producer]->d->name);
+	fprintf(f, ",\"producer_value\":%" PRIu64 "}", e->value);
 }
 
 static void

@@ -21,6 +21,7 @@
 #define PROFILE_PROFILE_H
 
 #include <pthread.h>
+#include <stdalign.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -43,8 +44,10 @@ struct profile_arrow {
 	uint64_t lo, hi;		/* the buffer's addresses [lo, hi) */
 };
 
+/* A cache line's multiple, aligned: the driver writing one value's pair
+ * never shares a line with the submit writing the next value's record. */
 struct profile_rec {
-	_Atomic uint64_t value;		/* 0 until the submit wrote the rest */
+	alignas(64) _Atomic uint64_t value;	/* 0 until the submit wrote the rest */
 	struct rig_times times;		/* the driver's pair */
 	uint32_t queues;		/* bit q: a part ran on queue q (< 32) */
 	uint32_t nlaunch;

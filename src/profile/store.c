@@ -22,6 +22,7 @@
  * One profile at a time in a process (profile_lock): spans and the
  * devices opened while an all-devices profile is taken find it there.
  */
+#include <stdalign.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,10 +72,13 @@ attach(struct rig_profile *p, struct rig_device *d)
 	if (!(pd = calloc(1, sizeof(*pd))))
 		return RIG_ENOMEM;
 	*pd = (struct profile_dev){ .d = d, .slot = d->tl.slot, .n = p->max_values };
-	if (!(pd->rec = calloc(pd->n, sizeof(*pd->rec)))) {
+	if (!(pd->rec = aligned_alloc(alignof(struct profile_rec), pd->n * sizeof(*pd->rec)))) {
 		free(pd);
 		return RIG_ENOMEM;
 	}
+	/* Touched now, not page by page by the submits: a first touch
+	 * costs a fault per page, which a submit would pay. */
+	memset(pd->rec, 0, pd->n * sizeof(*pd->rec));
 	pd->measured = d->sub.drv->measures && d->facts.ncounters;
 	pd->row_words = row_words_of(d);
 	device_get(d);

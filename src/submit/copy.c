@@ -131,7 +131,7 @@ copy_post(const char *func, struct rig_device *d, const struct rig_buffer *src,
 	waitset_init(&ws, d->tl.slot);
 	if ((ret = claim_lock(u, n, &ws)) < 0)
 		return rig_fail_keep(func, ret);
-	if (profiled)
+	if (profiled && ws.n)	/* no wait at all: no arrow */
 		narrows = claim_arrows(u, n, d->tl.slot, arrows, PROFILE_ARROWS);
 	/* A device's end marks its memory dead under these locks: checked
 	 * here, the memory stays until the claim's stamps are signaled. */

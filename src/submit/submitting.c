@@ -349,7 +349,7 @@ place_job_as(struct rig_run *r, struct rig_buffer *const *buffers,
 		ret = rig_fail_keep("rig_submit", ret);
 		goto out;
 	}
-	if (profiled)
+	if (profiled && ws.n)	/* no wait at all: no arrow */
 		narrows = claim_arrows(u, n, d->tl.slot, arrows, PROFILE_ARROWS);
 	for (size_t w = 0; w < nwaits && ret == 0; w++)
 		if (waits[w].device->tl.slot >= 0)

@@ -495,7 +495,9 @@ submit_work(struct pdev *d, uint64_t value, struct rig_part *parts, size_t n,
 		*failure = "no memory to queue the work";
 		return RIG_FAILED;
 	}
-	if (!polled_stamps_note(d, value, parts, n, times)) {
+	/* Profiles (stamps.c): a timed value, or a slot a timed one left. */
+	if (__builtin_expect(times || d->slot[value % POLLED_SLOTS].timed, 0) &&
+	    !polled_stamps_note(d, value, parts, n, times)) {
 		*failure = "no memory to keep a timed value's launches";
 		return RIG_FAILED;
 	}

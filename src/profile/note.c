@@ -62,7 +62,7 @@ profile_note(struct rig_device *d, uint64_t v, uint32_t queues, uint32_t nlaunch
 
 	if (!pd || !(rec = profile_rec_of(pd, v)))
 		return;
-	rec->times = (struct rig_times){ 0, 0 };
+	*profile_times(pd, rec) = (struct rig_times){ 0, 0 };
 	rec->queues = queues;
 	rec->nlaunch = nlaunch;
 	rec->narrows = 0;
@@ -72,10 +72,10 @@ profile_note(struct rig_device *d, uint64_t v, uint32_t queues, uint32_t nlaunch
 
 		if (!still_waits(ws, a->from))
 			continue;	/* settled before the submit: no wait */
-		rec->arrow[rec->narrows++] = (struct profile_arrow){
+		profile_arrows(pd, rec)[rec->narrows++] = (struct profile_arrow){
 			a->from.slot, a->from.value, at + a->lo, at + a->hi };
 	}
 	/* Release: a reader that sees the value sees the rest. */
 	atomic_store_explicit(&rec->value, v, memory_order_release);
-	job->times = &rec->times;
+	job->times = profile_times(pd, rec);
 }

@@ -44,15 +44,17 @@ struct profile_arrow {
 	uint64_t lo, hi;		/* the buffer's addresses [lo, hi) */
 };
 
-/* A cache line's multiple, aligned: the driver writing one value's pair
- * never shares a line with the submit writing the next value's record. */
+/*
+ * A value's record, written by its submit. Its pair of times lies in an
+ * array of its own (profile_dev.times), which only the driver writes, so
+ * the driver's stores never take the line the next submits write; its
+ * arrows in a third, touched only by a submit that waited for something.
+ */
 struct profile_rec {
-	alignas(64) _Atomic uint64_t value;	/* 0 until the submit wrote the rest */
-	struct rig_times times;		/* the driver's pair */
+	_Atomic uint64_t value;		/* 0 until the submit wrote the rest */
 	uint32_t queues;		/* bit q: a part ran on queue q (< 32) */
 	uint32_t nlaunch;
 	uint32_t narrows;
-	struct profile_arrow arrow[PROFILE_ARROWS];
 };
 
 struct profile_dev {
@@ -61,6 +63,8 @@ struct profile_dev {
 	uint64_t base;			/* the first value it may time */
 	uint64_t n;			/* records: values base .. base + n - 1 */
 	struct profile_rec *rec;
+	struct rig_times *times;	/* n pairs, one per record */
+	struct profile_arrow *arrows;	/* n * PROFILE_ARROWS */
 	uint64_t settle_next;		/* the next record to settle (driver lock) */
 	uint64_t last;			/* at stop: the last value it may have timed */
 	bool measured;			/* the device has measures (facts.counters) */
@@ -113,6 +117,17 @@ void profile_device_opened(struct rig_device *d);
 int profile_settle_upto(struct profile_dev *pd, uint64_t v);
 /* The record of value v in pd, or NULL when pd keeps none for it. */
 struct profile_rec *profile_rec_of(struct profile_dev *pd, uint64_t v);
+/* A record's pair and arrows. */
+static inline struct rig_times *
+profile_times(const struct profile_dev *pd, const struct profile_rec *rec)
+{
+	return &pd->times[rec - pd->rec];
+}
+static inline struct profile_arrow *
+profile_arrows(const struct profile_dev *pd, const struct profile_rec *rec)
+{
+	return &pd->arrows[(size_t)(rec - pd->rec) * PROFILE_ARROWS];
+}
 
 /* spans.c: a host wait of the calling thread on (d, value) from begin_ns. */
 void profile_host_wait(struct rig_device *d, uint64_t value, uint64_t begin_ns);

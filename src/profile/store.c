@@ -51,6 +51,12 @@ row_words_of(const struct rig_device *d)
 	return n;
 }
 
+static size_t
+round64(size_t n)
+{
+	return (n + 63) & ~(size_t)63;
+}
+
 /* Under profile_lock: a record array for d (not yet timing). */
 static int
 attach(struct rig_profile *p, struct rig_device *d)
@@ -72,13 +78,21 @@ attach(struct rig_profile *p, struct rig_device *d)
 	if (!(pd = calloc(1, sizeof(*pd))))
 		return RIG_ENOMEM;
 	*pd = (struct profile_dev){ .d = d, .slot = d->tl.slot, .n = p->max_values };
-	if (!(pd->rec = aligned_alloc(alignof(struct profile_rec), pd->n * sizeof(*pd->rec)))) {
+	pd->rec = aligned_alloc(64, round64(pd->n * sizeof(*pd->rec)));
+	pd->times = aligned_alloc(64, round64(pd->n * sizeof(*pd->times)));
+	pd->arrows = calloc(pd->n * PROFILE_ARROWS, sizeof(*pd->arrows));
+	if (!pd->rec || !pd->times || !pd->arrows) {
+		free(pd->rec);
+		free(pd->times);
+		free(pd->arrows);
 		free(pd);
 		return RIG_ENOMEM;
 	}
-	/* Touched now, not page by page by the submits: a first touch
-	 * costs a fault per page, which a submit would pay. */
+	/* Touched now, not page by page by the submits and the driver: a
+	 * first touch costs a fault per page. The arrows stay untouched
+	 * (calloc's pages) until a submit waits for another device. */
 	memset(pd->rec, 0, pd->n * sizeof(*pd->rec));
+	memset(pd->times, 0, pd->n * sizeof(*pd->times));
 	pd->measured = d->sub.drv->measures && d->facts.ncounters;
 	pd->row_words = row_words_of(d);
 	device_get(d);
@@ -98,6 +112,8 @@ static void
 free_dev(struct profile_dev *pd)
 {
 	device_put(pd->d);
+	free(pd->times);
+	free(pd->arrows);
 	free(pd->rec);
 	free(pd);
 }
@@ -287,7 +303,7 @@ settled_rec(const char *func, struct rig_profile *p, struct rig_point pt,
 		return rig_fail_at(func, RIG_EAGAIN, "value %llu of %s is not reached yet",
 				   (unsigned long long)pt.value, pd->d->name);
 	}
-	if ((ret = profile_settle_upto(pd, pt.value)) < 0 && !rec->times.end_ns)
+	if ((ret = profile_settle_upto(pd, pt.value)) < 0 && !profile_times(pd, rec)->end_ns)
 		return rig_fail_at(func, RIG_ELOST,
 				   "value %llu of %s has no times: %s was lost before they were settled: %s",
 				   (unsigned long long)pt.value, pd->d->name, pd->d->name,
@@ -309,8 +325,8 @@ rig_profile_times(struct rig_profile *p, struct rig_point pt, uint64_t *start_ns
 		return rig_fail(RIG_EINVAL, "the %s is NULL", !start_ns ? "start_ns" : "end_ns");
 	if ((ret = settled_rec(__func__, p, pt, &pd, &rec)) < 0)
 		return ret;
-	*start_ns = rec->times.start_ns;
-	*end_ns = rec->times.end_ns;
+	*start_ns = profile_times(pd, rec)->start_ns;
+	*end_ns = profile_times(pd, rec)->end_ns;
 	return 0;
 }
 

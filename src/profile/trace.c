@@ -77,7 +77,7 @@ find_value(struct rig_profile *p, uint32_t slot, uint64_t value, size_t *dev,
 		if (pd->slot != (int)slot || !(rec = profile_rec_of(pd, value)))
 			continue;
 		if (atomic_load_explicit(&rec->value, memory_order_acquire) != value ||
-		    !rec->times.end_ns)
+		    !profile_times(pd, rec)->end_ns)
 			return false;
 		*dev = i;
 		*out = rec;
@@ -101,8 +101,9 @@ flow(struct trace *t, struct rig_profile *p, uint32_t slot, uint64_t value,
 		return;
 	t->flows++;
 	/* Inside the producer's slice, at its end: the arrow leaves there. */
-	at = from->times.end_ns > from->times.start_ns ? from->times.end_ns - 1 :
-	     from->times.start_ns;
+	const struct rig_times *ft = profile_times(p->dev[dev], from);
+
+	at = ft->end_ns > ft->start_ns ? ft->end_ns - 1 : ft->start_ns;
 	if ((e = add(t, 's', TRACE_DEVICE_PID + (int)dev, lane_of(from) + 1, at))) {
 		e->id = t->flows;
 		e->value = value;
@@ -128,7 +129,10 @@ gather_values(struct trace *t, struct rig_profile *p)
 			const struct profile_rec *rec = &pd->rec[k];
 			uint64_t v = atomic_load_explicit(&rec->value, memory_order_acquire);
 
-			if (!v || !rec->times.end_ns)
+			const struct rig_times *tm = profile_times(pd, rec);
+			const struct profile_arrow *arrow = profile_arrows(pd, rec);
+
+			if (!v || !tm->end_ns)
 				continue;	/* untimed, or no times (lost first) */
 			for (uint32_t q = 0; q < 32; q++) {
 				struct trace_event *e;
@@ -136,16 +140,16 @@ gather_values(struct trace *t, struct rig_profile *p)
 				if (!(rec->queues & (1u << q)))
 					continue;
 				if ((e = add(t, 'X', TRACE_DEVICE_PID + (int)i, q + 1,
-					     rec->times.start_ns))) {
-					e->dur = rec->times.end_ns - rec->times.start_ns;
+					     tm->start_ns))) {
+					e->dur = tm->end_ns - tm->start_ns;
 					e->value = v;
 					e->rec = rec;
 				}
 			}
 			for (uint32_t a = 0; a < rec->narrows; a++)
-				flow(t, p, rec->arrow[a].slot, rec->arrow[a].value,
+				flow(t, p, arrow[a].slot, arrow[a].value,
 				     TRACE_DEVICE_PID + (int)i, lane_of(rec) + 1,
-				     rec->times.start_ns, &rec->arrow[a]);
+				     tm->start_ns, &arrow[a]);
 		}
 	}
 }

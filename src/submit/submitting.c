@@ -60,7 +60,10 @@ job_layout(const struct rig_submission *s, size_t nwaits)
 }
 
 /* The job in mem (its ring slot's room, or heap). */
-static struct sub_job *
+/* Inlined, as before profiles: place_job() is the hot path. */
+#define HOT static inline __attribute__((always_inline))
+
+HOT struct sub_job *
 job_init(void *mem, void *heap, struct rig_submission *s, size_t nwaits)
 {
 	struct job_layout l = job_layout(s, nwaits);
@@ -205,7 +208,7 @@ fill_trampoline(void *queue, void *arg, uint64_t value)
 	return r;
 }
 
-static void
+HOT void
 place_refs(const struct sub_part *p, unsigned char *arg,
 	   struct rig_buffer *const *buffers)
 {
@@ -223,7 +226,7 @@ place_refs(const struct sub_part *p, unsigned char *arg,
 	}
 }
 
-static void
+HOT void
 fill_work(struct sub_job *sj, const struct rig_run *r,
 	  struct rig_buffer *const *buffers)
 {
@@ -280,7 +283,7 @@ use_of(const struct rig_buffer *b, enum use_kind kind)
 	return u;
 }
 
-static size_t
+HOT size_t
 collect_uses(const struct rig_submission *s, struct rig_buffer *const *buffers,
 	     struct use *u)
 {
@@ -387,6 +390,14 @@ out:
 	return ret;
 }
 
+/* The profiled copy, out of line: the hot path's code stays as it was. */
+static __attribute__((noinline)) int
+place_job_profiled(struct rig_run *r, struct rig_buffer *const *buffers,
+		   const struct rig_point *waits, size_t nwaits, struct rig_point *out)
+{
+	return place_job_as(r, buffers, waits, nwaits, out, true);
+}
+
 /* A submit's one branch for profiles: NULL while none times the device
  * (relaxed: profile_note() reads the pointer again, seq_cst). */
 static int
@@ -395,7 +406,7 @@ place_job(struct rig_run *r, struct rig_buffer *const *buffers,
 {
 	if (__builtin_expect(atomic_load_explicit(&r->s->d->sub.prof,
 						  memory_order_relaxed) != NULL, 0))
-		return place_job_as(r, buffers, waits, nwaits, out, true);
+		return place_job_profiled(r, buffers, waits, nwaits, out);
 	return place_job_as(r, buffers, waits, nwaits, out, false);
 }
 

@@ -9,7 +9,8 @@
  * the trace shows why each piece of work started when it did, as arrows
  * from the value that wrote a buffer to the value that waited for it
  * (with the buffer's address range), and from the last copy to the
- * program's wait. Spans mark the program's own phases.
+ * program's wait, and from a last launch to the host read that waits for
+ * it. Spans mark the program's own phases.
  *
  * Usage: 10-profile [TRACE.json [KERNEL.o]]  (default 10-profile.trace.json)
  * Under `rig trace -- ./10-profile` rig takes the profile itself (the
@@ -116,6 +117,18 @@ main(int argc, char **argv)
 	TRY(rig_buffer_read(last, 0, got, bytes));
 	for (int64_t g = 0; g < GROUPS; g++)
 		wrong += got[g] != g * STEPS;
+	/* One more launch, and a host read that waits for it: a span too. */
+	{
+		struct params params = { 0, STEPS + 1, 4000 };
+		struct rig_run *run;
+
+		TRY(rig_run_take(s, &run));
+		TRY(rig_run_store(run, 0, grid, group, &params, sizeof(params)));
+		TRY(rig_submit(run, &out, 1, NULL, 0, NULL));
+		TRY(rig_buffer_read(out, 0, got, bytes));	/* waits for HOST */
+		for (int64_t g = 0; g < GROUPS; g++)
+			wrong += got[g] != g * (STEPS + 1);
+	}
 	if (prof) {
 		TRY(rig_profile_stop(prof));
 		TRY(rig_profile_write(prof, trace));

@@ -129,8 +129,10 @@ profile_arrows(const struct profile_dev *pd, const struct profile_rec *rec)
 	return &pd->arrows[(size_t)(rec - pd->rec) * PROFILE_ARROWS];
 }
 
-/* spans.c: a host wait of the calling thread on (d, value) from begin_ns. */
+/* spans.c: a host wait of the calling thread on (d, value) from begin_ns;
+ * and one named name (a host read or write) on the point (slot, value). */
 void profile_host_wait(struct rig_device *d, uint64_t value, uint64_t begin_ns);
+void profile_host_wait_at(const char *name, uint32_t slot, uint64_t value, uint64_t begin_ns);
 /* spans.c: the calling thread's id, as lanes name it. */
 uint32_t profile_tid(void);
 

@@ -114,16 +114,23 @@ rig_span_end(void)
 }
 
 void
-profile_host_wait(struct rig_device *d, uint64_t value, uint64_t begin_ns)
+profile_host_wait_at(const char *name, uint32_t slot, uint64_t value, uint64_t begin_ns)
 {
 	uint64_t now = rig_now_ns();
 	ptrdiff_t at;
 
 	pthread_mutex_lock(&profile_lock);
-	if (current_gen() && (at = add_span(profile_current, "rig_wait", begin_ns)) >= 0) {
+	if (current_gen() && (at = add_span(profile_current, name, begin_ns)) >= 0) {
 		profile_current->span[at].end_ns = now;
-		profile_current->span[at].waited_slot = d->tl.slot;
+		profile_current->span[at].waited_slot = (int)slot;
 		profile_current->span[at].waited_value = value;
 	}
 	pthread_mutex_unlock(&profile_lock);
+}
+
+void
+profile_host_wait(struct rig_device *d, uint64_t value, uint64_t begin_ns)
+{
+	if (d->tl.slot >= 0)
+		profile_host_wait_at("rig_wait", (uint32_t)d->tl.slot, value, begin_ns);
 }

@@ -118,7 +118,7 @@ def expect_rig(path, result):
         if e["ph"] == "X":
             values.setdefault(procs[e["pid"]], 0)
             values[procs[e["pid"]]] += 1
-    for dev, n in (("HOST", 4), ("DISK", 8), ("M", 4)):
+    for dev, n in (("HOST", 5), ("DISK", 8), ("M", 4)):
         if values.get(dev, 0) < n:
             fail("%s: %d values of %s, expected %d" % (path, values.get(dev, 0), dev, n))
     device_arrows = [ev for ev in flows.values()
@@ -135,7 +135,7 @@ def expect_rig(path, result):
     if not host_arrows:
         fail("%s: no host wait with an arrow" % path)
     spans = [e["name"] for e in events if e["ph"] == "B"]
-    for want in ("setup", "steps", "step 1", "rig_wait"):
+    for want in ("setup", "steps", "step 1", "rig_wait", "rig_buffer_read"):
         if want not in spans:
             fail("%s: no span %r (%r)" % (path, want, spans))
 

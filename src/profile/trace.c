@@ -227,11 +227,14 @@ trace_gather(struct trace *t, struct rig_profile *p)
 	uint64_t now = rig_now_ns();
 
 	*t = (struct trace){ .origin = p->start_ns };
-	/* The times a driver converts in settle: settle what is reached. */
+	/* The times a driver converts in settle: settle what is reached.
+	 * Under profile_lock, which a device joining the profile takes (the
+	 * list may grow); a driver lock is taken under it, never the other
+	 * way round. */
+	pthread_mutex_lock(&profile_lock);
 	for (size_t i = 0; i < p->ndev; i++)
 		if (!atomic_load(&p->dev[i]->d->tl.lost))
 			profile_settle_upto(p->dev[i], timeline_word(&p->dev[i]->d->tl));
-	pthread_mutex_lock(&profile_lock);
 	gather_values(t, p);
 	gather_spans(t, p, now);
 	pthread_mutex_unlock(&profile_lock);

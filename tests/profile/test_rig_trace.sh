@@ -5,9 +5,11 @@
 # trace-event JSON object that python3's json parses, with the program's
 # devices in it) and, where gnuplot is installed, PROGRAM.trace.png; it
 # exits as the program does, and refuses a missing program with status 2.
-# Usage: test_rig_trace.sh RIG EXAMPLE KERNEL
+# A program that never names a profile (examples/05-stamps) is traced too:
+# rig reads RIG_PROFILE at its first open.
+# Usage: test_rig_trace.sh RIG EXAMPLE KERNEL PLAIN_EXAMPLE
 set -u
-rig=$(realpath "$1") example=$(realpath "$2") kernel=$(realpath "$3")
+rig=$(realpath "$1") example=$(realpath "$2") kernel=$(realpath "$3") plain=$(realpath "$4")
 dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT
 cd "$dir" || exit 1
@@ -22,6 +24,9 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); names={e["args"]["n
 if command -v gnuplot >/dev/null; then
 	[ "$(head -c 4 10-profile.trace.png | od -An -c | tr -d ' ')" = "211PNG" ] || fail "no PNG drawn: $(cat err.txt)"
 fi
+"$rig" trace -- "$plain" >out.txt 2>err.txt || fail "rig trace of $plain exited $?: $(cat err.txt)"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if any(e["ph"]=="X" for e in d["traceEvents"]) else 1)' "$(basename "$plain").trace.json" ||
+	fail "the trace of $plain, opened at its first open, has no value"
 "$rig" trace -- sh -c 'exit 3' 2>err.txt
 [ $? = 3 ] || fail "rig trace did not exit as the program did"
 grep -q "left no sh.trace.json" err.txt || fail "no message for a program that left no trace: $(cat err.txt)"

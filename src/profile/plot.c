@@ -134,7 +134,7 @@ rig_profile_write_plot(struct rig_profile *p, const char *path)
 	for (size_t i = 0; i < t.n; i++)
 		if (!i || row[i] != row[i - 1])
 			put_label(f, p, &t.e[i], row[i], i == 0);
-	fputs(")\n", f);
+	fputs(t.n ? ")\n" : "\"nothing timed\" 0)\n", f);
 	put_shapes(f, &t, row);
 	fputs("plot NaN notitle\n", f);
 	free(row);

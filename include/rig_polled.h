@@ -54,8 +54,10 @@ struct rig_polled_config {
 	void *ran_arg;
 	/*
 	 * Profiles (rig_edge.h: submit's times, settle, measures). With
-	 * stamp NULL the worker writes each timed value's start and end on
-	 * the host's clock before it stores the word, and settle is NULL.
+	 * stamp NULL the worker stamps each timed value's start and end with
+	 * the CPU's time stamp counter (x86-64; elsewhere the host clock),
+	 * and settle converts them by a correlation of the counter with
+	 * rig_now_ns() taken at open and again at each settle.
 	 * With stamp set, the worker writes the ticks stamp(stamp_arg,
 	 * value, 0) and stamp(stamp_arg, value, 1) of a fake device clock,
 	 * and settle (or a later submit, once the value's slot is needed)

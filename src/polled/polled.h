@@ -94,6 +94,8 @@ struct pdev {
 	 * converted, the values kept for measures, and the table of the
 	 * five functions with settle and measures as the config asks. */
 	uint64_t conv_next, last_end;
+	uint64_t corr_tick[2], corr_ns[2];	/* the counter's correlation */
+	uint64_t corr_rate;		/* ns per tick between them, 32.32 */
 	struct pkept *kept;
 	struct rig_driver table;
 

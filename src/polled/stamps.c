@@ -1,12 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * polled/stamps.c: the polled device's side of profiles (rig_edge.h:
- * submit's pair of times, settle, measures). Without a stamp function in
- * the config, the worker writes a timed value's start and end on the host
- * clock before it stores the word, and the table has no settle. With one,
- * the worker writes fake device ticks into the value's slot, as a GPU's
- * work stamps its own memory, and settle converts them to the host clock:
- * the conversion tests check exactly, since they choose the ticks.
+ * submit's pair of times, settle, measures). The worker stamps a timed
+ * value's start and end into its slot, as a GPU's work stamps its own
+ * memory, and settle converts the stamps to the host clock. The stamps are
+ * the config's fake ticks where it has a stamp function (the conversion
+ * tests check exactly, since they choose the ticks), else the CPU's time
+ * stamp counter: a read of it costs a few nanoseconds where a read of the
+ * host clock costs 60-90 here (a VM), and the worker would pay two per
+ * value. The counter converts by a correlation of it with rig_now_ns():
+ * two pairs of reads taken at make, the later one taken again by each
+ * settle (one read of each clock); between them the counter runs at a
+ * constant rate (x86-64's invariant TSC; elsewhere the ticks are
+ * rig_now_ns() itself and the conversion is the identity).
  *
  * Conversion runs in value order (conv_next counts up through every value
  * the device ran), in settle or in a later submit once the slot is needed
@@ -22,10 +28,46 @@
 
 #include "polled/polled.h"
 
-static uint64_t
-to_host(const struct rig_polled_config *c, uint64_t tick)
+/* The device's own clock. */
+static inline uint64_t
+device_ticks(void)
 {
-	return c->stamp_origin_ns + tick * c->stamp_ns_per_tick;
+#if defined(__x86_64__)
+	return __builtin_ia32_rdtsc();
+#else
+	return rig_now_ns();
+#endif
+}
+
+/* The later pair of the correlation: a read of each clock, now; and the
+ * rate between the pairs, ns per tick in 32.32 fixed point, so that a
+ * conversion is a multiply (a submit converts the value whose slot it
+ * takes). */
+static void
+correlate(struct pdev *d)
+{
+	uint64_t ticks;
+
+	d->corr_tick[1] = device_ticks();
+	d->corr_ns[1] = rig_now_ns();
+	ticks = d->corr_tick[1] - d->corr_tick[0];
+	d->corr_rate = ticks ? (uint64_t)(((unsigned __int128)(d->corr_ns[1] - d->corr_ns[0]) << 32) /
+					  ticks) : 0;
+}
+
+static uint64_t
+to_host(const struct pdev *d, uint64_t tick)
+{
+	const struct rig_polled_config *c = &d->p->c;
+
+	if (c->stamp)
+		return c->stamp_origin_ns + tick * c->stamp_ns_per_tick;
+	/* Linear from the first pair (and beyond the second, at its rate). */
+	if (tick >= d->corr_tick[0])
+		return d->corr_ns[0] + (uint64_t)(((unsigned __int128)(tick - d->corr_tick[0]) *
+						    d->corr_rate) >> 32);
+	return d->corr_ns[0] - (uint64_t)(((unsigned __int128)(d->corr_tick[0] - tick) *
+					   d->corr_rate) >> 32);
 }
 
 /* Convert u, whose work completed, if a profile timed it. */
@@ -37,8 +79,8 @@ convert_one(struct pdev *d, uint64_t u)
 
 	if (s->timed != u || !s->times)
 		return;
-	start = to_host(&d->p->c, s->tick[0]);
-	end = to_host(&d->p->c, s->tick[1]);
+	start = to_host(d, s->tick[0]);
+	end = to_host(d, s->tick[1]);
 	if (start < d->last_end)
 		start = d->last_end;
 	if (end < start)
@@ -52,8 +94,6 @@ convert_one(struct pdev *d, uint64_t u)
 static void
 convert_upto(struct pdev *d, uint64_t v)
 {
-	if (!d->p->c.stamp)
-		return;
 	for (; d->conv_next <= v; d->conv_next++)
 		convert_one(d, d->conv_next);
 }
@@ -93,10 +133,7 @@ polled_stamps_start(struct pdev *d, struct pslot *s, uint64_t value)
 {
 	const struct rig_polled_config *c = &d->p->c;
 
-	if (c->stamp)
-		s->tick[0] = c->stamp(c->stamp_arg, value, 0);
-	else
-		s->times->start_ns = rig_now_ns();
+	s->tick[0] = c->stamp ? c->stamp(c->stamp_arg, value, 0) : device_ticks();
 }
 
 void
@@ -104,10 +141,7 @@ polled_stamps_end(struct pdev *d, struct pslot *s, uint64_t value)
 {
 	const struct rig_polled_config *c = &d->p->c;
 
-	if (c->stamp)
-		s->tick[1] = c->stamp(c->stamp_arg, value, 1);
-	else
-		s->times->end_ns = rig_now_ns();
+	s->tick[1] = c->stamp ? c->stamp(c->stamp_arg, value, 1) : device_ticks();
 }
 
 static void
@@ -132,6 +166,12 @@ polled_settle(void *edge, uint64_t value, const char **failure)
 		*failure = d->failure;
 		return RIG_FAILED;
 	}
+	/* A fresh pair only for stamps newer than the last: a pass over many
+	 * settled values reads the clocks once. */
+	if (d->conv_next <= value && !d->p->c.stamp &&
+	    d->slot[value % POLLED_SLOTS].timed == value &&
+	    d->slot[value % POLLED_SLOTS].tick[1] > d->corr_tick[1])
+		correlate(d);
 	convert_upto(d, value);
 	return RIG_OK;
 }
@@ -173,11 +213,20 @@ polled_measures(void *edge, uint64_t value, uint64_t *out, const char **failure)
 void
 polled_stamps_table(struct pdev *d)
 {
+	uint64_t until;
+
 	d->table = polled_driver;
-	d->table.settle = d->p->c.stamp ? polled_settle : NULL;
+	d->table.settle = polled_settle;
 	d->table.measures = d->p->c.counters && d->p->c.ncounters ? polled_measures : NULL;
 	d->drv = &d->table;
 	d->conv_next = d->base + 1;
+	/* Two pairs 20 us apart: a rate before the first settle. */
+	d->corr_tick[0] = device_ticks();
+	d->corr_ns[0] = rig_now_ns();
+	until = d->corr_ns[0] + 20000;
+	while (rig_now_ns() < until)
+		;
+	correlate(d);
 }
 
 void

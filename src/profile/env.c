@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * profile/env.c: RIG_PROFILE=PATH in the environment (read once: at the
- * first open of a device or the first rig_profile_start()) takes a profile of every device from then on,
- * bounded by RIG_PROFILE_VALUES values per device (default 65536), and
+ * profile/env.c: RIG_PROFILE=PATH in the environment, read once (at the
+ * first open of a device or the first rig_profile_start()), takes a
+ * profile of every device from then on, bounded by RIG_PROFILE_VALUES values per device (default 65536), and
  * writes it as trace-event JSON to PATH when the process exits; with
  * RIG_PROFILE_PLOT=PATH2 also a gnuplot script that draws it (plot.c).
  * `rig trace` sets both. The exit handler is registered after rig's own

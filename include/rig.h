@@ -706,6 +706,100 @@ int rig_submit(struct rig_run *r, struct rig_buffer *const *buffers,
 	       size_t nbuf, const struct rig_point *waits, size_t nwaits,
 	       struct rig_point *out);
 
+/* ---- Profiles ---------------------------------------------------------- */
+
+/*
+ * A profile records when each value's work ran on its device, on the host
+ * clock (rig_now_ns), with the measures of its launches where the device
+ * counts something, the waits that held each value back (the buffer and
+ * the value it waited for), and the program's own phases (spans). One
+ * profile is taken at a time in a process. RIG_PROFILE=PATH in the
+ * environment takes one of every device from the first open and writes it
+ * to PATH at exit (`rig trace -- PROGRAM` does so; man 1 rig).
+ */
+struct rig_profile;
+
+/*
+ * rig_profile_start() - time the values of devices[0..n) from their next
+ * one, keeping at most max_values per device (later ones go untimed); with
+ * devices NULL and n 0, every device open now and every device opened
+ * while the profile is taken. Any thread, not from a callback. A submit
+ * pays one predictable branch while no profile is taken.
+ * Returns 0 with *out set; RIG_EINVAL for a NULL device, a bound of 0 or
+ * above 16777216, or a call from a callback; RIG_ELOST for a lost device;
+ * RIG_EAGAIN while another profile is taken; RIG_ENOMEM.
+ */
+int rig_profile_start(struct rig_device *const *devices, size_t n, size_t max_values,
+		      struct rig_profile **out);
+
+/*
+ * rig_profile_stop() - time no new value and record no new span, then
+ * wait until the work of every value the profile timed is over (reached,
+ * or dropped and its device's driver stopped). Reads and writes of the
+ * profile go on working. Returns 0; RIG_EINVAL for a stopped profile or a
+ * call from a callback.
+ */
+int rig_profile_stop(struct rig_profile *p);
+
+/*
+ * rig_profile_times() - when the work of pt's value started and ended on
+ * its device, on the host clock; a device gives no later start than the
+ * previous value's end. 0 and 0 for work its driver cannot time.
+ * Never waits for the work. Returns 0; RIG_EAGAIN while the value is not
+ * reached; RIG_EINVAL for a device or value the profile does not time;
+ * RIG_ELOST for a value a loss dropped, or whose device was lost before
+ * its times were settled.
+ */
+int rig_profile_times(struct rig_profile *p, struct rig_point pt, uint64_t *start_ns,
+		      uint64_t *end_ns);
+
+/*
+ * rig_profile_row_words() - the words of one launch's row of measures on
+ * d: 3 (status, start, end) plus each counter's values, in the order the
+ * device lists them; 0 for a device that measures nothing.
+ */
+size_t rig_profile_row_words(const struct rig_device *d);
+
+/*
+ * rig_profile_measures() - the measures of the launches of pt's value, one
+ * row of rig_profile_row_words() words per launch in the order of its
+ * parts, into out (nwords at least rows times that): a status (1 measured,
+ * 0 not), the start and end on the host clock, then the counters' values.
+ * *rows gets the launches (0 for a value with none, or a device that
+ * measures nothing). Returns 0; RIG_EINVAL for too few words (the message
+ * says how many); the statuses of rig_profile_times().
+ */
+int rig_profile_measures(struct rig_profile *p, struct rig_point pt, uint64_t *out,
+			 size_t nwords, size_t *rows);
+
+/*
+ * rig_profile_write() - write the profile as Chrome trace-event JSON, which
+ * Perfetto and chrome://tracing open: a process per device with a lane per
+ * queue ("COMPUTE:0"), a process "host" with a lane per thread for spans
+ * and host waits, and a flow arrow for each wait: from the value a submit
+ * waited for to the value that waited (its buffer's address range in the
+ * arrow's args), and from a value to the host wait that waited for it.
+ * rig_profile_write_plot() writes a gnuplot script that draws the same as
+ * a PNG timeline. Values not reached yet are left out. Returns 0; RIG_EINVAL
+ * for a path that cannot be written (the message names it); RIG_ENOMEM.
+ */
+int rig_profile_write(struct rig_profile *p, const char *path);
+int rig_profile_write_plot(struct rig_profile *p, const char *path);
+
+/* rig_profile_release() - stop the profile if it runs, then free it. */
+void rig_profile_release(struct rig_profile *p);
+
+/*
+ * rig_span_begin() - begin a span named name (copied) on the calling
+ * thread, inside the span it has open, if any; rig_span_end() ends the
+ * innermost. Spans nest 64 deep. Outside a profile they record nothing,
+ * but still nest. Any thread; a lock, never a wait.
+ * Returns 0; RIG_EINVAL for a NULL name, a 65th level, or an end with no
+ * span open on the thread.
+ */
+int rig_span_begin(const char *name);
+int rig_span_end(void);
+
 #ifdef __cplusplus
 }
 #endif

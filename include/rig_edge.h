@@ -315,6 +315,43 @@ struct rig_times {
 };
 
 /*
+ * Profiles: how a driver times a value. While a profile is taken, rig
+ * gives submit a pair (times) for each value it times, and NULL for the
+ * others; the pair lives until settle of the value returned, and rig gives
+ * it to no other value meanwhile.
+ *  - A driver whose host code sees the work start and end (the memory and
+ *    host devices, the polled device by default, the disk's loop) writes
+ *    the pair with rig_now_ns() before its store of the value in the word,
+ *    and has no settle.
+ *  - A driver whose device's work writes the word itself (completion
+ *    RIG_BY_STORE) has that work stamp the device's clock into the
+ *    driver's own memory, at the value's start and at its end, and
+ *    converts the stamps in settle (or in a later submit, once the
+ *    value's work completed and its stamps' memory is needed again), in
+ *    value order, from a correlation of the device's clock with the
+ *    host's that its interface states (a pair of reads, one of each
+ *    clock, taken at open and again as it drifts). It never puts a start
+ *    before the end it converted last, nor an end before its start.
+ *    settle reads no more than memory and one clock: it never waits.
+ *  - An AMD queue will do so with RELEASE_MEM packets of the PM4 queue
+ *    (EVENT_INDEX end-of-pipe, DATA_SEL 64-bit GPU clock counter): one
+ *    before the value's first packet, with the wait for the queue's earlier
+ *    work (so it stamps when the value may start), and one after its last,
+ *    before the RELEASE_MEM that stores the word, each into a 16-byte slot
+ *    of a ring the driver keeps, indexed by value. SDMA queues stamp with
+ *    their TIMESTAMP packet. Settle converts with the GPU clock's rate
+ *    (the SMU's reference clock) and an offset taken at open (a read of
+ *    the RLC's GPU clock count beside rig_now_ns()). Not built yet: the
+ *    AMD driver writes no pair today (src/amd keeps settle NULL, and its
+ *    values read 0, 0).
+ *  - measures, where facts list counters, writes each launch's row from
+ *    the same stamps (its status, start and end) and the counters read
+ *    around it, and frees what it kept of a value at measures(v, NULL).
+ * The polled driver's fake stamps (rig_polled.h) exercise the second way
+ * exactly; tests/profile checks every driver's values never overlap.
+ */
+
+/*
  * The five C functions, called with the facts' edge, one at a time per
  * device. A RIG_FAILED sets *failure to a message that lives as long as the
  * device.
@@ -487,6 +524,19 @@ struct rig_io {
 	int (*submit_after)(void *t, uint64_t value, const struct rig_io_op *ops,
 			    size_t nops, const struct rig_wait *waits,
 			    size_t nwaits, const char **failure);
+	/*
+	 * Profiles. Optional: submit_timed(t, value, ops, n, waits, nwaits,
+	 * times, failure): as submit_after (as submit where nwaits is 0),
+	 * and the library writes into *times when the value's first op
+	 * started and its last completed, on the host clock (rig_now_ns),
+	 * never a start before the previous value's end, before its store
+	 * of the value in the word. rig calls it for a value a profile
+	 * times; without it, such a value gets no times (0, 0).
+	 */
+	int (*submit_timed)(void *t, uint64_t value, const struct rig_io_op *ops,
+			    size_t nops, const struct rig_wait *waits,
+			    size_t nwaits, struct rig_times *times,
+			    const char **failure);
 };
 
 /* ---- Openers ----------------------------------------------------------- */

@@ -52,6 +52,33 @@ struct rig_polled_config {
 	 * work, for tests that log what ran when; NULL for none. */
 	void (*ran)(void *arg, uint64_t value, int end);
 	void *ran_arg;
+	/*
+	 * Profiles (rig_edge.h: submit's times, settle, measures). With
+	 * stamp NULL the worker stamps each timed value's start and end with
+	 * the CPU's time stamp counter (x86-64; elsewhere the host clock),
+	 * and settle converts them by a correlation of the counter with
+	 * rig_now_ns() taken at open and again at each settle.
+	 * With stamp set, the worker writes the ticks stamp(stamp_arg,
+	 * value, 0) and stamp(stamp_arg, value, 1) of a fake device clock,
+	 * and settle (or a later submit, once the value's slot is needed)
+	 * converts them, in value order, to stamp_origin_ns + ticks *
+	 * stamp_ns_per_tick, never putting a start before the previous
+	 * converted value's end nor an end before its start: tests choose
+	 * the ticks, and check the conversion and its order rules exactly.
+	 */
+	uint64_t (*stamp)(void *arg, uint64_t value, int end);
+	void *stamp_arg;
+	uint64_t stamp_origin_ns;
+	uint64_t stamp_ns_per_tick;	/* default 1 */
+	/*
+	 * The counters the device measures around each launch of a timed
+	 * value (facts.counters; NULL for none, and then measures is NULL).
+	 * measures writes for the launch at part i of value v the row
+	 * 1, the value's start, its end, then for the counters' values in
+	 * order the words v * 1000 + i * 10 + j (j counting from 0).
+	 */
+	const struct rig_counter *counters;
+	size_t ncounters;
 };
 
 struct rig_polled;
@@ -119,6 +146,17 @@ uint64_t rig_polled_committed(struct rig_polled *p);
 uint64_t rig_polled_grows(struct rig_polled *p);
 int64_t rig_polled_live_regions(struct rig_polled *p);
 int64_t rig_polled_live_images(struct rig_polled *p);
+/*
+ * rig_polled_settles() - the values rig's settle calls named, in call
+ * order (the first cap of the last 4096 calls) into values; returns the
+ * number of calls made in all. rig_polled_measures_freed(): how many
+ * calls of measures with NULL the device had; a later call naming a
+ * freed value fails (RIG_FAILED, "measures of value V after its end"),
+ * which loses the device.
+ */
+size_t rig_polled_settles(struct rig_polled *p, uint64_t *values, size_t cap);
+uint64_t rig_polled_measures_freed(struct rig_polled *p);
+
 /* Whether the device is open (made and not yet stopped). */
 bool rig_polled_open(struct rig_polled *p);
 

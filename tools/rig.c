@@ -15,6 +15,7 @@
 #include "rig_amd_pci.h"
 #include "rig_host.h"
 #include "rig_remote.h"
+#include "trace.h"
 
 #define MAX_FROM 12
 
@@ -32,6 +33,7 @@ static const char usage[] =
 "    rig [--root DIR] attach N\n"
 "    rig [--root DIR] reset N\n"
 "    rig agent [--listen HOST:PORT] [--key FILE] ... (rig agent --help)\n"
+"    rig trace -- PROGRAM ARGS...\n"
 "\n"
 "DESCRIPTION\n"
 "    devices       lists the devices rig opens: HOST (and more host devices,\n"
@@ -49,6 +51,9 @@ static const char usage[] =
 "    detach N      takes AMD GPU N from amdgpu and enlarges its memory BAR.\n"
 "    attach N      gives AMD GPU N back to amdgpu.\n"
 "    reset N       resets AMD GPU N (a GPU no driver holds).\n"
+"    trace         runs PROGRAM with a profile of every device taken, and\n"
+"                  writes PROGRAM.trace.json (Chrome trace-event JSON) and,\n"
+"                  with gnuplot, PROGRAM.trace.png; exits as PROGRAM does.\n"
 "\n"
 "OPTIONS\n"
 "    -h, --help    prints this text and exits.\n"
@@ -374,6 +379,9 @@ main(int argc, char **argv)
 		return usage_error("a command is missing%s", "");
 	if (!strcmp(argv[1], "agent"))
 		return cmd_agent(argc, argv);
+	/* Before the option scan: the program's own arguments are its. */
+	if (!strcmp(argv[1], "trace"))
+		return cmd_trace(argc, argv, 2);
 	/* -h, --help and --version anywhere an option may stand (not as the
 	 * DIR of --root, --from or --to), as every command takes them. */
 	for (int i = 1; i < argc; i++) {

@@ -14,6 +14,7 @@
 
 #include "core/buffer.h"
 #include "core/error.h"
+#include "profile/profile.h"
 #include "util/futex.h"
 
 void
@@ -244,7 +245,16 @@ host_access(const char *func, struct rig_buffer *b, size_t offset, void *host,
 	/* Busy, then no lock held while we wait and copy. */
 	atomic_store_explicit(&u.a->host_busy, 1, memory_order_relaxed);
 	claim_unlock(&u, 1);
-	ret = wait_claimed(func, &ws);
+	/* Profiles: a host access that waits is a span with an arrow. */
+	if (__builtin_expect(atomic_load_explicit(&profile_taken, memory_order_relaxed), 0) &&
+	    ws.n) {
+		uint64_t t0 = rig_now_ns();
+
+		ret = wait_claimed(func, &ws);
+		profile_host_wait_at(func, ws.w[0].slot, ws.w[0].value, t0);
+	} else {
+		ret = wait_claimed(func, &ws);
+	}
 	/* A device's end waits for the mark: dead is final once seen here. */
 	if (ret == 0 && buffer_dead(b))
 		ret = rig_fail_at(func, RIG_EINVAL, "the buffer is dead: %s", buffer_dead(b));

@@ -90,6 +90,11 @@ void device_put(struct rig_device *d);
 /* RIG_ELOST with "<device> is lost: <why>" when d is lost, else 0. */
 int device_check_live(const char *func, struct rig_device *d);
 
+/* devices.c, for profiles: the open devices, referenced, cap at most. */
+size_t devices_open_list(struct rig_device **out, size_t cap);
+/* profile/store.c: d opened (a profile of every device times it). */
+void profile_device_opened(struct rig_device *d);
+
 /* devices.c, for process.c. */
 void devices_fork_prepare(void);
 void devices_fork_parent(void);

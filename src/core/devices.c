@@ -402,10 +402,31 @@ open_locked_or_found(const struct rig_opener *o, bool inline_run,
 	return ret;
 }
 
+/* Profiles (src/profile/store.c): the open devices, each with a reference
+ * the caller puts, cap at most. */
+size_t
+devices_open_list(struct rig_device **out, size_t cap)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&devices_lock);
+	for (struct rig_device *d = devices; d && n < cap; d = d->next)
+		if (!atomic_load(&d->tl.lost)) {
+			device_get(d);
+			out[n++] = d;
+		}
+	pthread_mutex_unlock(&devices_lock);
+	return n;
+}
+
 int
 device_open(const struct rig_opener *o, bool inline_run, struct rig_device **out)
 {
 	int ret = open_locked_or_found(o, inline_run, out);
+
+	/* Profiles: a profile of every device times this one too. */
+	if (ret == 0)
+		profile_device_opened(*out);
 
 	/* The refusal's cause is in rig_why() already (rig_cause). */
 	if (ret < 0)

@@ -5,6 +5,7 @@
  */
 #include "core/device.h"
 #include "core/error.h"
+#include "profile/profile.h"
 
 bool
 rig_reached(struct rig_point p)
@@ -38,7 +39,15 @@ rig_wait(struct rig_point p, uint64_t timeout_ns)
 		return rig_fail(RIG_EINVAL, "value %llu of %s was given by no submit (the last given is %llu)",
 				(unsigned long long)p.value, d->name,
 				(unsigned long long)atomic_load(&d->tl.issued));
-	ret = timeline_wait(&d->tl, p.value, timeout_ns);
+	/* Profiles: a host wait is a span with an arrow (src/profile/). */
+	if (__builtin_expect(atomic_load_explicit(&profile_taken, memory_order_relaxed), 0)) {
+		uint64_t t0 = rig_now_ns();
+
+		ret = timeline_wait(&d->tl, p.value, timeout_ns);
+		profile_host_wait(d, p.value, t0);
+	} else {
+		ret = timeline_wait(&d->tl, p.value, timeout_ns);
+	}
 	device_reap(d);
 	if (ret == RIG_ELOST) {
 		char chain[512];

@@ -136,6 +136,13 @@ io_submit(void *edge, uint64_t value, struct rig_part *parts, size_t n,
 		nops += op_of(&parts[i].u.copy, &t->ops[nops]);
 	/* RIG_OK from the library: the work is going and the word will show
 	 * the value, with no commit from rig. */
+	/* A value a profile times goes to the library's timed submit. */
+	if (times && t->io->submit_timed) {
+		if (t->io->submit_timed(t->t, value, t->ops, nops, waits, nwaits, times,
+					failure) != RIG_OK)
+			return RIG_FAILED;
+		return RIG_COMMITTED;
+	}
 	if ((nwaits ? t->io->submit_after(t->t, value, t->ops, nops, waits, nwaits, failure) :
 		     t->io->submit(t->t, value, t->ops, nops, failure)) != RIG_OK)
 		return RIG_FAILED;

@@ -66,6 +66,8 @@ struct disk_job {
 	size_t nwaits;
 	size_t waited;			/* waits the loop saw shown */
 	bool ready;			/* all waits shown (or dropped): may start */
+	struct rig_times *times;	/* a profile's pair (submit_timed), or NULL */
+	uint64_t started_ns;		/* its first piece went (the loop's) */
 	size_t nops;
 	struct rig_io_op ops[];		/* then the waits */
 };
@@ -142,6 +144,7 @@ struct disk {
 	const struct rig_wait *blocked;	/* the cursor's wait whose word is behind */
 	unsigned wait_step;		/* looks at it since it blocked */
 	uint64_t shown;			/* the value last stored in the word */
+	uint64_t timed_end;		/* the last end a profile's pair got */
 	uint64_t cut_value;		/* every value up to it arrived (was fed) */
 	struct disk_piece *pieces;	/* depth of them */
 	struct disk_piece *free_pieces;

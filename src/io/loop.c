@@ -422,6 +422,8 @@ issue_next(struct disk *d, struct disk_job *j, const struct passed *ps)
 		piece_free(d, p);
 		return -1;
 	}
+	if (j->times && !j->started_ns)	/* a profile's start: its first piece */
+		j->started_ns = rig_now_ns();
 	j->in_flight++;
 	d->in_flight++;
 	box_add(d, p);
@@ -493,6 +495,25 @@ job_free(struct disk_job *j)
 	free(j);
 }
 
+/*
+ * A profile's pair for j, retiring in value order: from its first piece
+ * to now. The loop runs the pieces of values that use no common bytes at
+ * once, so a start is moved to the previous value's end: a profile shows
+ * the device's values one after another (rig_edge.h, device order).
+ */
+static void
+time_job(struct disk *d, struct disk_job *j)
+{
+	uint64_t end = rig_now_ns(), start = j->started_ns ? j->started_ns : end;
+
+	if (start < d->timed_end)
+		start = d->timed_end;
+	if (end < start)
+		end = start;
+	*j->times = (struct rig_times){ start, end };
+	d->timed_end = end;
+}
+
 /* Retire finished jobs from the head, showing each value in the word. */
 static void
 advance(struct disk *d)
@@ -503,6 +524,8 @@ advance(struct disk *d)
 	while ((j = d->first) && j->ready && j->op == j->nops && !j->in_flight &&
 	       j != d->cursor) {
 		if (!halted(d)) {
+			if (j->times)
+				time_job(d, j);
 			/* Pairs with the acquire loads of the word by rig and
 			 * by waiters: the value's bytes (read into host memory
 			 * by the kernel or a pool thread, whose completion this

@@ -18,6 +18,9 @@ int disk_submit(void *t, uint64_t value, const struct rig_io_op *ops,
 int disk_submit_after(void *t, uint64_t value, const struct rig_io_op *ops,
 		      size_t nops, const struct rig_wait *waits, size_t nwaits,
 		      const char **failure);
+int disk_submit_timed(void *t, uint64_t value, const struct rig_io_op *ops,
+		      size_t nops, const struct rig_wait *waits, size_t nwaits,
+		      struct rig_times *times, const char **failure);
 static void disk_stop(void *t, const char *reason);
 static int disk_make(const struct rig_io_opener *o, _Atomic uint64_t *word,
 		     void **handle, char *why, size_t len);
@@ -34,6 +37,7 @@ const struct rig_io rig_disk_io = {
 	.fault_fd = disk_event_fd,
 	.failure = disk_failure,
 	.submit_after = disk_submit_after,
+	.submit_timed = disk_submit_timed,
 };
 
 const struct rig_io_opener rig_disk_opener = {

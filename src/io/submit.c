@@ -18,6 +18,9 @@ int disk_submit(void *t, uint64_t value, const struct rig_io_op *ops,
 int disk_submit_after(void *t, uint64_t value, const struct rig_io_op *ops,
 		      size_t nops, const struct rig_wait *waits, size_t nwaits,
 		      const char **failure);
+int disk_submit_timed(void *t, uint64_t value, const struct rig_io_op *ops,
+		      size_t nops, const struct rig_wait *waits, size_t nwaits,
+		      struct rig_times *times, const char **failure);
 
 /* Check one op; on a fault fail the disk and return false. */
 static bool
@@ -70,6 +73,16 @@ disk_submit_after(void *t, uint64_t value, const struct rig_io_op *ops,
 		  size_t nops, const struct rig_wait *waits, size_t nwaits,
 		  const char **failure)
 {
+	return disk_submit_timed(t, value, ops, nops, waits, nwaits, NULL, failure);
+}
+
+/* The table's submit_timed (profiles): the loop writes *times (loop.c,
+ * advance) before it shows the value in the word. */
+int
+disk_submit_timed(void *t, uint64_t value, const struct rig_io_op *ops,
+		  size_t nops, const struct rig_wait *waits, size_t nwaits,
+		  struct rig_times *times, const char **failure)
+{
 	struct disk *d = t;
 	struct disk_job *j;
 	uint64_t prev = value - 1;
@@ -102,6 +115,7 @@ disk_submit_after(void *t, uint64_t value, const struct rig_io_op *ops,
 	}
 	memset(j, 0, sizeof(*j));
 	j->value = value;
+	j->times = times;
 	j->nops = nops;
 	memcpy(j->ops, ops, nops * sizeof(*ops));
 	j->waits = (const struct rig_wait *)(j->ops + nops);

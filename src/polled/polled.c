@@ -61,6 +61,8 @@ polled_facts(void *t, struct rig_facts *f, const char **fault)
 		.host_addresses = !c->no_host_addresses,
 		.alignment = c->alignment,
 		.cache_bytes = c->cache_bytes,
+		.counters = c->ncounters ? c->counters : NULL,
+		.ncounters = c->counters ? c->ncounters : 0,
 		.edge = d,
 	};
 	return RIG_OK;
@@ -291,6 +293,7 @@ polled_make(const struct rig_opener *o, _Atomic uint64_t *word, void **handle,
 	if (p->c.start > w)
 		atomic_store(word, p->c.start);
 	d->base = atomic_load(word);
+	polled_stamps_table(d);	/* d->drv: settle and measures as configured */
 	d->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (d->efd < 0 || polled_queue_start(d) != 0) {
 		pthread_mutex_unlock(&p->ctl_lock);
@@ -355,6 +358,8 @@ rig_polled_create(const struct rig_polled_config *c, struct rig_polled **out)
 		p->c.budget = 1ull << 30;
 	if (!p->c.alignment)
 		p->c.alignment = 64;
+	if (!p->c.stamp_ns_per_tick)
+		p->c.stamp_ns_per_tick = 1;
 	p->opener = (struct rig_opener){ p->c.name, &polled_ops, polled_make, p };
 	*out = p;
 	return 0;

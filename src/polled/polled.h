@@ -62,6 +62,20 @@ struct pslot {
 	size_t heap_bytes;
 	struct pstep step[POLLED_STEPS];
 	struct rig_wait wait[POLLED_WAITS];
+	/* Profiles (stamps.c): the value submit timed here (0: none), the
+	 * pair rig gave, and the fake ticks the worker wrote. */
+	uint64_t timed;
+	struct rig_times *times;
+	uint64_t tick[2];
+};
+
+/* A timed value with launches, kept until measures(v, NULL) (stamps.c). */
+struct pkept {
+	struct pkept *next;
+	uint64_t value;
+	struct rig_times *times;
+	uint32_t nlaunch;
+	uint32_t part[];		/* the launches' part indices */
 };
 
 struct pdev {
@@ -76,6 +90,14 @@ struct pdev {
 	uint64_t submitted;		/* the last value submit filled */
 	uint64_t done_seen;		/* done, as they last read it */
 	char failure[64];
+	/* Profiles (stamps.c): the next value to convert, the last end
+	 * converted, the values kept for measures, and the table of the
+	 * five functions with settle and measures as the config asks. */
+	uint64_t conv_next, last_end;
+	uint64_t corr_tick[2], corr_ns[2];	/* the counter's correlation */
+	uint64_t corr_rate;		/* ns per tick between them, 32.32 */
+	struct pkept *kept;
+	struct rig_driver table;
 
 	/* Written by rig's calls; the count read by the worker on its way
 	 * to sleep, committed by the controls. 128 apart, not 64: the
@@ -124,7 +146,24 @@ struct rig_polled {
 
 	/* Bumped by the worker. */
 	alignas(128) _Atomic uint64_t ran;
+
+	/* Profiles (stamps.c), written by rig's settle and measures. */
+	_Atomic uint64_t settles, freed;
+	_Atomic uint64_t settle_log[4096];
 };
+
+/* stamps.c: the driver's side of profiles. */
+/* submit: note value's pair (times, or NULL) and its launches in its
+ * slot; false on no memory. */
+bool polled_stamps_note(struct pdev *d, uint64_t value, const struct rig_part *parts,
+			size_t n, struct rig_times *times);
+/* The worker, around value's work in slot s. */
+void polled_stamps_start(struct pdev *d, struct pslot *s, uint64_t value);
+void polled_stamps_end(struct pdev *d, struct pslot *s, uint64_t value);
+/* Fill d->table: the five functions, settle and measures as configured. */
+void polled_stamps_table(struct pdev *d);
+/* stop: free what is kept. */
+void polled_stamps_free(struct pdev *d);
 
 /* The driver's table (queue.c) and the queue's life (queue.c). */
 extern const struct rig_driver polled_driver;

@@ -246,15 +246,19 @@ idle(struct pdev *d, uint64_t v)
 static bool
 run_value(struct pdev *d, uint64_t v)
 {
-	const struct pslot *s = &d->slot[v % POLLED_SLOTS];
+	struct pslot *s = &d->slot[v % POLLED_SLOTS];
 	const struct rig_polled_config *c = &d->p->c;
 
 	if (!await_producers(d, s))
 		return false;
 	if (c->ran)
 		c->ran(c->ran_arg, v, 0);
+	if (s->timed == v)	/* a profile times v (stamps.c) */
+		polled_stamps_start(d, s, v);
 	if (!run_steps(d, s, v))
 		return false;
+	if (s->timed == v)
+		polled_stamps_end(d, s, v);
 	if (c->ran)
 		c->ran(c->ran_arg, v, 1);
 	/* Pairs with rig's acquire loads of the word (and other devices'
@@ -311,6 +315,7 @@ polled_queue_stop(struct pdev *d)
 		d->slot[i].heap = NULL;
 		d->slot[i].heap_bytes = 0;
 	}
+	polled_stamps_free(d);
 }
 
 /* ---- The five C functions ---- */
@@ -490,8 +495,12 @@ submit_work(struct pdev *d, uint64_t value, struct rig_part *parts, size_t n,
 		*failure = "no memory to queue the work";
 		return RIG_FAILED;
 	}
-	if (times)
-		*times = (struct rig_times){ 0, 0 };
+	/* Profiles (stamps.c): a timed value, or a slot a timed one left. */
+	if (__builtin_expect(times || d->slot[value % POLLED_SLOTS].timed, 0) &&
+	    !polled_stamps_note(d, value, parts, n, times)) {
+		*failure = "no memory to keep a timed value's launches";
+		return RIG_FAILED;
+	}
 	d->submitted = value;
 	if (value - atomic_load_explicit(&d->committed, memory_order_relaxed) >=
 	    d->p->c.lag)

@@ -34,6 +34,18 @@ int claim_lock(struct use *u, size_t n, struct waitset *ws);
  * programs; absent from release builds. */
 extern void (*claim_trace)(const struct use *u, struct stamp st);
 #endif
+/*
+ * Profiles only (src/profile/): with u[0..n) locked and prepared, what
+ * each use waits for, one arrow per (use, producer point), at most cap
+ * into out; returns how many. own: the claiming device's slot.
+ */
+struct claim_arrow {
+	struct stamp from;		/* the producer's point */
+	const struct alloc *a;		/* the root allocation the use names */
+	uint64_t lo, hi;		/* its bytes [lo, hi) in a */
+};
+size_t claim_arrows(const struct use *u, size_t n, int own, struct claim_arrow *out,
+		    size_t cap);
 /* Stamp the uses with st (still locked). */
 void claim_record(struct use *u, size_t n, struct stamp st);
 void claim_unlock(struct use *u, size_t n);

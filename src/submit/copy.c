@@ -16,6 +16,7 @@
 #include "core/buffer.h"
 #include "core/error.h"
 #include "core/io.h"
+#include "profile/profile.h"
 
 struct copy_job {
 	struct job job;
@@ -116,6 +117,10 @@ copy_post(const char *func, struct rig_device *d, const struct rig_buffer *src,
 	  const struct rig_buffer *dst, uint64_t bytes, struct use *u, size_t n,
 	  struct rig_point *out)
 {
+	/* Profiles (src/profile/): the record of the copy's value. */
+	bool profiled = atomic_load_explicit(&d->sub.prof, memory_order_relaxed) != NULL;
+	struct claim_arrow arrows[PROFILE_ARROWS];
+	size_t narrows = 0;
 	struct waitset ws;
 	struct copy_job *cj;
 	const char *dead;
@@ -126,6 +131,8 @@ copy_post(const char *func, struct rig_device *d, const struct rig_buffer *src,
 	waitset_init(&ws, d->tl.slot);
 	if ((ret = claim_lock(u, n, &ws)) < 0)
 		return rig_fail_keep(func, ret);
+	if (profiled && ws.n)	/* no wait at all: no arrow */
+		narrows = claim_arrows(u, n, d->tl.slot, arrows, PROFILE_ARROWS);
 	/* A device's end marks its memory dead under these locks: checked
 	 * here, the memory stays until the claim's stamps are signaled. */
 	dead = buffer_dead(src) ? buffer_dead(src) : buffer_dead(dst);
@@ -145,6 +152,9 @@ copy_post(const char *func, struct rig_device *d, const struct rig_buffer *src,
 	cj = make_job(heap ? heap : submit_room(&d->sub, v), heap, d, src, dst, bytes, ws.n);
 	claim_unlock(u, n);
 	route_commit(d, &ws, &cj->job, v);
+	if (profiled)
+		profile_note(d, v, 1u << (d->facts.copy_engine & 31), 0, &ws, arrows, narrows,
+			     &cj->job);
 	waitset_fini(&ws);
 	submit_publish(&d->sub, v, &cj->job);
 	if (out)

@@ -298,7 +298,7 @@ run_locked(struct submitter *s, uint64_t v, struct job *job, bool more, bool dir
 	}
 	note_owner(s, v, job->owner);
 	r = s->drv->submit(s->edge, v, job->parts, job->nparts, job->waits,
-			   job->nwaits, NULL, &failure);
+			   job->nwaits, job->times, &failure);
 	if (r == RIG_FAILED) {
 		submit_lose_at(s, v, job, "submit failed: %s", failure);
 		goto out;
@@ -491,6 +491,7 @@ submit_start(struct submitter *s, struct timeline *tl)
 	atomic_init(&s->stopping, false);
 	sring_init(&s->ring, tl->base);
 	atomic_init(&s->next, tl->base + 1);
+	atomic_init(&s->prof, NULL);
 	s->has_thread = false;
 	if (s->inline_run)
 		return 0;

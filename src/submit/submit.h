@@ -21,6 +21,7 @@
 #define SUBMIT_SUBMIT_H
 
 #include <pthread.h>
+#include <stdalign.h>
 #include <stdbool.h>
 
 #include "rig_edge.h"
@@ -35,6 +36,8 @@
  * so parts may live in the submission (their scratch kept from one call to
  * the next) and be filled for this value there.
  */
+struct profile_dev;
+
 struct job {
 	struct rig_part *parts;
 	size_t nparts;
@@ -45,6 +48,8 @@ struct job {
 	void (*prepare)(struct job *);
 	void *heap;			/* the job's bytes when malloc'd, else NULL */
 	const void *owner;		/* the submission it runs, or NULL (a loss names it) */
+	struct rig_times *times;	/* the pair the driver's submit writes while a
+					 * profile times the value, else NULL */
 };
 
 #define SUBMIT_OWNERS 1024	/* the last values whose submissions a loss can name */
@@ -77,7 +82,12 @@ struct submitter {
 	/* Return released memory for a grow that came up short; true if
 	 * some came back. Set by core. */
 	bool (*reclaim)(struct submitter *s);
-	unsigned char inline_room[SRING_ROOM];	/* an inline device's job, under the driver lock */
+	/* The profile timing this device's values (src/profile/), or NULL:
+	 * a submit's one branch when none is taken. */
+	struct profile_dev *_Atomic prof;
+	/* An inline device's job, under the driver lock. Aligned as a ring
+	 * slot's room is: a job holds parts with 16-byte aligned scratch. */
+	alignas(16) unsigned char inline_room[SRING_ROOM];
 	struct sring ring;
 };
 

@@ -12,6 +12,7 @@
 
 #include "core/buffer.h"
 #include "core/error.h"
+#include "profile/profile.h"
 #include "submit/submission.h"
 
 #define SMALL 16		/* uses kept on the stack */
@@ -59,7 +60,10 @@ job_layout(const struct rig_submission *s, size_t nwaits)
 }
 
 /* The job in mem (its ring slot's room, or heap). */
-static struct sub_job *
+/* Inlined, as before profiles: place_job() is the hot path. */
+#define HOT static inline __attribute__((always_inline))
+
+HOT struct sub_job *
 job_init(void *mem, void *heap, struct rig_submission *s, size_t nwaits)
 {
 	struct job_layout l = job_layout(s, nwaits);
@@ -204,7 +208,7 @@ fill_trampoline(void *queue, void *arg, uint64_t value)
 	return r;
 }
 
-static void
+HOT void
 place_refs(const struct sub_part *p, unsigned char *arg,
 	   struct rig_buffer *const *buffers)
 {
@@ -222,7 +226,7 @@ place_refs(const struct sub_part *p, unsigned char *arg,
 	}
 }
 
-static void
+HOT void
 fill_work(struct sub_job *sj, const struct rig_run *r,
 	  struct rig_buffer *const *buffers)
 {
@@ -279,7 +283,7 @@ use_of(const struct rig_buffer *b, enum use_kind kind)
 	return u;
 }
 
-static size_t
+HOT size_t
 collect_uses(const struct rig_submission *s, struct rig_buffer *const *buffers,
 	     struct use *u)
 {
@@ -317,11 +321,18 @@ note_last(struct rig_submission *s, uint64_t v)
 		;
 }
 
-/* Claim, draw the value, route the waits, publish. Frees nothing of r. */
-static int
-place_job(struct rig_run *r, struct rig_buffer *const *buffers,
-	  const struct rig_point *waits, size_t nwaits, struct rig_point *out)
+/*
+ * Claim, draw the value, route the waits, publish. Frees nothing of r.
+ * Inlined twice (place_job): profiled, a profile's record of the value and
+ * the waits each use gave (src/profile/); not, none of it, folded away.
+ */
+static inline __attribute__((always_inline)) int
+place_job_as(struct rig_run *r, struct rig_buffer *const *buffers,
+	     const struct rig_point *waits, size_t nwaits, struct rig_point *out,
+	     bool profiled)
 {
+	struct claim_arrow arrows[PROFILE_ARROWS];
+	size_t narrows = 0;
 	struct rig_submission *s = r->s;
 	struct rig_device *d = s->d;
 	size_t max = s->nslots + s->nfixed + 2 * s->nparts;
@@ -341,6 +352,8 @@ place_job(struct rig_run *r, struct rig_buffer *const *buffers,
 		ret = rig_fail_keep("rig_submit", ret);
 		goto out;
 	}
+	if (profiled && ws.n)	/* no wait at all: no arrow */
+		narrows = claim_arrows(u, n, d->tl.slot, arrows, PROFILE_ARROWS);
 	for (size_t w = 0; w < nwaits && ret == 0; w++)
 		if (waits[w].device->tl.slot >= 0)
 			ret = waitset_add(&ws, (struct stamp){
@@ -361,6 +374,12 @@ place_job(struct rig_run *r, struct rig_buffer *const *buffers,
 	claim_unlock(u, n);
 	route_commit(d, &ws, &sj->job, v);
 	note_last(s, v);
+	if (profiled) {
+		uint32_t queues, nlaunch;
+
+		profile_parts(s, &queues, &nlaunch);
+		profile_note(d, v, queues, nlaunch, &ws, arrows, narrows, &sj->job);
+	}
 	submit_publish(&d->sub, v, &sj->job);
 	if (out)
 		*out = (struct rig_point){ d, v };
@@ -369,6 +388,26 @@ out:
 	if (u != small)
 		free(u);
 	return ret;
+}
+
+/* The profiled copy, out of line: the hot path's code stays as it was. */
+static __attribute__((noinline)) int
+place_job_profiled(struct rig_run *r, struct rig_buffer *const *buffers,
+		   const struct rig_point *waits, size_t nwaits, struct rig_point *out)
+{
+	return place_job_as(r, buffers, waits, nwaits, out, true);
+}
+
+/* A submit's one branch for profiles: NULL while none times the device
+ * (relaxed: profile_note() reads the pointer again, seq_cst). */
+static int
+place_job(struct rig_run *r, struct rig_buffer *const *buffers,
+	  const struct rig_point *waits, size_t nwaits, struct rig_point *out)
+{
+	if (__builtin_expect(atomic_load_explicit(&r->s->d->sub.prof,
+						  memory_order_relaxed) != NULL, 0))
+		return place_job_profiled(r, buffers, waits, nwaits, out);
+	return place_job_as(r, buffers, waits, nwaits, out, false);
 }
 
 int

@@ -11,7 +11,8 @@
  * the word before another thread's call ended is a data race that
  * ThreadSanitizer reports, and a wrong byte here). Each completed value is
  * woken exactly once, and the runner sees the word at v when the launch
- * returns; after a fault it still shows v - 1.
+ * returns; after a fault it still shows v - 1 (faults are injected in
+ * every build but ThreadSanitizer's, see below).
  *
  * Usage: test_host_complete [values] (default 3000).
  */
@@ -29,6 +30,17 @@
 
 #include "host/guard.h"
 #include "host/pool.h"
+
+#if defined(__SANITIZE_THREAD__)
+#define UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UNDER_TSAN 1
+#endif
+#endif
+#ifndef UNDER_TSAN
+#define UNDER_TSAN 0
+#endif
 
 #define MAX_N		96
 #define WATCHERS	2
@@ -101,28 +113,37 @@ watcher(void *arg)
 	return NULL;
 }
 
-static void
-test_last_thread_completes_in_order(void **state)
+/* The runner's first wrong step (cmocka's asserts belong to the test's thread). */
+static char run_why[160];
+
+#define EXPECT(cond) do {						\
+	if (!(cond)) {							\
+		snprintf(run_why, sizeof(run_why), "value %llu: %s",	\
+			 (unsigned long long)(v + 1), #cond);		\
+		goto out;						\
+	}								\
+} while (0)
+
+/* The runner: a thread of its own, as the device thread is. */
+static void *
+run_values(void *arg)
 {
+	uint64_t *completed = arg;
 	struct host_guard runner = { 0 };
-	struct host_pool *pool;
+	struct host_pool *pool = NULL;
 	struct host_fault fault;
 	pthread_t watchers[WATCHERS];
-	uint64_t v = 0, faults = 0, completed = 0;
+	uint64_t v = 0;
 	unsigned seed = 19;
+	int nwatchers = 0;
 	char why[128];
 
-	assert_int_equal(host_guard_install(why, sizeof(why)), 0);
-	assert_int_equal(host_guard_prepare(&runner), 0);
+	EXPECT(host_guard_prepare(&runner) == 0);
 	host_guard_begin(&runner);
-	assert_int_equal(host_pool_start(&pool, 3, NULL, why, sizeof(why)), 0);
-	out = calloc(values + 1, sizeof(*out));
-	lengths = calloc(values + 1, sizeof(*lengths));
-	assert_non_null(out);
-	assert_non_null(lengths);
+	EXPECT(host_pool_start(&pool, 3, NULL, why, sizeof(why)) == 0);
 	atomic_store(&watching, true);
-	for (int i = 0; i < WATCHERS; i++)
-		assert_int_equal(pthread_create(&watchers[i], NULL, watcher, NULL), 0);
+	for (; nwatchers < WATCHERS; nwatchers++)
+		EXPECT(pthread_create(&watchers[nwatchers], NULL, watcher, NULL) == 0);
 	for (unsigned i = 0; i < values; i++) {
 		struct task t = { .out = out, .value = v + 1, .n = 1 + rand_r(&seed) % MAX_N,
 				  .slow = -1, .fault = -1 };
@@ -132,40 +153,62 @@ test_last_thread_completes_in_order(void **state)
 
 		if (rand_r(&seed) % 8 == 0)
 			t.slow = rand_r(&seed) % t.n;
-		if (rand_r(&seed) % 50 == 0)
+		/* Under ThreadSanitizer an instrumented kernel's ud2 ends the
+		 * process before rig's handler runs; test_host_fault covers
+		 * faults there through the device, this test elsewhere. */
+		if (rand_r(&seed) % 50 == 0 && !UNDER_TSAN)
 			t.fault = rand_r(&seed) % t.n;
 		/* The watchers read lengths[v] only once the word shows v:
 		 * written before the launch, it is published by the word too. */
 		lengths[t.value] = t.n;
 		if (host_pool_launch(pool, &runner, kernel, &t, t.n, chunk, &done, &fault)) {
-			assert_true(t.fault >= 0);
-			assert_false(done.stored);
-			assert_int_equal(atomic_load(&word), v);
-			assert_int_equal(atomic_load(&wakes), before);
-			faults++;
+			EXPECT(t.fault >= 0);
+			EXPECT(!done.stored);
+			EXPECT(atomic_load(&word) == v);
+			EXPECT(atomic_load(&wakes) == before);
 			continue;	/* v + 1 is tried again with new work */
 		}
-		assert_true(t.fault < 0);
-		assert_true(done.stored);
-		assert_int_equal(atomic_load(&word), t.value);
-		assert_int_equal(atomic_load(&wakes), before + 1);
-		assert_int_equal(atomic_load(&last_woken), t.value);
+		EXPECT(t.fault < 0);
+		EXPECT(done.stored);
+		EXPECT(atomic_load(&word) == t.value);
+		EXPECT(atomic_load(&wakes) == before + 1);
+		EXPECT(atomic_load(&last_woken) == t.value);
 		v = t.value;
-		completed++;
 	}
+out:
 	atomic_store(&watching, false);
-	for (int i = 0; i < WATCHERS; i++)
+	for (int i = 0; i < nwatchers; i++)
 		pthread_join(watchers[i], NULL);
 	host_pool_stop(pool);
 	host_guard_end(&runner);
 	host_guard_release(&runner);
+	*completed = v;
+	return NULL;
+}
+
+static void
+test_last_thread_completes_in_order(void **state)
+{
+	uint64_t completed = 0;
+	pthread_t t;
+	char why[128];
+
+	out = calloc(values + 1, sizeof(*out));
+	lengths = calloc(values + 1, sizeof(*lengths));
+	assert_non_null(out);
+	assert_non_null(lengths);
+	assert_int_equal(host_guard_install(why, sizeof(why)), 0);
+	assert_int_equal(pthread_create(&t, NULL, run_values, &completed), 0);
+	pthread_join(t, NULL);
 	free(out);
 	free(lengths);
+	if (run_why[0])
+		fail_msg("%s", run_why);
 	if (atomic_load(&watch_bad))
 		fail_msg("%d wrong looks; first: %s", atomic_load(&watch_bad), watch_why);
-	assert_true(completed > 0);
-	print_message("%llu values completed, %llu launches faulted\n",
-		      (unsigned long long)completed, (unsigned long long)faults);
+	assert_true(completed > values / 2);
+	print_message("%llu values completed of %u launches (the rest faulted)\n",
+		      (unsigned long long)completed, values);
 }
 
 int

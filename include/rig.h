@@ -483,11 +483,29 @@ int rig_image_load(struct rig_device *d, const void *bytes, size_t len,
 
 /*
  * rig_image_function() - the function name of an image. Returns 0;
- * RIG_EINVAL with "no function <name>" where the image has none; RIG_ELOST;
- * RIG_ENOMEM. The function lives as long as its image.
+ * RIG_EINVAL with "no function <name>" where the image has none, followed,
+ * where the driver can tell, by the functions it does define (and, for C++
+ * names, that they are mangled); RIG_ELOST; RIG_ENOMEM. The function lives
+ * as long as its image.
  */
 int rig_image_function(struct rig_image *img, const char *name,
 		       struct rig_function **out);
+
+/*
+ * rig_image_symbol() - a global data object of an image, by name, as the
+ * host addresses it: *host its first byte, *bytes its size (the object's
+ * st_size on the host device). For tables a program fills before its
+ * launches: stores made before a submit are seen by the work it submits,
+ * and what a launch stored is seen once its point is reached. The address
+ * lives as long as the image. Any thread; never blocks on work. Returns 0;
+ * RIG_EINVAL with "no data object <name>: <what the image defines>" where
+ * it has none of that name, "<name> is a function, not a data object"
+ * for a function's name, or "<device>'s globals are not addressed by the
+ * host" on a device without host-addressable globals (only the host
+ * device has them); RIG_ELOST. See also rig_image_function().
+ */
+int rig_image_symbol(struct rig_image *img, const char *name, void **host,
+		     size_t *bytes);
 
 /* Give up the image; it unloads once the work submitted before is done. */
 void rig_image_release(struct rig_image *img);

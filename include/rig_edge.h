@@ -229,6 +229,13 @@ struct rig_entry {
 #define RIG_ABSENT	1	/* the image has no function of that name */
 #define RIG_NO_MEMORY	2	/* no memory for its launches (*bytes): rig reclaims and asks again */
 
+/* symbol's answers (RIG_ABSENT as entry's). */
+#define RIG_SYMBOL	0	/* the global is at *host, *bytes long */
+#define RIG_CODE_NAME	3	/* the name is a function's, not data's */
+
+/* The most bytes absent() may write, its NUL included. */
+#define RIG_ABSENT_BYTES	512
+
 /* grow's answers. */
 #define RIG_GROWN	0	/* the growth is made; the next room puts it in the queues */
 #define RIG_SHORT	1	/* no memory for the *bytes it takes: rig reclaims and asks again */
@@ -403,6 +410,18 @@ struct rig_fault_site {
  * load: takes a binary (struct rig_code); RIG_FAULT for one it refuses.
  * unload: unloads an image.
  * entry: names a function: RIG_ENTRY, RIG_ABSENT or RIG_NO_MEMORY.
+ * symbol: an image's global data object by name, as the host addresses
+ *   it: RIG_SYMBOL with *host and *bytes set (valid while the image lives),
+ *   RIG_ABSENT, or RIG_CODE_NAME where the name is a function's. NULL where
+ *   the device's globals are not host-addressable (rig_image_symbol()
+ *   then refuses). Called as entry is.
+ * absent: after entry (data false) or symbol (data true) answered
+ *   RIG_ABSENT for name, writes into buf (len bytes, at most
+ *   RIG_ABSENT_BYTES, NUL-terminated) what the image defines instead, as a
+ *   clause rig appends to its refusal after ": " -- "it defines add,
+ *   scale", and what to do where the names show it (a C++ name mangled).
+ *   Writes "" to add nothing. Never fails and calls nothing that blocks.
+ *   NULL: the refusal names the asked name only.
  * grow: grows the queues for parts and nwaits: RIG_GROWN or RIG_SHORT.
  * signaled: reads a word of the driver's own (NULL if the word is rig's).
  * dma: how another PCI function reaches a region; RIG_MAP_NEVER if it can't.
@@ -442,6 +461,11 @@ struct rig_ops {
 	int (*events)(void *t, struct rig_fault_site *site, const char **fault);
 	void (*stop)(void *t, const char *reason);
 	void (*release)(void *t);
+	/* Later additions, last so that older tables still initialise. */
+	int (*symbol)(void *t, void *image, const char *name, void **host,
+		      uint64_t *bytes);
+	void (*absent)(void *t, void *image, const char *name, bool data,
+		       char *buf, size_t len);
 };
 
 /* ---- Io devices --------------------------------------------------------- */

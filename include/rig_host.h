@@ -38,6 +38,11 @@
  * Globals persist between launches of an image and are shared: by every
  * worker at once and by every launch, until the image is released. A
  * kernel that updates a global from several groups must use atomics.
+ * The host reaches a global data object by name with rig_image_symbol()
+ * (its address and size), to fill a table before launches or read what
+ * launches left; a const object lies in read-only memory. A name the
+ * object lacks is refused listing the names it has, pointing out C++
+ * (mangled, _Z...) names.
  * An object's constructors (.init_array, C++ dynamic initialisation) run
  * once, in link order, when rig_image_load() links it, before any launch;
  * its destructors (.fini_array, and those C++ registers with

@@ -166,6 +166,27 @@ struct entry_ask {
 	uint64_t bytes;			/* what the driver lacked */
 };
 
+/*
+ * "no function <name>" or "no data object <name>", and what the driver says
+ * the image defines instead (ops.absent). Called with the driver's call
+ * held, as the ask that answered RIG_ABSENT was.
+ */
+static int
+refuse_absent(const char *func, struct rig_image *img, const char *name, bool data)
+{
+	struct rig_device *d = img->d;
+	char detail[RIG_ABSENT_BYTES] = "";
+
+	if (d->ops->absent) {
+		callback_enter();
+		d->ops->absent(d->handle, img->image, name, data, detail, sizeof(detail));
+		callback_leave();
+		detail[sizeof(detail) - 1] = '\0';
+	}
+	return rig_fail_at(func, RIG_EINVAL, "no %s %s%s%s", data ? "data object" : "function",
+			   name, detail[0] ? ": " : "", detail);
+}
+
 /* One try of the driver: 0; RIG_ENOMEM for no memory (reclaim_retry()
  * returns released memory and tries again); RIG_EINVAL; RIG_ELOST. */
 static int
@@ -178,12 +199,12 @@ try_entry(void *arg)
 	if (!submit_call_enter(&d->sub))
 		return device_check_live("rig_image_function", d);
 	r = d->ops->entry(d->handle, q->img->image, q->name, q->e, &q->bytes);
+	if (r == RIG_ABSENT)
+		r = refuse_absent("rig_image_function", q->img, q->name, false);
 	submit_call_leave(&d->sub);
 	if (r == RIG_ENTRY)
 		return 0;
-	if (r == RIG_ABSENT)
-		return rig_fail_at("rig_image_function", RIG_EINVAL, "no function %s", q->name);
-	return RIG_ENOMEM;
+	return r < 0 ? r : RIG_ENOMEM;
 }
 
 /* Ask the driver for name, returning released memory while it has none. */
@@ -237,6 +258,55 @@ rig_image_function(struct rig_image *img, const char *name,
 	if (f)
 		*out = f;
 	return ret;
+}
+
+/* The driver's answer for a global: 0, or a refusal recorded for func. */
+static int
+ask_symbol(struct rig_image *img, const char *name, void **host, uint64_t *bytes)
+{
+	struct rig_device *d = img->d;
+	int r;
+
+	if (!submit_call_enter(&d->sub))
+		return device_check_live("rig_image_symbol", d);
+	r = d->ops->symbol(d->handle, img->image, name, host, bytes);
+	if (r == RIG_ABSENT)
+		r = refuse_absent("rig_image_symbol", img, name, true);
+	submit_call_leave(&d->sub);
+	if (r == RIG_SYMBOL)
+		return 0;
+	if (r == RIG_CODE_NAME)
+		return rig_fail_at("rig_image_symbol", RIG_EINVAL,
+				   "%s is a function, not a data object (rig_image_function() names it)",
+				   name);
+	if (r < 0)
+		return r;
+	return rig_fail_at("rig_image_symbol", RIG_EINVAL, "the driver's symbol answered %d", r);
+}
+
+int
+rig_image_symbol(struct rig_image *img, const char *name, void **host,
+		 size_t *bytes)
+{
+	void *at = NULL;
+	uint64_t n = 0;
+	int ret;
+
+	if (!img || !name || !host || !bytes)
+		return rig_fail(RIG_EINVAL, "the %s is NULL",
+				!img ? "image" : !name ? "name" : !host ? "host" : "bytes");
+	if ((ret = callback_refuse(__func__)) < 0)
+		return ret;
+	if ((ret = device_check_live(__func__, img->d)) < 0)
+		return ret;
+	if (!img->d->ops->symbol)
+		return rig_fail(RIG_EINVAL, "%s's globals are not addressed by the host",
+				img->d->name);
+	if ((ret = ask_symbol(img, name, &at, &n)) < 0)
+		return ret;
+	*host = at;
+	*bytes = (size_t)n;
+	return 0;
 }
 
 void

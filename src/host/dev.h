@@ -160,6 +160,10 @@ int host_load(void *t, const void *bytes, size_t len, struct rig_code *out,
 void host_unload(void *t, void *image);
 int host_entry(void *t, void *image, const char *name, struct rig_entry *out,
 	       uint64_t *bytes);
+int host_symbol(void *t, void *image, const char *name, void **host,
+		uint64_t *bytes);
+void host_absent(void *t, void *image, const char *name, bool data,
+		 char *buf, size_t len);
 
 /* The device thread (exec.c): start it, or wake it after a publish. */
 int host_exec_start(struct host_dev *d, const cpu_set_t *cores, char *why, size_t why_len);

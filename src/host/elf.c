@@ -39,7 +39,7 @@ enum segment { SEG_NONE = -1, SEG_TEXT, SEG_RO, SEG_DATA, NSEG };
 struct elf_image {
 	unsigned char *base;
 	size_t size;
-	struct elf_func *funcs;		/* sorted by name */
+	struct elf_func *funcs;		/* functions and data objects, sorted by name */
 	size_t nfuncs;
 	char *names;
 	struct elf_calls calls;		/* constructors and destructors */
@@ -461,9 +461,12 @@ exported(const struct link *l, const Elf64_Sym *s, size_t i)
 {
 	unsigned bind = ELF64_ST_BIND(s->st_info);
 
-	return ELF64_ST_TYPE(s->st_info) == STT_FUNC &&
-	       (bind == STB_GLOBAL || bind == STB_WEAK) &&
-	       s->st_shndx != SHN_UNDEF && s->st_shndx < l->o.shnum && l->bound[i];
+	unsigned type = ELF64_ST_TYPE(s->st_info);
+	bool defined = s->st_shndx != SHN_UNDEF &&
+		       (s->st_shndx < l->o.shnum || (type == STT_OBJECT && s->st_shndx == SHN_COMMON));
+
+	return (type == STT_FUNC || type == STT_OBJECT) &&
+	       (bind == STB_GLOBAL || bind == STB_WEAK) && defined && l->bound[i];
 }
 
 static int
@@ -503,6 +506,8 @@ make_image(struct link *l, struct elf_image **out)
 			continue;
 		strcpy(p, elf_object_sym_name(o, &s));
 		img->funcs[img->nfuncs].name = p;
+		img->funcs[img->nfuncs].size = s.st_size;
+		img->funcs[img->nfuncs].object = ELF64_ST_TYPE(s.st_info) == STT_OBJECT;
 		img->funcs[img->nfuncs++].addr = (void *)(uintptr_t)l->sym[i];
 		p += strlen(p) + 1;
 	}
@@ -638,13 +643,27 @@ elf_link(const void *bytes, size_t len, struct elf_image **out, char *why, size_
 }
 
 const struct elf_func *
-elf_function(const struct elf_image *img, const char *name)
+elf_global(const struct elf_image *img, const char *name)
 {
 	struct elf_func key = { .name = name };
 
 	if (!img || !name)
 		return NULL;
 	return bsearch(&key, img->funcs, img->nfuncs, sizeof(key), compare_funcs);
+}
+
+const struct elf_func *
+elf_global_at(const struct elf_image *img, size_t i)
+{
+	return img && i < img->nfuncs ? &img->funcs[i] : NULL;
+}
+
+const struct elf_func *
+elf_function(const struct elf_image *img, const char *name)
+{
+	const struct elf_func *f = elf_global(img, name);
+
+	return f && !f->object ? f : NULL;
 }
 
 void *

@@ -17,14 +17,22 @@
 #ifndef HOST_ELF_H
 #define HOST_ELF_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct elf_image;
 
-/* A function of an image: its name and address, valid while it lives. */
+/*
+ * A global of an image, a function or a data object: its name, address and
+ * size (st_size), valid while the image lives. A function's record is also
+ * what the host driver launches (code.c).
+ */
 struct elf_func {
 	const char *name;
 	void *addr;
+	uint64_t size;
+	bool object;		/* STT_OBJECT: data, not code */
 };
 
 /* Room for any refusal's message. */
@@ -52,6 +60,15 @@ void *elf_symbol(const struct elf_image *img, const char *name);
 
 /* elf_function() - the same function's record, or NULL. */
 const struct elf_func *elf_function(const struct elf_image *img, const char *name);
+
+/*
+ * elf_global() - the record of the image's global name, a function or a
+ * defined data object (STT_OBJECT, common ones too) of global or weak
+ * binding, or NULL. elf_global_at() - the i-th of them in name order, NULL
+ * past the last: the names a refusal lists.
+ */
+const struct elf_func *elf_global(const struct elf_image *img, const char *name);
+const struct elf_func *elf_global_at(const struct elf_image *img, size_t i);
 
 /*
  * elf_image_init() - run the image's constructors (.preinit_array,

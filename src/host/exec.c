@@ -4,9 +4,12 @@
  * (dev.h). It takes published values in order; for each it waits for the
  * value's waits (other devices' words), runs its launches over the pool and
  * its copies on the copy engine in part order, then stores the value in the
- * word with release and wakes the word's sleepers (rig_word_wake). Values
- * complete one after another, so device order holds on both queues and the
- * word advances in value order.
+ * word with release and wakes the word's sleepers (rig_word_wake). Where
+ * the value's last part is a launch, the thread that ends that launch
+ * stores and wakes instead (pool.c), so a waiter wakes one hop after the
+ * last group, not two. Values complete one after another either way (this
+ * thread starts v + 1 only once v's launch returned, after its store), so
+ * device order holds on both queues and the word advances in value order.
  *
  * Between values the thread waits for the next publish as spin.h says: a
  * few pauses, then yields, then a sleep on pub_ec. No clock is read for a
@@ -137,11 +140,31 @@ report_fault(struct host_dev *d, const struct host_job *job, const struct host_o
 	(void)eventfd_write(d->events_fd, 1);
 }
 
-/* Run one value's work; false if the device stopped during its waits or
- * a kernel faulted. */
-static bool
-run_job(struct host_dev *d, const struct host_job *job)
+/*
+ * The completion a launch may make itself (pool.h): only as the value's
+ * last part, where device order allows it (the earlier parts, copies too,
+ * ran on this thread before it; the previous value is complete, since this
+ * thread runs values one after another), and not where a profile's end
+ * time must be written before the word.
+ */
+static struct host_pool_done *
+completion(struct host_dev *d, const struct host_job *job, size_t i,
+	   struct host_pool_done *done)
 {
+	if (job->times || i + 1 != job->nops)
+		return NULL;
+	*done = (struct host_pool_done){
+		.word = d->word, .value = job->value, .wake = rig_word_wake,
+	};
+	return done;
+}
+
+/* Run one value's work; false if the device stopped during its waits or
+ * a kernel faulted. *stored: its last launch stored the word already. */
+static bool
+run_job(struct host_dev *d, const struct host_job *job, bool *stored)
+{
+	struct host_pool_done done = { 0 }, *last;
 	struct host_fault fault;
 	uint64_t start;
 	size_t i;
@@ -154,9 +177,10 @@ run_job(struct host_dev *d, const struct host_job *job)
 		const struct host_op *op = &job->ops[i];
 
 		if (op->kind == RIG_LAUNCH_PART) {
+			last = completion(d, job, i, &done);
 			if (host_pool_launch(d->pool, &d->guard, op->u.launch.fn, op->u.launch.params,
 					     op->u.launch.groups,
-					     launch_chunk(d, op->u.launch.groups), &fault)) {
+					     launch_chunk(d, op->u.launch.groups), last, &fault)) {
 				report_fault(d, job, op, &fault);
 				return false;
 			}
@@ -167,6 +191,7 @@ run_job(struct host_dev *d, const struct host_job *job)
 		job->times->start_ns = start;
 		job->times->end_ns = now_ns();
 	}
+	*stored = done.stored;
 	return true;
 }
 
@@ -210,16 +235,21 @@ exec_main(void *arg)
 	struct host_dev *d = arg;
 	uint64_t v = atomic_load_explicit(&d->done, memory_order_relaxed) + 1;
 
+	bool stored;
+
 	host_guard_begin(&d->guard);
 	while (wait_published(d, v)) {
-		if (!run_job(d, &d->ring[v % HOST_RING]))
+		if (!run_job(d, &d->ring[v % HOST_RING], &stored))
 			break;
 		/* Release pairs with every reader of the word (rig's waits,
-		 * other devices' waits): v's writes are visible to them. */
-		atomic_store_explicit(d->word, v, memory_order_release);
-		/* After the store: a waiter asleep on the word wakes now, not
-		 * when rig's polling thread next looks. */
-		rig_word_wake(d->word);
+		 * other devices' waits): v's writes are visible to them. After
+		 * the store, a waiter asleep on the word wakes now, not when
+		 * rig's polling thread next looks. A last launch did both
+		 * already, from the thread that ended it. */
+		if (!stored) {
+			atomic_store_explicit(d->word, v, memory_order_release);
+			rig_word_wake(d->word);
+		}
 		/* Release pairs with room's and submit's acquire: the slot is
 		 * no longer read. */
 		atomic_store_explicit(&d->done, v, memory_order_release);

@@ -312,6 +312,8 @@ const struct rig_ops host_ops = {
 	.events = host_events,
 	.stop = host_stop,
 	.release = host_release,
+	.symbol = host_symbol,
+	.absent = host_absent,
 };
 
 const struct rig_opener rig_host_opener = {

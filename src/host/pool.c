@@ -29,6 +29,19 @@
  * worker's ck_ec32_wait(s) then finds s+1 and returns at once, or has
  * flagged the count first, so that the bump wakes it.
  *
+ * Completing a value (host_pool_launch's done): the thread whose leave
+ * ends the launch stores the value's word and wakes its sleepers, so the
+ * waiter needs one wake-up, not the last worker's wake of the runner and
+ * then the runner's of the waiter. Which thread is last: a worker that
+ * reads state closed with itself the one joined (no one joins a closed
+ * task, so no call of it runs elsewhere any more; the runner's own chunks
+ * ended before it closed), or else the runner once none is joined. The
+ * worker stores before its decrement, so the runner, which goes on only
+ * after the decrement, stores the next value after it: the word never goes
+ * backwards. Its acquire read of state also sees every other thread's
+ * fault record (each wrote it before its release decrement or the close),
+ * so a faulted launch's value is never stored.
+ *
  * Faults (host_pool_launch): a kernel task is `guarded`, and each thread
  * runs its chunks armed (guard.h). A thread whose call faulted (or was
  * interrupted) comes back out of it, records the first fault of the task
@@ -70,6 +83,7 @@ struct host_pool {
 	const void *params;
 	int64_t n, chunk;
 	bool guarded;				/* a kernel: calls run armed */
+	struct host_pool_done *done;		/* the value it completes, or NULL */
 	unsigned nworkers;
 	struct worker *w;
 
@@ -184,11 +198,30 @@ join(struct host_pool *p, uint64_t *t)
 	return false;
 }
 
+/* The launch's calls are over and none faulted: its value is complete. */
+static void
+complete(struct host_pool_done *done)
+{
+	/* Release pairs with every reader of the word: the calls' writes
+	 * (this thread's, and the others' through state) come first. */
+	atomic_store_explicit(done->word, done->value, memory_order_release);
+	done->wake(done->word);
+	done->stored = true;
+}
+
 static void
 leave(struct host_pool *p)
 {
-	uint64_t was;
+	uint64_t was, t;
 
+	if (p->done) {
+		/* Acquire: the other threads' calls and fault records (see the
+		 * top) happen before this thread's store of the word. */
+		t = atomic_load_explicit(&p->state, memory_order_acquire);
+		if ((t & CLOSED) && (t & JOINED) == 1 &&
+		    !atomic_load_explicit(&p->faulted, memory_order_relaxed))
+			complete(p->done);
+	}
 	/* Release pairs with the runner's acquire in wait_joined(): what fn
 	 * wrote is visible to it. */
 	was = atomic_fetch_sub_explicit(&p->state, 1, memory_order_release);
@@ -238,9 +271,11 @@ wait_joined(struct host_pool *p)
 	struct host_wait w;
 	uint32_t seen;
 
-	/* Relaxed: the changes of state have one order, so a join CAS after
-	 * the close finds the task closed; none_joined() acquires. */
-	atomic_fetch_or_explicit(&p->state, CLOSED, memory_order_relaxed);
+	/* The changes of state have one order, so a join CAS after the close
+	 * finds the task closed; none_joined() acquires. Release: a worker
+	 * that reads the close (leave) sees the runner's calls' writes and
+	 * fault record. */
+	atomic_fetch_or_explicit(&p->state, CLOSED, memory_order_release);
 	if (none_joined(p))
 		return;
 	w = host_wait_begin(&p->join_spin);
@@ -260,10 +295,11 @@ wait_joined(struct host_pool *p)
 /* Publish a task and run it with the workers; g: the runner's guard. */
 static void
 run(struct host_pool *p, struct host_guard *g, bool guarded, host_range_fn fn,
-    const void *params, int64_t n, int64_t chunk)
+    const void *params, int64_t n, int64_t chunk, struct host_pool_done *done)
 {
 	uint64_t gen;
 
+	p->done = done;
 	p->fn = fn;
 	p->params = params;
 	p->n = n;
@@ -291,15 +327,18 @@ host_pool_run_sc(struct host_pool *p, host_range_fn fn, const void *params,
 		fn(params, 0, n);
 		return;
 	}
-	run(p, NULL, false, fn, params, n, chunk);
+	run(p, NULL, false, fn, params, n, chunk, NULL);
 }
 
 bool
 host_pool_launch(struct host_pool *p, struct host_guard *runner, host_range_fn fn,
-		 const void *params, int64_t n, int64_t chunk, struct host_fault *fault)
+		 const void *params, int64_t n, int64_t chunk,
+		 struct host_pool_done *done, struct host_fault *fault)
 {
 	bool f = false;
 
+	if (done)
+		done->stored = false;
 	if (n <= 0)
 		return false;
 	if (n <= chunk || p->nworkers == 0) {
@@ -307,11 +346,17 @@ host_pool_launch(struct host_pool *p, struct host_guard *runner, host_range_fn f
 		HOST_GUARDED(runner, f, fn(params, 0, n));
 		if (f)
 			*fault = runner->fault;
+		else if (done)
+			complete(done);
 		return f;
 	}
-	run(p, runner, true, fn, params, n, chunk);
-	if (!atomic_load_explicit(&p->faulted, memory_order_relaxed))
+	run(p, runner, true, fn, params, n, chunk, done);
+	if (!atomic_load_explicit(&p->faulted, memory_order_relaxed)) {
+		/* No worker ended it last: the runner completes the value. */
+		if (done && !done->stored)
+			complete(done);
 		return false;
+	}
 	*fault = p->fault;
 	return true;
 }

@@ -39,14 +39,33 @@ void host_pool_run_sc(struct host_pool *p, host_range_fn fn,
 		      const void *params, int64_t n, int64_t chunk);
 
 /*
+ * A launch that ends its value (exec.c): the last thread out of it, where
+ * no call faulted, stores value in *word (release: after every call's
+ * writes) and calls wake (exec.c's: rig_word_wake, which wakes the word's
+ * sleepers), then sets stored.
+ * The caller gives it only when that store keeps device order: the
+ * launch is its value's last part and the previous value is complete.
+ */
+struct host_pool_done {
+	_Atomic uint64_t *word;
+	uint64_t value;
+	void (*wake)(const _Atomic uint64_t *word);
+	bool stored;		/* read by the runner once the launch returned */
+};
+
+/*
  * host_pool_launch() - as host_pool_run_sc(), for a kernel: every call
  * runs guarded (guard.h), the runner's on runner. Returns false, or true
  * once a call faulted or was interrupted: *fault says how (the first such
- * call's), and the range's chunks not yet claimed are dropped.
+ * call's), and the range's chunks not yet claimed are dropped. done (or
+ * NULL): the value the launch completes, stored by whichever thread ends
+ * it last, so a waiter wakes from that thread, not after a hand-back to
+ * the runner; done->stored says whether it was (never after a fault).
  */
 bool host_pool_launch(struct host_pool *p, struct host_guard *runner,
 		      host_range_fn fn, const void *params, int64_t n,
-		      int64_t chunk, struct host_fault *fault);
+		      int64_t chunk, struct host_pool_done *done,
+		      struct host_fault *fault);
 
 /* From any thread: interrupt every worker that runs a kernel now. */
 void host_pool_interrupt(struct host_pool *p);

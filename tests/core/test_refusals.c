@@ -243,6 +243,12 @@ static const struct rig_ref ref_ok[1] = { RIG_READ(0, 0) };
 	X(rig_image_function, RIG_EINVAL, "out is NULL", (rig_image_function(img, "k", NULL))) \
 	X(rig_image_function, RIG_EINVAL, "no function absent", (rig_image_function(img, "absent", &of))) \
 	X(rig_image_function, RIG_ELOST, "PL is lost: closed", (rig_image_function(img_gone, "k", &of))) \
+	X(rig_image_symbol, RIG_EINVAL, "the image is NULL", (rig_image_symbol(NULL, "t", &(void *){ 0 }, &(size_t){ 0 }))) \
+	X(rig_image_symbol, RIG_EINVAL, "the name is NULL", (rig_image_symbol(img, NULL, &(void *){ 0 }, &(size_t){ 0 }))) \
+	X(rig_image_symbol, RIG_EINVAL, "the host is NULL", (rig_image_symbol(img, "t", NULL, &(size_t){ 0 }))) \
+	X(rig_image_symbol, RIG_EINVAL, "the bytes is NULL", (rig_image_symbol(img, "t", &(void *){ 0 }, NULL))) \
+	X(rig_image_symbol, RIG_EINVAL, "P's globals are not addressed by the host", (rig_image_symbol(img, "t", &(void *){ 0 }, &(size_t){ 0 }))) \
+	X(rig_image_symbol, RIG_ELOST, "PL is lost: closed", (rig_image_symbol(img_gone, "t", &(void *){ 0 }, &(size_t){ 0 }))) \
 	X(rig_image_release, VOID, NULL, (rig_image_release(NULL), VOID)) \
 	/* ---- Submissions: make ---- */				\
 	X(rig_submission_make, RIG_EINVAL, "the device is NULL", (make1(NULL, rig_part_copy(RIG_SLOT(0), RIG_SLOT(1))))) \

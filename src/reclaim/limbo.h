@@ -50,6 +50,9 @@
 #define LIMBO_SMALL 3			/* points an item holds without the heap */
 #define LIMBO_LISTS 8			/* [0]: not reused; [1..]: one key each */
 #define LIMBO_AGE_NS 2000000u		/* idle reusable memory waits this long */
+#ifdef RIG_TEST_HOOKS
+extern _Atomic uint64_t limbo_age_ns;	/* LIMBO_AGE_NS, which tests may raise */
+#endif
 #define LIMBO_RETRY_NS 100000u		/* a due pass that found the token busy */
 
 struct limbo_point {

@@ -311,6 +311,8 @@ static const char agent_usage[] =
 "\n"
 "ENVIRONMENT\n"
 "    RIG_AGENT_KEY       the key file, where --key is not given.\n"
+"    RIG_REMOTE_SPIN_US  how long the loop polls UCX and the running value,\n"
+"                        yielding the core, before it sleeps (default 10).\n"
 "\n"
 "EXIT STATUS\n"
 "    0 stopped by a signal; 1 it could not listen or read the key; 2 usage.\n";

@@ -446,8 +446,12 @@ on_one(struct agent *a, struct client *c, const void *bytes, size_t len)
 				  c->peer, m.u.submit.dev);
 			return gone(c, "a submit to no device");
 		}
-		if (!dev->lost && !dev->closing && serve_submit(a, c, dev, &m, why, sizeof(why)) < 0)
+		if (dev->lost || dev->closing)
+			break;
+		if (serve_submit(a, c, dev, &m, why, sizeof(why)) < 0)
 			serve_lose(a, c, dev, why);
+		else
+			serve_issue(a, c, dev);	/* at once: not a loop's turn later */
 		break;
 	case REMOTE_PING: {
 		struct remote_msg r = { .type = REMOTE_PONG, .id = m.id };
@@ -571,6 +575,7 @@ rig_remote_agent(const struct rig_agent_config *cfg)
 	ucp_listener_params_t lp;
 	ucp_listener_attr_t la = { .field_mask = UCP_LISTENER_ATTR_FIELD_SOCKADDR };
 	const char *listen = cfg && cfg->listen ? cfg->listen : "127.0.0.1:7411";
+	uint64_t spin = link_spin_ns();
 
 	if (!cfg)
 		return rig_why_set(func, -EINVAL, "the config is NULL");
@@ -636,11 +641,27 @@ rig_remote_agent(const struct rig_agent_config *cfg)
 		 * value's word for a moment (the device's wake ends the sleep
 		 * at once; UCX's messages wait 50 us at most); RMA in flight
 		 * alone: progress, yielding the core; idle: sleep on UCX's fd. */
-		link_progress(&a.link, busy ? 0 : 20);
-		if (next.device)
-			(void)rig_wait(next, 50000);
-		else if (busy)
+		if (!busy) {
+			(void)link_progress_spin(&a.link, spin, 20);
+			continue;
+		}
+		link_progress(&a.link, 0);
+		if (!next.device) {
 			sched_yield();
+			continue;
+		}
+		/* The value's end is most often microseconds away: poll it
+		 * and the worker (a message ends the spin: pump again), and
+		 * sleep on its word only past the spin. */
+		for (uint64_t until = rig_now_ns() + spin; !rig_signaled(next);) {
+			if (ucp_worker_progress(a.link.worker))
+				break;
+			if (rig_now_ns() >= until) {
+				(void)rig_wait(next, 50000);
+				break;
+			}
+			sched_yield();	/* the device's thread may need this core */
+		}
 	}
 	while (a.clients) {
 		struct client *c = a.clients;

@@ -122,6 +122,9 @@ int serve_submit(struct agent *a, struct client *c, struct adev *dev,
  * True where steps are still pending; *next (where its device is NULL)
  * becomes the point of the first rig work still running, if any. */
 bool serve_pump(struct agent *a, struct client *c, struct adev *dev, struct rig_point *next);
+/* Issue dev's rig work that may go now, from inside the AM handler: no
+ * RMA (a put or flush there would be UCX called from its own callback). */
+void serve_issue(struct agent *a, struct client *c, struct adev *dev);
 /* dev is lost: LOST goes to its client once, with why; its work is dropped. */
 void serve_lose(struct agent *a, struct client *c, struct adev *dev, const char *why);
 /* Drop dev's steps (its client is gone or it closed): waits for what was

@@ -147,7 +147,7 @@ progress(void *arg)
 	while (!atomic_load(&c->stop)) {
 		uint64_t now;
 
-		link_progress(&c->link, 2);
+		(void)link_progress_spin(&c->link, link_spin_ns(), 2);
 		now = rig_now_ns();
 		if (!atomic_load(&c->up))
 			continue;

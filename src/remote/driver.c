@@ -516,6 +516,8 @@ span_of(const struct rig_span *s, struct remote_span *out)
  * REMOTE_BATCH values (rig_remote.h's k). */
 #define REMOTE_BATCH	32
 #define REMOTE_BATCH_BYTES (64u << 10)
+/* A batch's first block: 32 empty launches are some 2.5 KiB. */
+#define BATCH_FIRST_CAP	4096u
 
 /* Send the batch: 0, or -1 (the device is lost). */
 static int
@@ -535,26 +537,6 @@ flush(struct rdev *d, const char **failure)
 		*failure = atomic_load(&d->failure);
 		return -1;
 	}
-	return 0;
-}
-
-static int
-append(struct rdev *d, const uint8_t *b, size_t len)
-{
-	if (d->batch_len + len > d->batch_cap) {
-		size_t cap = d->batch_cap ? 2 * d->batch_cap : 4096;
-		uint8_t *nb;
-
-		while (cap < d->batch_len + len)
-			cap *= 2;
-		if (!(nb = realloc(d->batch, cap)))
-			return -1;
-		d->batch = nb;
-		d->batch_cap = cap;
-	}
-	memcpy(d->batch + d->batch_len, b, len);
-	d->batch_len += len;
-	d->batch_n++;
 	return 0;
 }
 
@@ -621,20 +603,24 @@ remote_submit(void *edge, uint64_t value, struct rig_part *parts, size_t nparts,
 			w->fill = -1;
 		}
 	}
-	{
-		uint8_t *b = NULL;
-		size_t len;
-
-		if (remote_encode(&m, &b, &len, why, sizeof(why)) < 0 || append(d, b, len) < 0) {
-			if (b)
-				snprintf(why, sizeof(why), "no memory for a batch");
-			free(b);
-			rdev_lose(d, why);
-			*failure = atomic_load(&d->failure);
-			return RIG_FAILED;
-		}
-		free(b);
+	/* Encoded in place at the batch's end: one block per batch (its
+	 * first submit allocates it, sized for a whole batch of small
+	 * values), none per submit. */
+	if (!d->batch && (d->batch = malloc(BATCH_FIRST_CAP)))
+		d->batch_cap = BATCH_FIRST_CAP;
+	if (!d->batch) {
+		snprintf(why, sizeof(why), "no memory for a batch");
+		rdev_lose(d, why);
+		*failure = atomic_load(&d->failure);
+		return RIG_FAILED;
 	}
+	if (remote_encode_append(&m, &d->batch, &d->batch_len, &d->batch_cap,
+				 why, sizeof(why)) < 0) {
+		rdev_lose(d, why);
+		*failure = atomic_load(&d->failure);
+		return RIG_FAILED;
+	}
+	d->batch_n++;
 	/* Values go in batches: rig commits when its ring runs empty (or
 	 * before a wait), and a full batch goes at once. */
 	if (d->batch_n < REMOTE_BATCH && d->batch_len < REMOTE_BATCH_BYTES)

@@ -9,10 +9,13 @@
 #include <errno.h>
 #include <netdb.h>
 #include <poll.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rig_base.h"
 #include "remote/link.h"
 
 struct link_handler {
@@ -141,10 +144,33 @@ link_send_bytes(ucp_ep_h ep, uint8_t *b, size_t len, char *why, size_t why_len)
 void
 link_progress(struct link *l, int timeout_ms)
 {
+	link_progress_spin(l, 0, timeout_ms);
+}
+
+bool
+link_progress_spin(struct link *l, uint64_t spin_ns, int timeout_ms)
+{
+	uint64_t until = 0;
+	bool moved = false;
+
 	while (ucp_worker_progress(l->worker))
-		;
-	if (timeout_ms <= 0)
-		return;
+		moved = true;
+	if (moved || timeout_ms <= 0)
+		return moved;
+	/* The common case, a message a few microseconds away, costs no
+	 * sleep and no wake-up: poll the worker for spin_ns first. */
+	if (spin_ns)
+		until = rig_now_ns() + spin_ns;
+	while (spin_ns && rig_now_ns() < until) {
+		if (ucp_worker_progress(l->worker)) {
+			while (ucp_worker_progress(l->worker))
+				;
+			return true;
+		}
+		/* Cores are few: the thread whose answer we poll for may
+		 * need this one. */
+		sched_yield();
+	}
 	/* Arm answers BUSY where events came meanwhile: progress again. */
 	if (ucp_worker_arm(l->worker) == UCS_OK) {
 		struct pollfd pfd = { .fd = l->efd, .events = POLLIN };
@@ -152,7 +178,23 @@ link_progress(struct link *l, int timeout_ms)
 		(void)poll(&pfd, 1, timeout_ms);
 	}
 	while (ucp_worker_progress(l->worker))
-		;
+		moved = true;
+	return moved;
+}
+
+uint64_t
+link_spin_ns(void)
+{
+	static _Atomic int64_t spin = -1;
+	int64_t v = atomic_load_explicit(&spin, memory_order_relaxed);
+
+	if (v < 0) {
+		const char *e = getenv("RIG_REMOTE_SPIN_US");
+
+		v = e && *e ? (int64_t)strtoul(e, NULL, 10) * 1000 : 10000;
+		atomic_store_explicit(&spin, v, memory_order_relaxed);
+	}
+	return (uint64_t)v;
 }
 
 ucs_status_t

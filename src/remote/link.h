@@ -45,6 +45,15 @@ int link_send_bytes(ucp_ep_h ep, uint8_t *bytes, size_t len, char *why, size_t w
  * timeout_ms at most (0: do not sleep). */
 void link_progress(struct link *l, int timeout_ms);
 
+/* The same, but where nothing moved at first, poll the worker for spin_ns
+ * before arming its fd and sleeping: true where anything moved. */
+bool link_progress_spin(struct link *l, uint64_t spin_ns, int timeout_ms);
+
+/* How long the agent's and the client's loops poll before they sleep:
+ * RIG_REMOTE_SPIN_US (0 turns the spin off), default 10 us; the spin
+ * yields the core between polls (docs/remote.md). */
+uint64_t link_spin_ns(void);
+
 /* Wait for a request UCX returned (progressing l) and free it: its status. */
 ucs_status_t link_wait(struct link *l, ucs_status_ptr_t req);
 

@@ -323,6 +323,31 @@ step_done(struct agent *a, struct client *c, struct adev *dev, struct step *s)
  * pass, which a client's burst of thousands of values would make
  * quadratic.
  */
+/* Issue from issue_at what may go (RMA only where rma is true): 0, or -1
+ * where the device is lost. */
+static int
+issue_ready(struct agent *a, struct client *c, struct adev *dev, bool rma)
+{
+	while (dev->issue_at) {
+		struct step *s = dev->issue_at;
+
+		if (s->kind == STEP_RMA ? !rma || s != dev->head : dev->rma_ahead > 0)
+			break;
+		if (issue(a, c, dev, s) < 0)
+			return -1;
+		dev->rma_ahead += s->kind == STEP_RMA;
+		dev->issue_at = s->next;
+	}
+	return 0;
+}
+
+void
+serve_issue(struct agent *a, struct client *c, struct adev *dev)
+{
+	if (!dev->lost)
+		(void)issue_ready(a, c, dev, false);
+}
+
 bool
 serve_pump(struct agent *a, struct client *c, struct adev *dev, struct rig_point *next)
 {
@@ -330,16 +355,8 @@ serve_pump(struct agent *a, struct client *c, struct adev *dev, struct rig_point
 
 	if (dev->lost)
 		return false;
-	while (dev->issue_at) {
-		struct step *s = dev->issue_at;
-
-		if (s->kind == STEP_RMA ? s != dev->head : dev->rma_ahead > 0)
-			break;
-		if (issue(a, c, dev, s) < 0)
-			return false;
-		dev->rma_ahead += s->kind == STEP_RMA;
-		dev->issue_at = s->next;
-	}
+	if (issue_ready(a, c, dev, true) < 0)
+		return false;
 	while (dev->head && dev->head->issued) {
 		struct step *s = dev->head;
 

@@ -441,12 +441,14 @@ wr_facts(struct wr *w, const struct remote_facts *f)
 	}
 }
 
-int
-remote_encode(const struct remote_msg *m, uint8_t **out, size_t *len,
-	      char *why, size_t why_len)
+/* Encode m at w's end (w->len is where its header goes). On a failure
+ * w->len is back where it was and w->buf stays the caller's. */
+static int
+encode_at(struct wr *w0, const struct remote_msg *m, char *why, size_t why_len)
 {
-	struct wr w = { 0 };
 	static _Thread_local struct remote_msg again;
+	struct wr w = *w0;
+	size_t at = w0->len;
 	char check[160];
 
 	wr32(&w, REMOTE_MAGIC);
@@ -541,19 +543,54 @@ remote_encode(const struct remote_msg *m, uint8_t **out, size_t *len,
 	if (w.bad) {
 		snprintf(why, why_len, "%s: cannot encode field %s",
 			 remote_type_name(m->type), w.bad);
-		free(w.buf);
-		return -1;
+		goto fail;
 	}
 	for (int i = 0; i < 4; i++)
-		w.buf[12 + i] = (uint8_t)((w.len - REMOTE_HEADER) >> (8 * i));
+		w.buf[at + 12 + i] = (uint8_t)((w.len - at - REMOTE_HEADER) >> (8 * i));
 	/* What the decoder refuses is never sent: the fields' values
 	 * (alignment, fill, ...) are checked by decoding what we wrote. */
-	if (remote_decode(w.buf, w.len, &again, check, sizeof(check)) < 0) {
+	if (remote_decode(w.buf + at, w.len - at, &again, check, sizeof(check)) < 0) {
 		snprintf(why, why_len, "%s", check);
+		goto fail;
+	}
+	*w0 = w;
+	return 0;
+fail:
+	/* realloc may have moved the caller's bytes: keep the new block. */
+	w0->buf = w.buf;
+	w0->cap = w.cap;
+	w0->len = at;
+	return -1;
+}
+
+int
+remote_encode(const struct remote_msg *m, uint8_t **out, size_t *len,
+	      char *why, size_t why_len)
+{
+	struct wr w = { 0 };
+
+	if (encode_at(&w, m, why, why_len) < 0) {
 		free(w.buf);
 		return -1;
 	}
 	*out = w.buf;
 	*len = w.len;
 	return 0;
+}
+
+int
+remote_encode_append(const struct remote_msg *m, uint8_t **buf, size_t *len,
+		     size_t *cap, char *why, size_t why_len)
+{
+	struct wr w = { 0 };
+	int ret;
+
+	w.buf = *buf;
+	w.len = *len;
+	w.cap = *cap;
+	ret = encode_at(&w, m, why, why_len);
+	*buf = w.buf;
+	*len = w.len;
+	*cap = w.cap;
+	return ret;
 }

@@ -145,6 +145,15 @@ int remote_encode(const struct remote_msg *m, uint8_t **out, size_t *len,
 		  char *why, size_t why_len);
 
 /*
+ * Encode *m after the *len bytes of *buf (a malloc'd block of *cap bytes,
+ * or NULL and 0), growing it as it needs: the batch of SUBMITs grows in
+ * one block, with no allocation per message once it is large enough.
+ * Returns 0, or -1 with why and *len as it was (the block may have moved).
+ */
+int remote_encode_append(const struct remote_msg *m, uint8_t **buf, size_t *len,
+			 size_t *cap, char *why, size_t why_len);
+
+/*
  * Several messages may travel in one active message, one after another
  * (a client's batch of SUBMITs): the bytes of the first of len bytes, by
  * its header's length, or 0 where no whole message fits.

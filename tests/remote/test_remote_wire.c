@@ -5,7 +5,8 @@
  * header, a wrong magic, a length that lies, an unknown type, a string
  * with a NUL, a part count past the bound, bytes after the last field;
  * the key file is refused unless only its owner reads it, and the proofs
- * tell a right key from a wrong one.
+ * tell a right key from a wrong one; a batch of messages encoded into one
+ * block splits back into them.
  */
 #include <fcntl.h>
 #include <setjmp.h>
@@ -213,11 +214,52 @@ keys(void **state)
 	assert_false(remote_mac_equal(mac, mac2));
 }
 
+/* A batch: SUBMITs encoded one after another into one block, which
+ * remote_first splits again; a refused message leaves the batch as it was. */
+static void
+batch(void **state)
+{
+	uint8_t *b = NULL;
+	size_t len = 0, cap = 0, at = 0, n;
+	uint32_t count = 0;
+
+	(void)state;
+	for (uint64_t v = 1; v <= 40; v++) {
+		memset(&m, 0, sizeof(m));
+		m.type = REMOTE_SUBMIT;
+		m.u.submit.dev = 3;
+		m.u.submit.value = v;
+		m.u.submit.nparts = 1;
+		m.u.submit.parts[0].kind = REMOTE_PART_LAUNCH;
+		m.u.submit.parts[0].fn = 5;
+		m.u.submit.parts[0].grid[0] = (uint32_t)v;
+		assert_int_equal(remote_encode_append(&m, &b, &len, &cap, why, sizeof(why)), 0);
+	}
+	n = len;
+	m.u.submit.nparts = 0;	/* past the bound: refused */
+	assert_int_equal(remote_encode_append(&m, &b, &len, &cap, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "part count"));
+	assert_int_equal(len, n);
+	while (at < len) {
+		size_t one = remote_first(b + at, len - at);
+
+		assert_true(one > 0);
+		assert_int_equal(remote_decode(b + at, one, &d, why, sizeof(why)), 0);
+		assert_int_equal(d.type, REMOTE_SUBMIT);
+		assert_int_equal(d.u.submit.value, ++count);
+		assert_int_equal(d.u.submit.parts[0].grid[0], count);
+		at += one;
+	}
+	assert_int_equal(count, 40);
+	free(b);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(round_trip),
+		cmocka_unit_test(batch),
 		cmocka_unit_test(malformed),
 		cmocka_unit_test(keys),
 	};

@@ -212,7 +212,9 @@ test_copies_in_order(void **state)
 
 	(void)state;
 	for (size_t k = 0; k < 3; k++) {
-		enum { BYTES = 3 << 20 };	/* more than one ring's worth of values */
+		/* 4200 values: both rings wrap (some 17-23 dwords a value on each of
+		 * 64 Ki), 4 KiB each so that TSan's sim keeps up. */
+		enum { BYTES = 4096 + 44 };
 		struct rig_buffer *a, *b, *c;
 		uint8_t *x = malloc(BYTES), *y = malloc(BYTES);
 		struct rig_point p;
@@ -226,7 +228,7 @@ test_copies_in_order(void **state)
 		assert_int_equal(rig_buffer_create(f.d, BYTES, RIG_MEMORY_DEVICE, &c), 0);
 		assert_int_equal(rig_buffer_write(a, 0, x, BYTES), 0);
 		/* Each copy reads what the one before wrote: device order. */
-		for (int round = 0; round < 200; round++) {
+		for (int round = 0; round < 1400; round++) {
 			assert_int_equal(rig_buffer_copy(a, b, NULL), 0);
 			assert_int_equal(rig_buffer_copy(b, c, NULL), 0);
 			assert_int_equal(rig_buffer_copy(c, a, &p), 0);
@@ -342,6 +344,7 @@ test_vm_fault_names_the_culprit(void **state)
 	int calls = 0;
 	uint32_t grid[3] = { 1, 1, 1 }, group[3] = { 64, 1, 1 };
 	uint64_t params[3] = { 0, 0x100000000000ull, 16 };	/* out: no page maps it */
+	char culprit[160];
 	struct rig_run *run;
 
 	(void)state;
@@ -353,9 +356,12 @@ test_vm_fault_names_the_culprit(void **state)
 	assert_int_equal(rig_submit(run, (struct rig_buffer *[]){ l.in }, 1, NULL, 0, &p), 0);
 	assert_int_equal(rig_wait(p, 30 * SECOND), RIG_ELOST);
 	assert_non_null(rig_lost(f.d));
-	if (!strstr(rig_lost(f.d), "VM fault at 0x") ||
-	    !strstr(rig_lost(f.d), "by the COMPUTE:0 queue of value"))
+	snprintf(culprit, sizeof(culprit), "by the COMPUTE:0 queue of value %llu part 0: "
+		 "no region of the device", (unsigned long long)p.value);
+	if (!strstr(rig_lost(f.d), "VM fault at 0x100000000000 (write, status 0x") ||
+	    !strstr(rig_lost(f.d), culprit))
 		fail_msg("the loss: %s", rig_lost(f.d));
+	printf("# the loss: %s\n", rig_lost(f.d));
 	launch_down(&l);
 	sim_down(&f);
 }
@@ -380,6 +386,36 @@ test_hang_loses_the_device(void **state)
 	sim_down(&f);
 }
 
+/* Refusals: objects that are no AMDGPU code object, or that carry
+ * relocations, and a function the object does not have. */
+static void
+test_load_refusals(void **state)
+{
+	static const uint8_t junk[64] = { 0x7f, 'E', 'L', 'F' };
+	struct rig_function *fn;
+	struct rig_image *img;
+	struct obj o;
+	struct fix f;
+
+	(void)state;
+	sim_open(&f, "11.0.0");
+	assert_true(rig_image_load(f.d, junk, sizeof(junk), &img) < 0);
+	if (!strstr(rig_why(), "not an ELF64 AMDGPU code object"))
+		fail_msg("junk: %s", rig_why());
+	build_object(&o, 1);
+	((Elf64_Shdr *)(o.b + SHDRS))[3].sh_type = SHT_RELA;
+	assert_true(rig_image_load(f.d, o.b, sizeof(o.b), &img) < 0);
+	if (!strstr(rig_why(), "it has relocations"))
+		fail_msg("relocations: %s", rig_why());
+	build_object(&o, 1);
+	assert_int_equal(rig_image_load(f.d, o.b, sizeof(o.b), &img), 0);
+	assert_true(rig_image_function(img, "sub", &fn) < 0);
+	assert_true(rig_image_function(img, "add", &fn) == 0);
+	assert_null(rig_lost(f.d));
+	rig_image_release(img);
+	sim_down(&f);
+}
+
 int
 main(void)
 {
@@ -390,6 +426,7 @@ main(void)
 		cmocka_unit_test(test_launch_runs_the_code_object),
 		cmocka_unit_test(test_vm_fault_names_the_culprit),
 		cmocka_unit_test(test_hang_loses_the_device),
+		cmocka_unit_test(test_load_refusals),
 	};
 
 	if (!getenv("RIG_TEST_FIRMWARE")) {

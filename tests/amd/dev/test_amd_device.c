@@ -386,6 +386,118 @@ test_hang_loses_the_device(void **state)
 	sim_down(&f);
 }
 
+static int
+submit_one(struct fix *f, struct rig_part_spec part, struct rig_point *p)
+{
+	struct rig_submission *s;
+	struct rig_run *run;
+	int ret;
+
+	if (rig_submission_make(f->d, &part, 1, NULL, 0, (struct rig_keep){ 0 }, &s) < 0)
+		return -1;
+	ret = rig_run_take(s, &run);
+	if (ret == 0)
+		ret = rig_submit(run, NULL, 0, NULL, 0, p);
+	rig_submission_release(s);
+	return ret;
+}
+
+/* Words on COMPUTE:0 between copies on SDMA:0: a WRITE_DATA into c that the
+ * copy after it reads, and the copy before it is done when it runs. */
+static void
+test_words_between_copies(void **state)
+{
+	static const char *const gcs[] = { "9.4.3", "12.0.0" };
+
+	(void)state;
+	for (size_t k = 0; k < 2; k++) {
+		struct rig_buffer *a, *c, *d, *w;
+		uint32_t x[64], y[64], pkt[5];
+		struct rig_point p;
+		struct fix f;
+
+		sim_open(&f, gcs[k]);
+		assert_int_equal(rig_buffer_create(f.d, sizeof(x), RIG_MEMORY_DEVICE, &a), 0);
+		assert_int_equal(rig_buffer_create(f.d, sizeof(x), RIG_MEMORY_DEVICE, &c), 0);
+		assert_int_equal(rig_buffer_create(f.d, sizeof(x), RIG_MEMORY_DEVICE, &d), 0);
+		assert_int_equal(rig_buffer_create(f.d, sizeof(pkt), RIG_MEMORY_DEVICE, &w), 0);
+		for (int i = 0; i < 64; i++)
+			x[i] = 0x1000u + (uint32_t)i;
+		assert_int_equal(rig_buffer_write(a, 0, x, sizeof(x)), 0);
+		/* WRITE_DATA (amd-facts §4.3): one dword to memory at c + 8. */
+		pkt[0] = 3u << 30 | 3u << 16 | 0x37u << 8;
+		pkt[1] = 5u << 8 | 1u << 20;
+		pkt[2] = (uint32_t)(rig_buffer_address(c) + 8);
+		pkt[3] = (uint32_t)((rig_buffer_address(c) + 8) >> 32);
+		pkt[4] = 0xC0FFEEu;
+		assert_int_equal(rig_buffer_write(w, 0, pkt, sizeof(pkt)), 0);
+		assert_int_equal(rig_buffer_copy(a, c, NULL), 0);
+		if (submit_one(&f, rig_part_words(w), NULL) < 0)
+			fail_msg("words: %s", rig_why());
+		assert_int_equal(rig_buffer_copy(c, d, &p), 0);
+		if (rig_wait(p, 30 * SECOND) < 0)
+			fail_msg("wait: %s", rig_why());
+		assert_int_equal(rig_buffer_read(d, 0, y, sizeof(y)), 0);
+		x[2] = 0xC0FFEEu;
+		assert_memory_equal(x, y, sizeof(x));
+		rig_buffer_release(a);
+		rig_buffer_release(c);
+		rig_buffer_release(d);
+		rig_buffer_release(w);
+		sim_down(&f);
+	}
+}
+
+/* Order across devices: an AMD copy's result, borrowed by a memory device
+ * and by the host device, is what their copies read, with no wait between:
+ * rig orders their work after the AMD value (it waits on the host, which
+ * the AMD device's word, raised by its EOP handler, ends). */
+static void
+test_order_across_devices(void **state)
+{
+	enum { BYTES = 1 << 20 };
+	struct rig_device *mem, *host, *other[2];
+	uint8_t *x = malloc(BYTES), *y = malloc(BYTES);
+	struct fix f;
+
+	(void)state;
+	sim_open(&f, "11.0.0");
+	assert_int_equal(rig_memory_device("amd-order-mem", &mem), 0);
+	assert_int_equal(rig_host_device(&host), 0);
+	other[0] = mem;
+	other[1] = host;
+	for (int round = 0; round < 20; round++)
+		for (int k = 0; k < 2; k++) {
+			struct rig_buffer *a, *b, *bo, *h;
+			struct rig_point p;
+
+			for (size_t i = 0; i < BYTES; i++)
+				x[i] = (uint8_t)(i * 13 + (size_t)round * 7 + (size_t)k);
+			assert_int_equal(rig_buffer_create(f.d, BYTES, RIG_MEMORY_DEVICE, &a), 0);
+			assert_int_equal(rig_buffer_create(f.d, BYTES, RIG_MEMORY_DEVICE, &b), 0);
+			assert_int_equal(rig_buffer_create(other[k], BYTES, RIG_MEMORY_DEVICE, &h), 0);
+			assert_int_equal(rig_buffer_write(a, 0, x, BYTES), 0);
+			assert_int_equal(rig_buffer_copy(a, b, NULL), 0);
+			if (rig_buffer_borrow(b, other[k], &bo) < 0)
+				fail_msg("borrow: %s", rig_why());
+			assert_int_equal(rig_buffer_copy(bo, h, &p), 0);
+			if (rig_wait(p, 30 * SECOND) < 0)
+				fail_msg("wait: %s", rig_why());
+			assert_int_equal(rig_buffer_read(h, 0, y, BYTES), 0);
+			assert_memory_equal(x, y, BYTES);
+			rig_buffer_release(bo);
+			rig_buffer_release(h);
+			rig_buffer_release(a);
+			rig_buffer_release(b);
+		}
+	rig_close(mem);
+	rig_device_release(mem);
+	rig_device_release(host);
+	free(x);
+	free(y);
+	sim_down(&f);
+}
+
 /* Refusals: objects that are no AMDGPU code object, or that carry
  * relocations, and a function the object does not have. */
 static void
@@ -427,6 +539,8 @@ main(void)
 		cmocka_unit_test(test_vm_fault_names_the_culprit),
 		cmocka_unit_test(test_hang_loses_the_device),
 		cmocka_unit_test(test_load_refusals),
+		cmocka_unit_test(test_words_between_copies),
+		cmocka_unit_test(test_order_across_devices),
 	};
 
 	if (!getenv("RIG_TEST_FIRMWARE")) {

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include <elf.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -498,6 +499,64 @@ test_order_across_devices(void **state)
 	sim_down(&f);
 }
 
+struct stresser {
+	struct rig_device *d;
+	int bad;
+};
+
+/* One thread's rounds: its own buffers made, filled, copied and freed, while
+ * the others do the same and the events thread reads the IH ring. */
+static void *
+stress_thread(void *arg)
+{
+	struct stresser *st = arg;
+	uint8_t x[8192], y[8192];
+
+	for (int round = 0; round < 40; round++) {
+		size_t bytes = 256 + (size_t)(round * 997 % 7936);
+		struct rig_buffer *a, *b;
+		struct rig_point p;
+
+		for (size_t i = 0; i < bytes; i++)
+			x[i] = (uint8_t)(i + (size_t)round + (uintptr_t)st);
+		if (rig_buffer_create(st->d, bytes, RIG_MEMORY_DEVICE, &a) < 0 ||
+		    rig_buffer_create(st->d, bytes, RIG_MEMORY_DEVICE, &b) < 0) {
+			st->bad++;
+			return NULL;
+		}
+		if (rig_buffer_write(a, 0, x, bytes) < 0 || rig_buffer_copy(a, b, &p) < 0 ||
+		    rig_wait(p, 60 * SECOND) < 0 || rig_buffer_read(b, 0, y, bytes) < 0 ||
+		    memcmp(x, y, bytes))
+			st->bad++;
+		rig_buffer_release(a);
+		rig_buffer_release(b);
+	}
+	return NULL;
+}
+
+/* Four threads allocate, copy and free on one device at once: VRAM's free
+ * list, the submit path and the events thread share the device. */
+static void
+test_stress_threads(void **state)
+{
+	struct stresser st[4];
+	pthread_t t[4];
+	struct fix f;
+
+	(void)state;
+	sim_open(&f, "12.0.1");
+	for (int k = 0; k < 4; k++) {
+		st[k] = (struct stresser){ f.d, 0 };
+		assert_int_equal(pthread_create(&t[k], NULL, stress_thread, &st[k]), 0);
+	}
+	for (int k = 0; k < 4; k++) {
+		pthread_join(t[k], NULL);
+		assert_int_equal(st[k].bad, 0);
+	}
+	assert_null(rig_lost(f.d));
+	sim_down(&f);
+}
+
 /* Refusals: objects that are no AMDGPU code object, or that carry
  * relocations, and a function the object does not have. */
 static void
@@ -541,6 +600,7 @@ main(void)
 		cmocka_unit_test(test_load_refusals),
 		cmocka_unit_test(test_words_between_copies),
 		cmocka_unit_test(test_order_across_devices),
+		cmocka_unit_test(test_stress_threads),
 	};
 
 	if (!getenv("RIG_TEST_FIRMWARE")) {

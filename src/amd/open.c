@@ -4,8 +4,9 @@
  * check docs/amd.md lists before the boot's first write, in that order,
  * each refusal a message that starts with the GPU's name; whatever a check
  * took (the function, images, windows) is given back in reverse before it
- * returns. The boot is not built yet, so a GPU that passes every check is
- * refused with a message saying so: make never succeeds.
+ * returns. A GPU that passes every check and that a clean session of rig
+ * left is booted in part and becomes a device (amd/dev/); any other is
+ * refused, saying that its full boot is not built yet.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -21,6 +22,7 @@
 #include "amd/firmware/firmware.h"
 #include "amd/pci/pci.h"
 #include "amd/regs/regs.h"
+#include "amd/dev/dev.h"
 
 /* MP0_SMN_C2PMSG_81 (MPASP_ on MP0 14): non-zero once the sOS runs
  * (amd-facts §3.1, §3.8); segment 0 of MP0. */
@@ -265,8 +267,108 @@ give_back(const struct rig_pci_machine *m, struct taking *k)
 }
 
 /* Every check, in the order of docs/amd.md; fills cause and returns its status. */
+static const char *
+arch_of(unsigned major, unsigned minor, unsigned rev)
+{
+	static const struct { unsigned v[3]; const char *arch; } names[] = {
+		{ { 9, 4, 3 }, "gfx942" }, { { 9, 5, 0 }, "gfx950" },
+		{ { 11, 0, 0 }, "gfx1100" }, { { 11, 0, 2 }, "gfx1102" },
+		{ { 12, 0, 0 }, "gfx1200" }, { { 12, 0, 1 }, "gfx1201" },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].v[0] == major && names[i].v[1] == minor && names[i].v[2] == rev)
+			return names[i].arch;
+	return "gfx";
+}
+
+/*
+ * Every check passed: the partial boot (amd/dev/boot.c) and the device.
+ * The device keeps the function, its lock and its windows; what a check
+ * took that the device does not keep (images, the table) goes back. A
+ * refusal before the boot's first write (a GPU no clean session left)
+ * gives everything back; a failure after it leaves the GPU lost.
+ */
 static int
-open_gpu(const struct amd_pci_opener *op, char *cause, size_t len)
+start_device(const struct amd_pci_opener *op, struct taking *k, _Atomic uint64_t *word,
+	     void **handle, char *cause, size_t len)
+{
+	const struct rig_pci_machine *m = op->m;
+	const struct amd_block *gc = amd_discovery_block(k->table, GC_HWID);
+	struct amd_dev *d = calloc(1, sizeof(*d));
+	int ret;
+
+	if (!d) {
+		give_back(m, k);
+		return refuse(cause, len, -ENOMEM, "no memory for the device");
+	}
+	d->drv = &amd_dev_driver;
+	d->m = m;
+	d->t = k->t;
+	d->lock_fd = k->lock_fd;
+	d->regs = k->regs;
+	d->gc_major = gc->major;
+	d->gc_minor = gc->minor;
+	d->gc_rev = gc->revision;
+	d->gfx = gc->major == 9 ? AMD_GFX9 : gc->major == 11 ? AMD_GFX11 : AMD_GFX12;
+	d->sdma_gen = gc->major == 9 ? AMD_SDMA4 : gc->major == 11 ? AMD_SDMA6 : AMD_SDMA7;
+	snprintf(d->name, sizeof(d->name), "%s", op->name);
+	snprintf(d->bus, sizeof(d->bus), "%s", k->f.bus);
+	snprintf(d->arch, sizeof(d->arch), "%s", arch_of(gc->major, gc->minor, gc->revision));
+	d->vram = k->t.vram.addr;
+	d->vram_bytes = k->vram_bytes < k->t.vram.bytes ? k->vram_bytes : k->t.vram.bytes;
+	d->rig_word = word;
+	d->queues[0] = (struct rig_queue){ "COMPUTE:0", RIG_RUNS(RIG_LAUNCH_PART) |
+					   RIG_RUNS(RIG_FILL_PART) | RIG_RUNS(RIG_WORDS_PART) };
+	d->queues[1] = (struct rig_queue){ "SDMA:0", RIG_RUNS(RIG_COPY_PART) };
+	pthread_mutex_init(&d->placed_lock, NULL);
+	/* What the device keeps is no longer the taking's to give back. */
+	k->taken = false;
+	k->lock_fd = -1;
+	give_back(m, k);
+	if (d->vram_bytes < AMD_RESERVED + AMD_TOP_KEPT + (64ull << 20)) {
+		ret = refuse(cause, len, -ENOMEM, "its memory BAR maps %llu MiB, fewer "
+			     "than the device's 96 MiB", (unsigned long long)(d->vram_bytes >> 20));
+		goto err;
+	}
+	if ((ret = pci_hold_mark(d->bus)) < 0) {
+		ret = refuse(cause, len, ret, "this process holds it (%s)", d->bus);
+		goto err;
+	}
+	if ((ret = m->ops->irq_open(m, &d->t, &d->irq)) < 0) {
+		ret = refuse(cause, len, ret, "its interrupt source: %s", amd_cause());
+		goto err_hold;
+	}
+	if ((ret = amd_mem_init(d)) < 0) {
+		ret = refuse(cause, len, ret, "%s", amd_cause());
+		goto err_irq;
+	}
+	ret = amd_dev_boot(d, cause, len);
+	if (ret < 0)
+		goto err_mem;
+	amd_queue_init(d);
+	atomic_store_explicit((_Atomic uint64_t *)(d->vram + AMD_WORD_AT),
+			      atomic_load(word), memory_order_release);
+	d->last_submitted = d->last_committed = atomic_load(word);
+	*handle = d;
+	return 0;
+err_mem:
+	amd_mem_fini(d);
+err_irq:
+	m->ops->irq_close(m, &d->t, &d->irq);
+err_hold:
+	pci_hold_clear(d->bus);
+err:
+	m->ops->give_back(m, &d->t);
+	pci_function_unlock(d->lock_fd);
+	pthread_mutex_destroy(&d->placed_lock);
+	free(d);
+	return ret;
+}
+
+static int
+open_gpu(const struct amd_pci_opener *op, _Atomic uint64_t *word, void **handle,
+	 char *cause, size_t len)
 {
 	const struct rig_pci_machine *m = op->m;
 	struct taking k;
@@ -303,13 +405,8 @@ open_gpu(const struct amd_pci_opener *op, char *cause, size_t len)
 		ret = check_fabric(m, &k, cause, len);
 	if (ret == 0)
 		ret = check_windows(m, &k, cause, len);
-	if (ret == 0) {
-		const struct amd_block *gc = amd_discovery_block(k.table, GC_HWID);
-
-		ret = refuse(cause, len, -ENOTSUP, "the boot of GC %u.%u.%u is not "
-			     "built yet (%s passed every check before the boot)",
-			     gc->major, gc->minor, gc->revision, k.f.bus);
-	}
+	if (ret == 0)
+		return start_device(op, &k, word, handle, cause, len);
 	give_back(m, &k);
 	return ret;
 }
@@ -327,60 +424,14 @@ amd_pci_make(const struct rig_opener *o, _Atomic uint64_t *word, void **handle,
 	if (!o || !word || !handle)
 		return amd_fail(-EINVAL, "opener, word or handle is NULL");
 	pci_lock();
-	ret = open_gpu(op, cause, sizeof(cause));
+	ret = open_gpu(op, word, handle, cause, sizeof(cause));
 	pci_unlock();
+	if (ret == 0)
+		return 0;
 	if (why)
 		snprintf(why, why_len, "%s: %s", op->name, cause);
 	return amd_fail(ret, "%s: %s", op->name, cause);
 }
-
-/*
- * The device's operations. The device (Rig_amd) comes with the boot; until
- * then make never returns a handle, so rig never calls these. rig_open
- * requires them (docs/drivers.md), so they exist, and each says what is
- * missing instead of pretending: facts faults, alloc faults, locate and
- * free find nothing, stop has nothing to stop.
- */
-static const char unbuilt[] = "the AMD device is not built yet";
-
-static int
-unbuilt_facts(void *t, struct rig_facts *out, const char **fault)
-{
-	*fault = unbuilt;
-	return RIG_FAULT;
-}
-
-static int
-unbuilt_alloc(void *t, uint64_t bytes, enum rig_memory kind, void **region,
-	      const char **fault)
-{
-	*fault = unbuilt;
-	return RIG_FAULT;
-}
-
-static void
-unbuilt_free(void *t, void *region)
-{
-}
-
-static void
-unbuilt_locate(void *t, void *region, struct rig_location *out)
-{
-	memset(out, 0, sizeof(*out));
-}
-
-static void
-unbuilt_stop(void *t, const char *reason)
-{
-}
-
-static const struct rig_ops amd_pci_ops = {
-	.facts	= unbuilt_facts,
-	.alloc	= unbuilt_alloc,
-	.free	= unbuilt_free,
-	.locate	= unbuilt_locate,
-	.stop	= unbuilt_stop,
-};
 
 int
 rig_amd_pci_gpu(const struct rig_pci_machine *m, const char *const *firmware,
@@ -414,7 +465,7 @@ rig_amd_pci_gpu(const struct rig_pci_machine *m, const char *const *firmware,
 		snprintf(op->name, sizeof(op->name), "AMD-PCI");
 	else
 		snprintf(op->name, sizeof(op->name), "AMD-PCI:%d", i);
-	op->opener = (struct rig_opener){ .name = op->name, .ops = &amd_pci_ops,
+	op->opener = (struct rig_opener){ .name = op->name, .ops = &amd_dev_ops,
 		.make = amd_pci_make, .arg = op };
 	*out = &op->opener;
 	return 0;

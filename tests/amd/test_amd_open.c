@@ -3,7 +3,8 @@
  * test_amd_open: the opener of GPU i refuses, in the order of docs/amd.md and with
  * the message it describes, every GPU it cannot boot, before any write to
  * it; a GPU that passes every check is refused because its boot is not
- * built yet; a refusal leaves the machine as it was and leaks no file.
+ * built yet (a fake machine's GPU was left by no clean session of rig:
+ * its boot is the full one); a refusal leaves the machine as it was and leaks no file.
  * Machines are fake trees; images are the real ones (RIG_TEST_FIRMWARE).
  */
 #include <stdarg.h>
@@ -153,9 +154,9 @@ test_rig_open_not_built(void **state)
 	assert_int_equal(rig_open(o, &d), -ENOTSUP);
 	assert_null(d);
 	assert_memory_equal(rig_why(), "rig_open: AMD-PCI: ", 19);
-	assert_non_null(strstr(rig_why(), "AMD-PCI: the boot of GC 12.0.1 is not "
+	assert_non_null(strstr(rig_why(), "AMD-PCI: the full boot of GC 12.0.1 is not "
 			       "built yet (" BUS " passed every check before the "
-			       "boot)"));
+			       "boot; no clean session of rig left it"));
 	assert_string_equal(fake_read(e->root, "sys/bus/pci/devices/" BUS "/enable"), "0");
 	rig_amd_pci_opener_free(o);
 }
@@ -531,8 +532,8 @@ test_search_first_dir_wins(void **state)
 	copy_changed(dir, "smu_13_0_0.bin", -1);
 	assert_int_equal(rig_amd_pci_gpu(e->m, e->fw, 0, &o), 0);
 	assert_int_equal(o->make(o, &word, &h, why, sizeof(why)), -ENOTSUP);
-	assert_string_equal(why, "AMD-PCI: the boot of GC 11.0.0 is not built yet "
-			    "(" BUS " passed every check before the boot)");
+	assert_string_equal(why, "AMD-PCI: the full boot of GC 11.0.0 is not built yet "
+			    "(" BUS " passed every check before the boot" "; no clean session of rig left it: SCRATCH_REG7 0x0, SCRATCH_REG6 0x0, VM fault status 0x0)");
 	rig_amd_pci_opener_free(o);
 	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/enable", BUS);
 	assert_string_equal(fake_read(e->root, rel), "0");	/* taken and given back */
@@ -566,8 +567,8 @@ test_fabric_stopped_passes(void **state)
 		snprintf(bus, sizeof(bus), "0000:%02x:00.0", 0x03 + 0x10 * k);
 		env_gpu(e, "9.4.3", (struct fake_gpu){ .bus = bus, .class_code = 0x038000 });
 	}
-	expect(e, 0, -ENOTSUP, "the boot of GC 9.4.3 is not built yet (" BUS
-	       " passed every check before the boot)");
+	expect(e, 0, -ENOTSUP, "the full boot of GC 9.4.3 is not built yet (" BUS
+	       " passed every check before the boot" "; no clean session of rig left it: SCRATCH_REG7 0x0, SCRATCH_REG6 0x0, VM fault status 0x0)");
 }
 
 static void
@@ -602,8 +603,8 @@ not_built(void **state, const char *gc)
 	char cause[256];
 
 	env_gpu(e, gc, (struct fake_gpu){ .iommu_group = 14 });
-	snprintf(cause, sizeof(cause), "the boot of GC %s is not built yet (" BUS
-		 " passed every check before the boot)", gc);
+	snprintf(cause, sizeof(cause), "the full boot of GC %s is not built yet (" BUS
+		 " passed every check before the boot" "; no clean session of rig left it: SCRATCH_REG7 0x0, SCRATCH_REG6 0x0, VM fault status 0x0)", gc);
 	expect(e, 0, -ENOTSUP, cause);
 	/* Nothing was written: driver_override and reset are as they were. */
 	assert_string_equal(fake_read(e->root, "sys/bus/pci/devices/" BUS

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * amd/dev/: the device (Rig_amd) on a GPU over PCI, behind rig_edge.h.
+ * Everything it does to the GPU goes through the machine interface
+ * (amd/pci/pci.h): registers, doorbells, DMA memory, the interrupt source.
+ *
+ *   boot.c   the partial boot of a GPU a clean session left: page tables
+ *            for both hubs, the IH ring, the compute queue (an HQD through
+ *            the MEC's registers) and the SDMA queue; their undoing at stop
+ *   mem.c    VRAM and GART (host DMA memory) regions, their GPU addresses
+ *   queue.c  room, submit, commit: the two rings, device order, the word
+ *   ih.c     the interrupt ring: EOP wakes waiters, faults lose the device
+ *   code.c   AMDGPU code objects: load places them, entry reads the `.kd`
+ *   ops.c    the rest of struct rig_ops: facts, stop, release
+ *
+ * Layout. VRAM offset o is GPU VA AMD_VA_VRAM + o (2 MiB leaves over all of
+ * VRAM, in both hubs); GART page k of host memory is AMD_VA_HOST + k * 2 MiB.
+ * The driver's own structures sit in the first AMD_RESERVED bytes of VRAM,
+ * the discovery table the firmware left in the last AMD_TOP_KEPT bytes.
+ *
+ * The timeline word. The compute queue's RELEASE_MEM writes each value into
+ * the device's own 64-bit word in VRAM (one store, never torn, never
+ * backwards); the EOP interrupt's handler (ih.c) raises rig's word to it,
+ * so the device's completion is Host as rig sees it (rig's core reads no
+ * word of a driver's own yet), and rig's waiters wake on rig_word_wake().
+ */
+#ifndef AMD_DEV_DEV_H
+#define AMD_DEV_DEV_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "amd/pci/pci.h"
+#include "amd/pm4/dispatch.h"
+#include "amd/pm4/ring.h"
+#include "amd/regs/regs.h"
+#include "amd/sdma/sdma.h"
+
+#define AMD_VA_VRAM	0x200000000000ull
+#define AMD_VA_HOST	0x300000000000ull
+#define AMD_RESERVED	(16ull << 20)
+#define AMD_TOP_KEPT	(16ull << 20)
+
+/* Offsets in VRAM of the driver's structures. */
+#define AMD_PT_AT	0x000000ull		/* page tables: 4 MiB of pages */
+#define AMD_PT_END	0x400000ull
+#define AMD_IH_AT	0x400000ull		/* IH ring, 64 KiB */
+#define AMD_IH_BYTES	(64u << 10)
+#define AMD_IH_WPTR_AT	0x410000ull
+#define AMD_CP_RING_AT	0x500000ull		/* 256 KiB each */
+#define AMD_SDMA_RING_AT 0x540000ull
+#define AMD_RING_BYTES	(256u << 10)
+#define AMD_CP_RPTR_AT	0x580000ull		/* 32-bit, dwords */
+#define AMD_SDMA_RPTR_AT 0x580040ull		/* 64-bit, bytes */
+#define AMD_CP_STEP_AT	0x580100ull		/* hand-offs CP -> SDMA */
+#define AMD_SDMA_STEP_AT 0x580140ull		/* hand-offs SDMA -> CP */
+#define AMD_WORD_AT	0x580180ull		/* the device's timeline word */
+#define AMD_ARENA_AT	0x600000ull		/* kernargs: a ring of bytes */
+#define AMD_ARENA_BYTES	(8ull << 20)
+
+/* Doorbell slots (qwords of BAR2, amd-facts §3.12). */
+#define AMD_CP_DOORBELL		3
+#define AMD_SDMA_DOORBELL	256
+
+/* The driver commits on its own at least once every AMD_COMMIT_K values. */
+#define AMD_COMMIT_K	16
+
+/* Per value, what each part was placed at (for a fault's culprit). */
+#define AMD_HISTORY	1024
+struct amd_placed {
+	uint64_t value;
+	int part;
+	bool sdma;
+	uint64_t start, end;	/* CP: dwords; SDMA: bytes */
+};
+
+struct amd_region {
+	enum rig_memory kind;
+	uint64_t offset;	/* VRAM offset, or GART offset from AMD_VA_HOST */
+	uint64_t bytes;
+	struct pci_dma dma;	/* GART's */
+	void *host;
+	struct amd_region *next;	/* the free list's (mem.c) */
+	struct amd_region *live_prev, *live_next;	/* live regions */
+};
+
+struct amd_dev {
+	const struct rig_driver *drv;	/* first: what rig reads of edge */
+	const struct rig_pci_machine *m;
+	struct pci_taken t;
+	int lock_fd;
+	char name[32];
+	char bus[32];
+	char arch[16];
+	unsigned gc_major, gc_minor, gc_rev;
+	enum amd_gfx gfx;
+	enum amd_sdma sdma_gen;
+	struct amd_regs regs;
+	uint8_t *vram;			/* BAR0 window */
+	uint64_t vram_bytes;
+	uint64_t fb_base;		/* MC address of VRAM offset 0 */
+	uint64_t pt_next;
+	struct pci_irq irq;
+	_Atomic uint64_t *rig_word;
+	struct rig_queue queues[2];
+
+	/* Memory (mem.c), under mem_lock. */
+	pthread_mutex_t mem_lock;
+	struct amd_region *holes;	/* free VRAM ranges, by offset */
+	struct amd_region *live;	/* allocated regions */
+	uint64_t gart_next;		/* next GART VA offset */
+
+	/* Queues (queue.c): the C functions' own, one call at a time. */
+	struct amd_ring cp, sdma;
+	uint64_t cp_committed, sdma_committed;	/* wptrs rung */
+	uint64_t last_submitted, last_committed;
+	uint32_t step;			/* engine hand-offs made */
+	bool on_sdma;			/* the last part placed ran on SDMA */
+	uint64_t arena_next;
+	uint64_t arena_used_by[AMD_HISTORY];	/* arena end per value slot */
+	_Atomic uint64_t cp_rung;	/* cp_committed, for the events thread */
+	pthread_mutex_t placed_lock;	/* placed: submit writes, events reads */
+	struct amd_placed placed[AMD_HISTORY];
+	uint64_t nplaced;
+
+	/* IH (ih.c), the events call's own. */
+	uint32_t ih_rptr;
+	char fault[512];
+	_Atomic bool lost;
+	_Atomic bool stopped;
+};
+
+/* boot.c */
+int amd_dev_boot(struct amd_dev *d, char *cause, size_t len);
+void amd_dev_unboot(struct amd_dev *d, bool clean);
+int amd_dev_wreg(struct amd_dev *d, enum amd_reg r, uint64_t plus, uint32_t v);
+uint32_t amd_dev_rreg(struct amd_dev *d, enum amd_reg r, uint64_t plus);
+/* Maps [va, va + bytes) to pa with flags in 2 MiB leaves (both hubs' tables). */
+void amd_dev_map(struct amd_dev *d, uint64_t va, uint64_t pa, uint64_t bytes,
+		 uint64_t flags);
+#define AMD_PTE_V	(1ull << 0)
+#define AMD_PTE_SYS	(1ull << 1)
+#define AMD_PTE_SNOOP	(1ull << 2)
+#define AMD_PTE_X	(1ull << 4)
+#define AMD_PTE_R	(1ull << 5)
+#define AMD_PTE_W	(1ull << 6)
+#define AMD_PTE_RWX	(AMD_PTE_V | AMD_PTE_R | AMD_PTE_W | AMD_PTE_X)
+
+/* mem.c */
+int amd_mem_init(struct amd_dev *d);
+void amd_mem_fini(struct amd_dev *d);
+int amd_mem_alloc(void *t, uint64_t bytes, enum rig_memory kind, void **region,
+		  const char **fault);
+void amd_mem_free(void *t, void *region);
+void amd_mem_locate(void *t, void *region, struct rig_location *out);
+/* The live region holding GPU VA va, and va's offset in it; NULL for none. */
+const struct amd_region *amd_mem_find(struct amd_dev *d, uint64_t va,
+				      uint64_t *offset);
+
+/* queue.c */
+extern const struct rig_driver amd_dev_driver;
+void amd_queue_init(struct amd_dev *d);
+/* The part and value whose work sat at the halted engine's read pointer. */
+void amd_queue_culprit(struct amd_dev *d, bool sdma, struct rig_fault_site *site);
+
+/* ih.c */
+int amd_ih_events(void *t, struct rig_fault_site *site, const char **fault);
+/* The device word's value (acquire). */
+uint64_t amd_dev_word(const struct amd_dev *d);
+
+/* code.c */
+int amd_code_load(void *t, const void *bytes, size_t len, struct rig_code *out,
+		  const char **fault);
+void amd_code_unload(void *t, void *image);
+int amd_code_entry(void *t, void *image, const char *name, struct rig_entry *out,
+		   uint64_t *bytes);
+
+/* ops.c */
+extern const struct rig_ops amd_dev_ops;
+
+#endif

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * amd/dev/ih.c: the device's events: rig's polling thread calls them when
+ * the interrupt source turns readable. Each call drains the source, raises
+ * rig's word to the device's word (the RELEASE_MEM's value: so an EOP entry
+ * needs no decoding beyond its being one) and reads the IH ring's new
+ * entries (amd-facts §6.1: 8 dwords, client [7:0], source [15:8]). A VM
+ * fault (§6.3: the page in src_data 0 and 1, the write bit, and
+ * GCVM_L2_PROTECTION_FAULT_STATUS, whose CID [17:9] names the engine: 2
+ * SDMA, else the compute queue or its shaders), an SQ error (source 239),
+ * a CP error (180, 183), an SDMA packet error (255) or an overflowed ring
+ * loses the device, naming the value and part whose work sat where the
+ * engine stopped (queue.c) and, for a VM fault, the region and offset the
+ * address falls in.
+ */
+#include <stdio.h>
+#include <unistd.h>
+
+#include "amd/dev/dev.h"
+
+#define CLIENT_GRBM_CP		20
+#define SRC_EOP			181
+#define SRC_CP_RSVD		180
+#define SRC_CP_BAD_OPCODE	183
+#define SRC_SQ			239
+#define SRC_SDMA_BAD		255
+#define CLIENT_VM_SOC21		10
+#define CLIENT_VM_SOC15		27
+
+static void
+raise_word(struct amd_dev *d)
+{
+	uint64_t now = amd_dev_word(d);
+	uint64_t was = atomic_load_explicit(d->rig_word, memory_order_acquire);
+
+	while (was < now &&
+	       !atomic_compare_exchange_weak_explicit(d->rig_word, &was, now,
+						      memory_order_release,
+						      memory_order_acquire))
+		;
+	/* rig wakes the word's waiters once events returns (no rig_word_wake:
+	 * the open's layout test links amd/ without rig's core). */
+}
+
+static int
+lose(struct amd_dev *d, const char **fault)
+{
+	atomic_store(&d->lost, true);
+	*fault = d->fault;
+	return RIG_FAULT;
+}
+
+static int
+vm_fault(struct amd_dev *d, const uint32_t e[8], struct rig_fault_site *site,
+	 const char **fault)
+{
+	uint64_t va = (uint64_t)e[4] << 12 | (uint64_t)(e[5] & 0xf) << 44, offset = 0;
+	uint32_t status = amd_dev_rreg(d, AMD_REG_GC_GCVM_L2_PROTECTION_FAULT_STATUS, 0);
+	bool sdma = ((status >> 9) & 0x1ff) == 2;
+	const struct amd_region *r = amd_mem_find(d, va, &offset);
+	char where[96];
+
+	amd_queue_culprit(d, sdma, site);
+	if (r)	/* r is named, never read: it may be freed meanwhile */
+		snprintf(where, sizeof(where), "region %p at offset %llu", (const void *)r,
+			 (unsigned long long)offset);
+	else
+		snprintf(where, sizeof(where), "no region of the device");
+	snprintf(d->fault, sizeof(d->fault), "VM fault at 0x%llx (%s, status 0x%x) by "
+		 "the %s of value %llu part %d: %s", (unsigned long long)va,
+		 e[5] & 0x20 ? "write" : "read", status, sdma ? "SDMA:0 queue" :
+		 "COMPUTE:0 queue", (unsigned long long)site->value, site->part, where);
+	return lose(d, fault);
+}
+
+static int
+error(struct amd_dev *d, const char *what, bool sdma, const uint32_t e[8],
+      struct rig_fault_site *site, const char **fault)
+{
+	amd_queue_culprit(d, sdma, site);
+	snprintf(d->fault, sizeof(d->fault), "%s (IH source %u, data 0x%x 0x%x) on %s "
+		 "in value %llu part %d", what, (e[0] >> 8) & 0xff, e[4], e[5],
+		 sdma ? "SDMA:0" : "COMPUTE:0", (unsigned long long)site->value, site->part);
+	return lose(d, fault);
+}
+
+int
+amd_ih_events(void *t, struct rig_fault_site *site, const char **fault)
+{
+	struct amd_dev *d = t;
+	uint64_t count;
+	uint32_t wptr;
+
+	(void)!read(d->irq.fd, &count, sizeof(count));
+	raise_word(d);
+	if (atomic_load(&d->lost))
+		return lose(d, fault);
+	if (amd_dev_rreg(d, AMD_REG_OSSSYS_IH_RB_WPTR, 0) & 1) {
+		snprintf(d->fault, sizeof(d->fault), "the interrupt ring overflowed: "
+			 "faults may have been dropped");
+		return lose(d, fault);
+	}
+	wptr = atomic_load_explicit((_Atomic uint32_t *)(d->vram + AMD_IH_WPTR_AT),
+				    memory_order_acquire) & (AMD_IH_BYTES - 1);
+	while (d->ih_rptr != wptr) {
+		const _Atomic uint32_t *s = (const _Atomic uint32_t *)(d->vram + AMD_IH_AT +
+								       d->ih_rptr);
+		uint32_t e[8];
+		uint8_t client, src;
+
+		for (int i = 0; i < 8; i++)
+			e[i] = atomic_load_explicit(&s[i], memory_order_relaxed);
+		d->ih_rptr = (d->ih_rptr + 32) & (AMD_IH_BYTES - 1);
+		(void)amd_dev_wreg(d, AMD_REG_OSSSYS_IH_RB_RPTR, 0, d->ih_rptr);
+		client = e[0] & 0xff;
+		src = (e[0] >> 8) & 0xff;
+		if (client == CLIENT_GRBM_CP && src == SRC_EOP)
+			continue;
+		if (client == CLIENT_GRBM_CP && (src == SRC_CP_RSVD || src == SRC_CP_BAD_OPCODE))
+			return error(d, "CP packet error", false, e, site, fault);
+		if (src == SRC_SQ)
+			return error(d, "SQ error", false, e, site, fault);
+		if (src == SRC_SDMA_BAD)
+			return error(d, "SDMA packet error", true, e, site, fault);
+		if (src == 0 && (client == CLIENT_VM_SOC21 || client == CLIENT_VM_SOC15))
+			return vm_fault(d, e, site, fault);
+	}
+	raise_word(d);
+	return RIG_OK;
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * amd/dev/ops.c: the device's facts, its stop and its release (the rest of
+ * struct rig_ops is mem.c's, code.c's and ih.c's).
+ *
+ * Facts: two queues, "COMPUTE:0" {launch, fill, words} and "SDMA:0"
+ * {copy}, SDMA the copy engine; completion Host (ih.c's handler raises
+ * rig's word from the device's, dev.h); its queues wait for no producer
+ * (rig waits on the host); hang_ms 2000, since no kernel bounds the GPU's
+ * work; the host addresses every region (VRAM through the memory BAR);
+ * alignment 256 (an entry's code is 256-aligned); cache_bytes unknown
+ * (the discovery table's GC info is not read yet). events_fd is the
+ * machine's interrupt source.
+ *
+ * Stop dequeues both queues without waiting for them (a lost queue may
+ * never drain) and leaves the GPU marked clean only when no fault lost it.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "amd/dev/dev.h"
+#include "amd/pci/pci.h"
+
+static int
+facts(void *t, struct rig_facts *out, const char **fault)
+{
+	struct amd_dev *d = t;
+
+	(void)fault;
+	memset(out, 0, sizeof(*out));
+	out->arch = d->arch;
+	out->budget = d->vram_bytes - AMD_RESERVED - AMD_TOP_KEPT;
+	out->queues = d->queues;
+	out->nqueues = 2;
+	out->copy_engine = 1;
+	out->completion = RIG_BY_HOST;
+	out->waits = (struct rig_waits){ false, false };
+	out->may_block = false;
+	out->hang_ms = RIG_SOME(2000);
+	out->maps_host = false;
+	out->host_addresses = true;
+	out->alignment = 256;
+	out->cache_bytes = RIG_NONE;
+	out->events_fd = RIG_SOME(d->irq.fd);
+	out->bus = d->bus;
+	out->edge = d;
+	return RIG_OK;
+}
+
+static void
+stop(void *t, const char *reason)
+{
+	struct amd_dev *d = t;
+
+	if (atomic_exchange(&d->stopped, true))
+		return;
+	/* Clean: a close (or a refused open), never a fault, hang or fork. */
+	amd_dev_unboot(d, !atomic_load(&d->lost) &&
+		       (!reason || strstr(reason, "closed") || strstr(reason, "refused at open")));
+}
+
+static void
+release(void *t)
+{
+	struct amd_dev *d = t;
+
+	stop(d, NULL);
+	/* Regions rig did not free (it frees them all before release). */
+	while (d->live)
+		amd_mem_free(d, d->live);
+	amd_mem_fini(d);
+	d->m->ops->irq_close(d->m, &d->t, &d->irq);
+	d->m->ops->give_back(d->m, &d->t);
+	pci_hold_clear(d->bus);
+	pci_function_unlock(d->lock_fd);
+	pthread_mutex_destroy(&d->placed_lock);
+	free(d);
+}
+
+const struct rig_ops amd_dev_ops = {
+	.facts = facts,
+	.alloc = amd_mem_alloc,
+	.free = amd_mem_free,
+	.locate = amd_mem_locate,
+	.load = amd_code_load,
+	.unload = amd_code_unload,
+	.entry = amd_code_entry,
+	.events = amd_ih_events,
+	.stop = stop,
+	.release = release,
+};

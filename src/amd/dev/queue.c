@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * amd/dev/queue.c: room, submit and commit on the device's two rings,
+ * "COMPUTE:0" (the compute HQD: launches, fills, words) and "SDMA:0"
+ * (copies and byte fills of memory).
+ *
+ * Device order. A value's parts are encoded in their index order, which
+ * every part's follows respects (a part follows earlier parts only). Where
+ * consecutive parts run on different engines, the first hands over to the
+ * second: the compute queue's RELEASE_MEM writes hand-off number s into
+ * its step word once its earlier work has completed and SDMA's
+ * POLL_REGMEM waits for s there; SDMA's FENCE writes s into its own step
+ * word and the compute queue's WAIT_REG_MEM waits for it. Each step word
+ * has one writer and its waiter waits for exactly s (EQ), so 32 bits never
+ * wrap into a wrong answer. Every value ends on the compute queue: its
+ * RELEASE_MEM writes the value into the device's word (64 bits, one store)
+ * at the end of the pipe, after every earlier part on both engines, and
+ * raises the EOP interrupt whose handler raises rig's word (ih.c).
+ *
+ * Commit rings both doorbells (SDMA's first) for everything encoded; submit
+ * commits on its own every AMD_COMMIT_K values (k = 16) and then answers
+ * RIG_COMMITTED. Room counts the dwords a value takes against each ring's
+ * free space (its engine's read-pointer write-back), the kernarg arena's
+ * bytes against what completed values freed, and rings what is encoded
+ * before answering RIG_LATER, so the value it waits for runs.
+ *
+ * Fills run on the host in submit, as the polled device runs them: the
+ * function is called with no queue context (NULL) and the value.
+ * Times: submit leaves a profile's pair 0 (work it cannot time yet).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "amd/dev/dev.h"
+
+/* The most dwords any one packet this file reserves takes. */
+#define PACKET_MAX	(PM4_LAUNCH_MAX + 16)
+#define HANDOFF_CP	(PM4_RELEASE_MEM_DWORDS + PM4_WAIT_REG_MEM_DWORDS)
+#define HANDOFF_SDMA	(6 + 4)
+#define VALUE_END	PM4_RELEASE_MEM_DWORDS
+#define ARENA_ALIGN	256u
+
+static bool
+is_sdma(const struct rig_part *p)
+{
+	return p->queue == 1;
+}
+
+uint64_t
+amd_dev_word(const struct amd_dev *d)
+{
+	return atomic_load_explicit((_Atomic uint64_t *)(d->vram + AMD_WORD_AT),
+				    memory_order_acquire);
+}
+
+void
+amd_queue_init(struct amd_dev *d)
+{
+	d->cp = (struct amd_ring){ (uint32_t *)(d->vram + AMD_CP_RING_AT),
+				   AMD_RING_BYTES / 4, 0 };
+	d->sdma = (struct amd_ring){ (uint32_t *)(d->vram + AMD_SDMA_RING_AT),
+				     AMD_RING_BYTES / 4, 0 };
+	memset(d->vram + AMD_CP_STEP_AT, 0, 0x80);
+}
+
+static uint64_t
+cp_used(const struct amd_dev *d)
+{
+	uint32_t rptr = atomic_load_explicit((_Atomic uint32_t *)(d->vram + AMD_CP_RPTR_AT),
+					     memory_order_acquire);
+
+	return (uint32_t)d->cp.wptr - rptr;
+}
+
+static uint64_t
+sdma_used(const struct amd_dev *d)
+{
+	uint64_t rptr = atomic_load_explicit((_Atomic uint64_t *)(d->vram + AMD_SDMA_RPTR_AT),
+					     memory_order_acquire);
+
+	return d->sdma.wptr - rptr / 4;
+}
+
+/* The dwords a copy part takes on SDMA (its rows' packets), 0 if it cannot run. */
+static uint64_t
+copy_dwords(const struct amd_dev *d, const struct rig_copy *c)
+{
+	uint64_t per = sdma_packets(d->sdma_gen, c->bytes);
+
+	if (!c->dst.at.has_address || (c->fill < 0 && !c->src.at.has_address))
+		return 0;
+	if (c->fill >= 0) {
+		uint64_t dst = c->dst.at.address + c->dst.offset;
+
+		/* Dword fills of a repeated byte: 4-aligned rows only. */
+		if ((dst | c->bytes | (c->rows > 1 ? c->dst_pitch : 0)) & 3)
+			return 0;
+		return c->rows * per * 5 + 1;
+	}
+	return c->rows * per * 7 + 1;
+}
+
+static int
+check_launch(const struct rig_launch *l)
+{
+	const struct pm4_dispatch *t = (const struct pm4_dispatch *)l->launch;
+	uint64_t threads = (uint64_t)l->group[0] * l->group[1] * l->group[2];
+
+	if (!t || !threads || !l->grid[0] || !l->grid[1] || !l->grid[2] ||
+	    threads > 1024 || l->shared_bytes > 65536 || l->params_bytes > (1u << 20))
+		return -1;
+	return (int)t->ndwords;
+}
+
+static void
+ring_doorbells(struct amd_dev *d)
+{
+	if (d->sdma.wptr != d->sdma_committed) {
+		d->sdma_committed = d->sdma.wptr;
+		(void)d->m->ops->doorbell_write(d->m, &d->t, AMD_SDMA_DOORBELL * 8,
+						d->sdma.wptr * 4);
+	}
+	if (d->cp.wptr != d->cp_committed) {
+		d->cp_committed = d->cp.wptr;
+		(void)d->m->ops->doorbell_write(d->m, &d->t, AMD_CP_DOORBELL * 8,
+						d->cp.wptr);
+	}
+	atomic_store_explicit(&d->cp_rung, d->cp_committed, memory_order_release);
+	d->last_committed = d->last_submitted;
+	if (!d->irq.msi)
+		(void)d->m->ops->irq_arm(d->m, &d->t, &d->irq, true);
+}
+
+static int
+amd_room(void *edge, struct rig_part *parts, size_t n, size_t nwaits)
+{
+	struct amd_dev *d = edge;
+	uint64_t cp = VALUE_END + HANDOFF_CP + PACKET_MAX, sdma = HANDOFF_SDMA + PACKET_MAX;
+	uint64_t arena = 0, done = amd_dev_word(d);
+
+	if (nwaits)
+		return RIG_NEVER;	/* facts.waits: rig waits on the host */
+	for (size_t i = 0; i < n; i++) {
+		const struct rig_part *p = &parts[i];
+		int dw;
+
+		cp += HANDOFF_CP;
+		sdma += HANDOFF_SDMA;
+		switch (p->kind) {
+		case RIG_COPY_PART:
+			if (!is_sdma(p) || !(dw = (int)copy_dwords(d, &p->u.copy)))
+				return RIG_NEVER;
+			sdma += (uint64_t)dw;
+			break;
+		case RIG_WORDS_PART:
+			if (is_sdma(p) || !p->u.words.count ||
+			    p->u.words.count > d->cp.dwords / 4)
+				return RIG_NEVER;
+			cp += p->u.words.count;
+			break;
+		case RIG_LAUNCH_PART:
+			if (is_sdma(p) || (dw = check_launch(&p->u.launch)) < 0)
+				return RIG_NEVER;
+			cp += (uint64_t)dw;
+			arena += (p->u.launch.params_bytes + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
+			arena += ARENA_ALIGN;
+			break;
+		case RIG_FILL_PART:
+			if (is_sdma(p) || !p->u.fill.fn)
+				return RIG_NEVER;
+			break;
+		default:
+			return RIG_NEVER;
+		}
+	}
+	if (cp > d->cp.dwords / 2 || sdma > d->sdma.dwords / 2 || arena > AMD_ARENA_BYTES / 2)
+		return RIG_NEVER;
+	if (cp_used(d) + cp >= d->cp.dwords || sdma_used(d) + sdma >= d->sdma.dwords ||
+	    d->last_submitted - done >= AMD_HISTORY - 1 ||
+	    d->arena_next + arena - d->arena_used_by[done % AMD_HISTORY] > AMD_ARENA_BYTES) {
+		ring_doorbells(d);
+		return RIG_LATER;
+	}
+	return RIG_FITS;
+}
+
+static void
+place(struct amd_dev *d, uint64_t value, int part, bool sdma, uint64_t start,
+      uint64_t end)
+{
+	pthread_mutex_lock(&d->placed_lock);
+	d->placed[d->nplaced % AMD_HISTORY] = (struct amd_placed){ value, part, sdma,
+								   start, end };
+	d->nplaced++;
+	pthread_mutex_unlock(&d->placed_lock);
+}
+
+static void
+handoff(struct amd_dev *d, bool to_sdma)
+{
+	uint32_t s = ++d->step;
+	uint32_t *p;
+
+	if (to_sdma) {
+		p = amd_ring_reserve(&d->cp, PM4_RELEASE_MEM_DWORDS, pm4_nop);
+		p = pm4_release_mem(p, d->gfx, PM4_WB_L2, PM4_DATA_32, PM4_INT_NONE,
+				    AMD_VA_VRAM + AMD_CP_STEP_AT, s, 0);
+		amd_ring_advance(&d->cp, p);
+		p = sdma_ring_reserve(&d->sdma, 6);
+		p = sdma_poll_regmem(p, SDMA_FUNC_EQ, AMD_VA_VRAM + AMD_CP_STEP_AT, s,
+				     0xFFFFFFFFu);
+		amd_ring_advance(&d->sdma, p);
+	} else {
+		p = sdma_ring_reserve(&d->sdma, 4);
+		p = sdma_fence(p, d->sdma_gen, AMD_VA_VRAM + AMD_SDMA_STEP_AT, s);
+		amd_ring_advance(&d->sdma, p);
+		p = amd_ring_reserve(&d->cp, PM4_WAIT_REG_MEM_DWORDS, pm4_nop);
+		p = pm4_wait_reg_mem(p, PM4_FUNC_EQ, true, AMD_VA_VRAM + AMD_SDMA_STEP_AT,
+				     s, 0xFFFFFFFFu, 4);
+		amd_ring_advance(&d->cp, p);
+	}
+	d->on_sdma = to_sdma;
+}
+
+static void
+encode_copy(struct amd_dev *d, const struct rig_copy *c)
+{
+	uint64_t max = sdma_count_max(d->sdma_gen);
+	uint32_t pattern = (uint32_t)(c->fill & 0xff) * 0x01010101u;
+
+	for (uint64_t r = 0; r < c->rows; r++) {
+		uint64_t dst = c->dst.at.address + c->dst.offset + r * c->dst_pitch;
+		uint64_t src = c->src.at.address + c->src.offset + r * c->src_pitch;
+
+		for (uint64_t at = 0; at < c->bytes; at += max) {
+			uint64_t b = c->bytes - at < max ? c->bytes - at : max;
+			uint32_t *p = sdma_ring_reserve(&d->sdma, 7);
+
+			p = c->fill >= 0 ? sdma_fill_one(p, dst + at, pattern, b)
+					 : sdma_copy_one(p, dst + at, src + at, b);
+			amd_ring_advance(&d->sdma, p);
+		}
+	}
+}
+
+static void
+encode_launch(struct amd_dev *d, const struct rig_launch *l)
+{
+	const struct pm4_dispatch *t = (const struct pm4_dispatch *)l->launch;
+	uint64_t bytes = (l->params_bytes + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
+	uint64_t at = d->arena_next % AMD_ARENA_BYTES;
+	uint32_t *p;
+
+	if (at + bytes > AMD_ARENA_BYTES) {	/* kernargs lie whole */
+		d->arena_next += AMD_ARENA_BYTES - at;
+		at = 0;
+	}
+	if (l->params_bytes)
+		memcpy(d->vram + AMD_ARENA_AT + at, l->params, l->params_bytes);
+	d->arena_next += bytes ? bytes : ARENA_ALIGN;
+	p = amd_ring_reserve(&d->cp, t->ndwords, pm4_nop);
+	p = pm4_launch(p, t, AMD_VA_VRAM + AMD_ARENA_AT + at, l->grid, l->group);
+	amd_ring_advance(&d->cp, p);
+}
+
+static int
+amd_submit(void *edge, uint64_t value, struct rig_part *parts, size_t n,
+	   const struct rig_wait *waits, size_t nwaits, struct rig_times *times,
+	   const char **failure)
+{
+	struct amd_dev *d = edge;
+	uint32_t *p;
+
+	(void)waits;
+	(void)nwaits;
+	if (times)
+		*times = (struct rig_times){ 0, 0 };
+	for (size_t i = 0; i < n; i++) {
+		struct rig_part *pt = &parts[i];
+		bool sdma = is_sdma(pt);
+		uint64_t start;
+
+		if (pt->kind == RIG_FILL_PART) {
+			if (pt->u.fill.fn(NULL, pt->u.fill.arg, value) != 0) {
+				snprintf(d->fault, sizeof(d->fault), "the fill of part %zu of "
+					 "value %llu failed", i, (unsigned long long)value);
+				*failure = d->fault;
+				return RIG_FAILED;
+			}
+			continue;
+		}
+		if (sdma != d->on_sdma)
+			handoff(d, sdma);
+		start = sdma ? d->sdma.wptr * 4 : d->cp.wptr;
+		switch (pt->kind) {
+		case RIG_COPY_PART:
+			encode_copy(d, &pt->u.copy);
+			break;
+		case RIG_WORDS_PART:
+			p = amd_ring_reserve(&d->cp, (uint32_t)pt->u.words.count, pm4_nop);
+			memcpy(p, pt->u.words.words, pt->u.words.count * 4);
+			amd_ring_advance(&d->cp, p + pt->u.words.count);
+			start = d->cp.wptr - pt->u.words.count;
+			break;
+		case RIG_LAUNCH_PART:
+			encode_launch(d, &pt->u.launch);
+			start = d->cp.wptr - ((const struct pm4_dispatch *)pt->u.launch.launch)->ndwords;
+			break;
+		default:
+			break;
+		}
+		place(d, value, (int)i, sdma, start, sdma ? d->sdma.wptr * 4 : d->cp.wptr);
+	}
+	if (d->on_sdma)
+		handoff(d, false);
+	p = amd_ring_reserve(&d->cp, PM4_RELEASE_MEM_DWORDS, pm4_nop);
+	p = pm4_release_mem(p, d->gfx, PM4_WB_L2, PM4_DATA_64, PM4_INT_AFTER_WRITE,
+			    AMD_VA_VRAM + AMD_WORD_AT, value, (uint32_t)value);
+	amd_ring_advance(&d->cp, p);
+	d->arena_used_by[value % AMD_HISTORY] = d->arena_next;
+	d->last_submitted = value;
+	if (value - d->last_committed >= AMD_COMMIT_K) {
+		ring_doorbells(d);
+		return RIG_COMMITTED;
+	}
+	return RIG_OK;
+}
+
+static int
+amd_commit(void *edge, uint64_t value, const char **failure)
+{
+	struct amd_dev *d = edge;
+
+	(void)failure;
+	if (value > d->last_committed)
+		ring_doorbells(d);
+	return RIG_OK;
+}
+
+void
+amd_queue_culprit(struct amd_dev *d, bool sdma, struct rig_fault_site *site)
+{
+	uint64_t rung = atomic_load_explicit(&d->cp_rung, memory_order_acquire);
+	uint64_t at, n;
+
+	if (sdma) {
+		at = atomic_load_explicit((_Atomic uint64_t *)(d->vram + AMD_SDMA_RPTR_AT),
+					  memory_order_acquire);
+	} else {
+		uint32_t lo = atomic_load_explicit((_Atomic uint32_t *)(d->vram + AMD_CP_RPTR_AT),
+						   memory_order_acquire);
+
+		at = (rung & ~0xFFFFFFFFull) | lo;
+		if (at > rung && at >= 1ull << 32)
+			at -= 1ull << 32;
+	}
+	pthread_mutex_lock(&d->placed_lock);
+	n = d->nplaced;
+	for (uint64_t k = n; k > 0 && n - k < AMD_HISTORY; k--) {
+		const struct amd_placed *p = &d->placed[(k - 1) % AMD_HISTORY];
+
+		if (p->sdma == sdma && p->start <= at && at < p->end) {
+			site->value = p->value;
+			site->part = p->part;
+			site->queue = sdma ? 1 : 0;
+			pthread_mutex_unlock(&d->placed_lock);
+			return;
+		}
+	}
+	pthread_mutex_unlock(&d->placed_lock);
+	site->value = amd_dev_word(d) + 1;
+	site->queue = sdma ? 1 : 0;
+}
+
+const struct rig_driver amd_dev_driver = {
+	.room = amd_room,
+	.submit = amd_submit,
+	.commit = amd_commit,
+};

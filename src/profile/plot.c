@@ -92,7 +92,7 @@ put_shapes(FILE *f, const struct trace *t, const size_t *row)
 			stack[depth++] = i;
 		else if (e->ph == 'E' && depth) {
 			const struct trace_event *b = &t->e[stack[--depth]];
-			bool wait = b->span && b->span->waited_value;
+			bool wait = b->span_wait;
 
 			fprintf(f, "set object %zu rect from %.3f,%zu.0-%.2f to %.3f,%zu.0+%.2f fc rgb \"%s\" fs solid 0.5 border rgb \"#555555\"\n",
 				obj++, us(t, b->ts), row[i], 0.4 - 0.05 * (double)depth,

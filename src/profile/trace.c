@@ -211,8 +211,10 @@ gather_thread(struct trace *t, struct rig_profile *p, uint32_t tid, uint64_t now
 			break;
 		struct trace_event *e = add(t, 'B', TRACE_HOST_PID, tid, s->begin_ns);
 
-		if (e)
-			e->span = s;
+		if (e) {
+			e->span_name = s->name;
+			e->span_wait = s->waited_value != 0;
+		}
 		if (s->waited_value && s->waited_slot >= 0) {
 			uint64_t end = s->end_ns ? s->end_ns : now;
 
@@ -397,8 +399,8 @@ put_event(FILE *f, struct rig_profile *p, const struct trace *t,
 		return;
 	case 'B':
 		fputs(",\"name\":", f);
-		put_string(f, e->span->name);
-		fprintf(f, ",\"cat\":\"%s\"}", e->span->waited_value ? "wait" : "span");
+		put_string(f, e->span_name);
+		fprintf(f, ",\"cat\":\"%s\"}", e->span_wait ? "wait" : "span");
 		return;
 	case 'E':
 		fputs("}", f);

@@ -24,7 +24,12 @@ struct trace_event {
 	uint64_t id;			/* s/f: the flow */
 	int producer;			/* f: the producer's device index */
 	const struct profile_rec *rec;	/* X */
-	const struct profile_span *span; /* B */
+	/* B: its span's name (the profile's copy, which lives as long as
+	 * it) and whether it is a host wait; copied, not pointed to, since
+	 * other threads' spans grow the span array once profile_lock is
+	 * released, while a profile still taken is written. */
+	const char *span_name;
+	bool span_wait;
 	const struct profile_arrow *arrow; /* s/f: a device wait; NULL: a host wait */
 	bool is_piece;			/* X: a piece of the value (rig_piece), not the value */
 	struct rig_piece piece;

@@ -793,7 +793,9 @@ int rig_profile_measures(struct rig_profile *p, struct rig_point pt, uint64_t *o
 /*
  * rig_profile_write() - write the profile as Chrome trace-event JSON, which
  * Perfetto and chrome://tracing open: a process per device with a lane per
- * queue ("COMPUTE:0"), a process "host" with a lane per thread for spans
+ * queue ("COMPUTE:0"; the host device's pieces too: each launch and copy
+ * inside its value, each thread's range on "COMPUTE:0 worker N"), a
+ * process "host" with a lane per thread for spans
  * and host waits, and a flow arrow for each wait: from the value a submit
  * waited for to the value that waited (its buffer's address range in the
  * arrow's args), and from a value to the host wait that waited for it.

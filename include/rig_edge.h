@@ -354,9 +354,33 @@ struct rig_times {
  *  - measures, where facts list counters, writes each launch's row from
  *    the same stamps (its status, start and end) and the counters read
  *    around it, and frees what it kept of a value at measures(v, NULL).
+ *  - pieces, optional (NULL: none), reports the pieces of a timed value's
+ *    work inside its pair: each part's own start and end on its queue,
+ *    and the ranges of a part that the device's threads ran (worker >= 0),
+ *    all on the host clock and inside the value's pair. Given out and cap,
+ *    once the word shows v, it writes up to cap of v's pieces in part
+ *    order (a part first, then its ranges by worker) and sets *n to how
+ *    many v has (a caller with too small a cap calls again); given NULL,
+ *    it frees what it kept of v, and later calls do not name v. rig reads
+ *    them at v's settle (after settle where there is one; in value order,
+ *    under the same one-at-a-time rule), keeps them in the profile, and
+ *    calls it with NULL at once; also when a device ends (closed,
+ *    released) while a profile times it. Never after the device's loss:
+ *    a driver frees what is left when it is released. Only the host
+ *    device has it: its launches, its threads' ranges and its copies.
  * The polled driver's fake stamps (rig_polled.h) exercise the second way
  * exactly; tests/profile checks every driver's values never overlap.
  */
+
+/* One piece of a timed value's work (rig_driver.pieces). */
+struct rig_piece {
+	enum rig_kind kind;	/* the part's kind */
+	uint32_t part;		/* its index in the submission */
+	uint32_t queue;		/* the facts.queues index it ran on */
+	int32_t worker;		/* -1: the part itself; else the thread that ran a range of it */
+	uint64_t start_ns;	/* on the host clock (rig_now_ns) */
+	uint64_t end_ns;
+};
 
 /*
  * The five C functions, called with the facts' edge, one at a time per
@@ -372,6 +396,8 @@ struct rig_times {
  * settle(edge, v, failure): writes v's times if not yet; NULL if submit does.
  * measures(edge, v, out, failure): v's launch measures into out, or frees
  *   them when out is NULL; NULL for a device with no counters.
+ * pieces(edge, v, out, cap, n, failure): v's pieces (its parts and their
+ *   threads' ranges) into out, or frees them when out is NULL; optional.
  */
 struct rig_driver {
 	int (*room)(void *edge, struct rig_part *parts, size_t nparts,
@@ -384,6 +410,9 @@ struct rig_driver {
 	int (*settle)(void *edge, uint64_t value, const char **failure);
 	int (*measures)(void *edge, uint64_t value, uint64_t *out,
 			const char **failure);
+	/* Optional, NULL for none (Profiles above). */
+	int (*pieces)(void *edge, uint64_t value, struct rig_piece *out,
+		      size_t cap, size_t *n, const char **failure);
 };
 
 /* ---- The driver's other operations ------------------------------------ */

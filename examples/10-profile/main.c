@@ -10,7 +10,9 @@
  * from the value that wrote a buffer to the value that waited for it
  * (with the buffer's address range), and from the last copy to the
  * program's wait, and from a last launch to the host read that waits for
- * it. Spans mark the program's own phases.
+ * it. Spans mark the program's own phases. The host device's lanes show
+ * each launch, each copy, and each of its threads' ranges of a launch
+ * ("COMPUTE:0 worker 1").
  *
  * Usage: 10-profile [TRACE.json [KERNEL.o]]  (default 10-profile.trace.json)
  * Under `rig trace -- ./10-profile` rig takes the profile itself (the
@@ -60,7 +62,7 @@ main(int argc, char **argv)
 	char file_path[] = "/tmp/10-profile-XXXXXX";
 	struct rig_device *host, *disk, *mem;
 	struct rig_io_opener dio;
-	struct rig_buffer *out, *file, *back, *last;
+	struct rig_buffer *out, *file, *back, *last, *kept;
 	struct rig_image *img;
 	struct rig_function *fn;
 	struct rig_submission *s;
@@ -87,6 +89,7 @@ main(int argc, char **argv)
 	close(fd);
 	TRY(rig_disk_create_file(disk, file_path, bytes, &file));
 	TRY(rig_buffer_create(host, bytes, RIG_MEMORY_DEVICE, &out));
+	TRY(rig_buffer_create(host, bytes, RIG_MEMORY_DEVICE, &kept));
 	TRY(rig_buffer_create(mem, bytes, RIG_MEMORY_DEVICE, &back));
 	TRY(rig_buffer_create(mem, bytes, RIG_MEMORY_DEVICE, &last));
 	if (load(host, kernel, &fn, &img) < 0)
@@ -117,7 +120,8 @@ main(int argc, char **argv)
 	TRY(rig_buffer_read(last, 0, got, bytes));
 	for (int64_t g = 0; g < GROUPS; g++)
 		wrong += got[g] != g * STEPS;
-	/* One more launch, and a host read that waits for it: a span too. */
+	/* One more launch, a copy on the host's copy queue, and a host read
+	 * that waits for it: a span too. */
 	{
 		struct params params = { 0, STEPS + 1, 4000 };
 		struct rig_run *run;
@@ -125,7 +129,8 @@ main(int argc, char **argv)
 		TRY(rig_run_take(s, &run));
 		TRY(rig_run_store(run, 0, grid, group, &params, sizeof(params)));
 		TRY(rig_submit(run, &out, 1, NULL, 0, NULL));
-		TRY(rig_buffer_read(out, 0, got, bytes));	/* waits for HOST */
+		TRY(rig_buffer_copy(out, kept, NULL));		/* HOST's COPY:0 */
+		TRY(rig_buffer_read(kept, 0, got, bytes));	/* waits for HOST */
 		for (int64_t g = 0; g < GROUPS; g++)
 			wrong += got[g] != g * (STEPS + 1);
 	}
@@ -140,6 +145,7 @@ main(int argc, char **argv)
 	rig_submission_release(s);
 	rig_image_release(img);
 	rig_buffer_release(out);
+	rig_buffer_release(kept);
 	rig_buffer_release(file);
 	rig_buffer_release(back);
 	rig_buffer_release(last);

@@ -94,6 +94,10 @@ int device_check_live(const char *func, struct rig_device *d);
 size_t devices_open_list(struct rig_device **out, size_t cap);
 /* profile/store.c: d opened (a profile of every device times it). */
 void profile_device_opened(struct rig_device *d);
+/* profile/store.c: d is about to end (closed, released): a profile that
+ * times it takes what its driver keeps of reached values. Called without
+ * devices_lock, which profile_lock precedes. */
+void profile_device_ending(struct rig_device *d);
 
 /* devices.c, for process.c. */
 void devices_fork_prepare(void);

@@ -473,6 +473,7 @@ rig_close(struct rig_device *d)
 		return rig_fail(RIG_EINVAL, "the device is NULL");
 	if ((ret = callback_refuse(__func__)) < 0)
 		return ret;
+	profile_device_ending(d);	/* before devices_lock: profile_lock comes first */
 	pthread_mutex_lock(&devices_lock);
 	device_end(d, "closed");
 	pthread_mutex_unlock(&devices_lock);
@@ -485,6 +486,7 @@ rig_device_release(struct rig_device *d)
 	if (!d)
 		return;
 	if (atomic_fetch_sub(&d->opens, 1) == 1 && !callback_depth()) {
+		profile_device_ending(d);	/* before devices_lock, as rig_close */
 		pthread_mutex_lock(&devices_lock);
 		/* An open under the lock may have taken it back meanwhile
 		 * (find_open() never takes a device of no opens). */

@@ -86,6 +86,22 @@ struct host_job {
 };
 _Static_assert(sizeof(struct host_job) == 64, "a ring slot is one cache line");
 
+/* A profiled value's pieces (pieces.c), filled by the device thread. */
+struct host_pieces_of {
+	uint64_t value;
+	size_t n;
+	struct rig_piece piece[];
+};
+
+/* The pieces kept until rig frees them: blocks in value order. */
+struct host_pieces {
+	pthread_mutex_t lock;
+	struct host_pieces_of **of;		/* NULL: freed (a hole) */
+	uint64_t *value;			/* of[i]'s value, kept past its free */
+	size_t head;				/* of[0..head) are freed */
+	size_t n, cap, live;
+};
+
 /* A message kept for the device's life (fault and failure strings). */
 struct host_msg {
 	struct host_msg *next;
@@ -120,6 +136,9 @@ struct host_dev {
 
 	pthread_mutex_t msg_lock;		/* guards msgs */
 	struct host_msg *msgs;
+
+	struct host_pieces pieces;		/* a profile's (pieces.c) */
+	struct rig_times *ranges;		/* the device thread's: a launch's, per runner */
 
 	/* Written by submit (and stop), read by the device thread. */
 	alignas(64) _Atomic uint64_t published;	/* the last value in the ring */
@@ -174,6 +193,19 @@ void host_exec_stop(struct host_dev *d);
 
 /* The copy engine (copy.c): run one copy, split over the pool when large. */
 void host_copy_run(struct host_pool *pool, const struct host_copy *c);
+
+/* A profile's pieces (pieces.c): a block for job's (NULL: no memory), a
+ * part's times and its threads' ranges (a launch's: one per runner),
+ * the block kept before the word shows the value; the driver's op; the
+ * store's start and end (at make and stop). */
+struct host_pieces_of *host_pieces_new(const struct host_dev *d, const struct host_job *job);
+void host_pieces_add(const struct host_dev *d, struct host_pieces_of *pc, const struct host_op *op,
+		     uint64_t start, uint64_t end, const struct rig_times *ranges);
+void host_pieces_keep(struct host_dev *d, struct host_pieces_of *pc);
+int host_pieces(void *edge, uint64_t value, struct rig_piece *out, size_t cap, size_t *n,
+		const char **failure);
+void host_pieces_init(struct host_dev *d);
+void host_pieces_fini(struct host_dev *d);
 
 /* Keep a message for the device's life; a static fallback on no memory. */
 const char *host_keep(struct host_dev *d, const char *text);

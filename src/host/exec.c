@@ -13,7 +13,9 @@
  *
  * Between values the thread waits for the next publish as spin.h says: a
  * few pauses, then yields, then a sleep on pub_ec. No clock is read for a
- * value unless a profile times it. A launch the pool would not split (one
+ * value unless a profile times it (then run_job_timed() also keeps the
+ * value's pieces: each part's times and each thread's range of a launch,
+ * pieces.c). A launch the pool would not split (one
  * group, or one chunk's worth) runs on this thread itself (pool.c), so an
  * empty kernel's round trip wakes no worker.
  *
@@ -38,6 +40,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <time.h>
@@ -144,19 +147,57 @@ report_fault(struct host_dev *d, const struct host_job *job, const struct host_o
  * The completion a launch may make itself (pool.h): only as the value's
  * last part, where device order allows it (the earlier parts, copies too,
  * ran on this thread before it; the previous value is complete, since this
- * thread runs values one after another), and not where a profile's end
- * time must be written before the word.
+ * thread runs values one after another); never for a value a profile
+ * times (run_job_timed), whose end must be written before the word.
  */
 static struct host_pool_done *
 completion(struct host_dev *d, const struct host_job *job, size_t i,
 	   struct host_pool_done *done)
 {
-	if (job->times || i + 1 != job->nops)
+	if (i + 1 != job->nops)
 		return NULL;
 	*done = (struct host_pool_done){
 		.word = d->word, .value = job->value, .wake = rig_word_wake,
 	};
 	return done;
+}
+
+/* A profiled value's work (run_job's): its pair, and its pieces
+ * (pieces.c): each part's start and end, and each thread's range of a
+ * launch, kept before the word shows the value. */
+static bool
+run_job_timed(struct host_dev *d, const struct host_job *job)
+{
+	struct host_pieces_of *pc = host_pieces_new(d, job);
+	unsigned runners = host_pool_runners(d->pool);
+	struct host_fault fault;
+	uint64_t start = now_ns(), t0 = start, t1;
+
+	for (size_t i = 0; i < job->nops; i++) {
+		const struct host_op *op = &job->ops[i];
+
+		if (op->kind == RIG_LAUNCH_PART) {
+			memset(d->ranges, 0, runners * sizeof(*d->ranges));
+			if (host_pool_launch(d->pool, &d->guard, op->u.launch.fn, op->u.launch.params,
+					     op->u.launch.groups,
+					     launch_chunk(d, op->u.launch.groups), NULL,
+					     d->ranges, &fault)) {
+				free(pc);
+				report_fault(d, job, op, &fault);
+				return false;
+			}
+		} else
+			host_copy_run(d->pool, &op->u.copy);
+		t1 = now_ns();
+		if (pc)
+			host_pieces_add(d, pc, op, t0, t1, d->ranges);
+		t0 = t1;
+	}
+	job->times->start_ns = start;
+	job->times->end_ns = now_ns();
+	if (pc)
+		host_pieces_keep(d, pc);
+	return true;
 }
 
 /* Run one value's work; false if the device stopped during its waits or
@@ -166,13 +207,15 @@ run_job(struct host_dev *d, const struct host_job *job, bool *stored)
 {
 	struct host_pool_done done = { 0 }, *last;
 	struct host_fault fault;
-	uint64_t start;
 	size_t i;
 
+	*stored = false;
 	for (i = 0; i < job->nwaits; i++)
 		if (!wait_word(d, &job->waits[i]))
 			return false;
-	start = job->times ? now_ns() : 0;
+	/* The one branch a value pays for profiles while none is taken. */
+	if (job->times)
+		return run_job_timed(d, job);
 	for (i = 0; i < job->nops; i++) {
 		const struct host_op *op = &job->ops[i];
 
@@ -180,16 +223,13 @@ run_job(struct host_dev *d, const struct host_job *job, bool *stored)
 			last = completion(d, job, i, &done);
 			if (host_pool_launch(d->pool, &d->guard, op->u.launch.fn, op->u.launch.params,
 					     op->u.launch.groups,
-					     launch_chunk(d, op->u.launch.groups), last, &fault)) {
+					     launch_chunk(d, op->u.launch.groups), last, NULL,
+					     &fault)) {
 				report_fault(d, job, op, &fault);
 				return false;
 			}
 		} else
 			host_copy_run(d->pool, &op->u.copy);
-	}
-	if (job->times) {
-		job->times->start_ns = start;
-		job->times->end_ns = now_ns();
 	}
 	*stored = done.stored;
 	return true;

@@ -168,6 +168,8 @@ dev_free(struct host_dev *d)
 	if (d->events_fd >= 0)
 		close(d->events_fd);
 	pthread_mutex_destroy(&d->msg_lock);
+	host_pieces_fini(d);	/* after stop: rig may still free pieces then */
+	free(d->ranges);
 	free(d);
 }
 
@@ -249,6 +251,7 @@ host_make(const struct rig_opener *o, _Atomic uint64_t *word, void **handle,
 	}
 	memset(d, 0, sizeof(*d));
 	pthread_mutex_init(&d->msg_lock, NULL);
+	host_pieces_init(d);
 	snprintf(d->name, sizeof(d->name), "%s", o->name);
 	d->hang_ms = c ? c->hang_ms : 0;
 	d->events_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -269,6 +272,12 @@ host_make(const struct rig_opener *o, _Atomic uint64_t *word, void **handle,
 	ret = host_pool_start(&d->pool, threads - 1, CPU_COUNT(&set) ? &set : NULL, why, why_len);
 	if (ret < 0)
 		goto err_free;
+	d->ranges = calloc(host_pool_runners(d->pool), sizeof(*d->ranges));
+	if (!d->ranges) {
+		ret = -ENOMEM;
+		snprintf(why, why_len, "%s: no memory for a profile's ranges", o->name);
+		goto err_pool;
+	}
 	ret = host_exec_start(d, CPU_COUNT(&set) ? &set : NULL, why, why_len);
 	if (ret < 0)
 		goto err_pool;
@@ -294,6 +303,7 @@ const struct rig_driver host_driver = {
 	.commit = host_commit,
 	.settle = NULL,
 	.measures = NULL,
+	.pieces = host_pieces,
 };
 
 const struct rig_ops host_ops = {

@@ -57,7 +57,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "rig_edge.h"
 #include "util/ec.h"
 #include "host/guard.h"
 #include "host/pool.h"
@@ -84,6 +86,7 @@ struct host_pool {
 	int64_t n, chunk;
 	bool guarded;				/* a kernel: calls run armed */
 	struct host_pool_done *done;		/* the value it completes, or NULL */
+	struct rig_times *ranges;		/* a profile's: each thread's range, or NULL */
 	unsigned nworkers;
 	struct worker *w;
 
@@ -98,11 +101,51 @@ struct host_pool {
 	alignas(64) struct ck_ec32 left_ec;	/* bumped by the last to leave a closed task */
 };
 
+/* CLOCK_MONOTONIC, the clock rig_now_ns() reads: only for a profile. */
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* As run_chunks(), timing this thread's range: from its first chunk's
+ * start to its last's end, nothing where it claimed none. Out of line and
+ * cold, so run_chunks() keeps its untimed loop as it was (callgrind). */
+static __attribute__((noinline, cold)) void
+run_chunks_timed(struct host_pool *p, struct rig_times *range)
+{
+	int64_t first, end;
+	uint64_t start = now_ns();
+	bool ran = false;
+
+	for (;;) {
+		first = atomic_fetch_add_explicit(&p->next, p->chunk, memory_order_relaxed);
+		if (first >= p->n)
+			break;
+		end = p->n - first < p->chunk ? p->n : first + p->chunk;
+		p->fn(p->params, first, end);
+		ran = true;
+	}
+	if (ran) {
+		range->start_ns = start;
+		range->end_ns = now_ns();
+	}
+}
+
+/* Chunks until none is left; self: the thread's index in ranges. */
 static void
-run_chunks(struct host_pool *p)
+run_chunks(struct host_pool *p, unsigned self)
 {
 	int64_t first, end;
 
+	/* The one branch a launch pays for profiles while none is taken. */
+	if (__builtin_expect(p->ranges != NULL, 0)) {
+		run_chunks_timed(p, &p->ranges[self]);
+		return;
+	}
 	for (;;) {
 		/* Relaxed: the claim orders nothing; the fields were published
 		 * by the acquire of the join (or are the runner's own). */
@@ -131,15 +174,15 @@ faulted(struct host_pool *p, const struct host_fault *f)
 
 /* The chunks a thread runs, armed on g when the task is a kernel. */
 static void
-run_task(struct host_pool *p, struct host_guard *g)
+run_task(struct host_pool *p, struct host_guard *g, unsigned self)
 {
 	bool fault = false;
 
 	if (!p->guarded || !g) {
-		run_chunks(p);
+		run_chunks(p, self);
 		return;
 	}
-	HOST_GUARDED(g, fault, run_chunks(p));
+	HOST_GUARDED(g, fault, run_chunks(p, self));
 	if (fault)
 		faulted(p, &g->fault);
 }
@@ -250,7 +293,7 @@ worker_main(void *arg)
 		seen_gen = t >> GEN_SHIFT;
 		if (!joined)
 			continue;	/* closed: reads no field (invariant 1) */
-		run_task(p, &w->guard);
+		run_task(p, &w->guard, (unsigned)(w - p->w) + 1);
 		leave(p);
 	}
 	host_guard_end(&w->guard);
@@ -295,11 +338,13 @@ wait_joined(struct host_pool *p)
 /* Publish a task and run it with the workers; g: the runner's guard. */
 static void
 run(struct host_pool *p, struct host_guard *g, bool guarded, host_range_fn fn,
-    const void *params, int64_t n, int64_t chunk, struct host_pool_done *done)
+    const void *params, int64_t n, int64_t chunk, struct host_pool_done *done,
+    struct rig_times *ranges)
 {
 	uint64_t gen;
 
 	p->done = done;
+	p->ranges = ranges;
 	p->fn = fn;
 	p->params = params;
 	p->n = n;
@@ -313,7 +358,7 @@ run(struct host_pool *p, struct host_guard *g, bool guarded, host_range_fn fn,
 	/* After the store (see the top). The runner alone bumps it while
 	 * workers run: ec_sp, a plain increment while none sleeps. */
 	ck_ec32_inc(&p->task_ec, ec_sp());
-	run_task(p, g);
+	run_task(p, g, 0);
 	wait_joined(p);
 }
 
@@ -327,13 +372,14 @@ host_pool_run_sc(struct host_pool *p, host_range_fn fn, const void *params,
 		fn(params, 0, n);
 		return;
 	}
-	run(p, NULL, false, fn, params, n, chunk, NULL);
+	run(p, NULL, false, fn, params, n, chunk, NULL, NULL);
 }
 
 bool
 host_pool_launch(struct host_pool *p, struct host_guard *runner, host_range_fn fn,
 		 const void *params, int64_t n, int64_t chunk,
-		 struct host_pool_done *done, struct host_fault *fault)
+		 struct host_pool_done *done, struct rig_times *ranges,
+		 struct host_fault *fault)
 {
 	bool f = false;
 
@@ -343,6 +389,8 @@ host_pool_launch(struct host_pool *p, struct host_guard *runner, host_range_fn f
 		return false;
 	if (n <= chunk || p->nworkers == 0) {
 		/* One call on the runner: a small grid wakes no worker. */
+		/* Untimed even in a profile: the caller's times of the
+		 * launch are the runner's range (pool.h). */
 		HOST_GUARDED(runner, f, fn(params, 0, n));
 		if (f)
 			*fault = runner->fault;
@@ -350,7 +398,7 @@ host_pool_launch(struct host_pool *p, struct host_guard *runner, host_range_fn f
 			complete(done);
 		return f;
 	}
-	run(p, runner, true, fn, params, n, chunk, done);
+	run(p, runner, true, fn, params, n, chunk, done, ranges);
 	if (!atomic_load_explicit(&p->faulted, memory_order_relaxed)) {
 		/* No worker ended it last: the runner completes the value. */
 		if (done && !done->stored)

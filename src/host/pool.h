@@ -61,11 +61,18 @@ struct host_pool_done {
  * NULL): the value the launch completes, stored by whichever thread ends
  * it last, so a waiter wakes from that thread, not after a hand-back to
  * the runner; done->stored says whether it was (never after a fault).
+ * ranges (or NULL, with no clock read): host_pool_runners() pairs, zeroed
+ * by the caller, where each thread that ran chunks writes when its first
+ * began and its last ended (index 0 the runner, 1 + i worker i), on the
+ * clock rig_now_ns() reads; a profile's only. A launch small enough for
+ * one call runs on the runner untimed, all of it: the caller's own times
+ * of the launch are then the runner's range.
  */
+struct rig_times;
 bool host_pool_launch(struct host_pool *p, struct host_guard *runner,
 		      host_range_fn fn, const void *params, int64_t n,
 		      int64_t chunk, struct host_pool_done *done,
-		      struct host_fault *fault);
+		      struct rig_times *ranges, struct host_fault *fault);
 
 /* From any thread: interrupt every worker that runs a kernel now. */
 void host_pool_interrupt(struct host_pool *p);

@@ -2,7 +2,8 @@
 /*
  * profile/plot.c: a profile as a gnuplot script that draws a timeline for
  * people who would rather look than read: one row per lane (a device's
- * queue, a host thread), a box per value or span, and an arrow per wait,
+ * queue or a thread of its, a host thread), a box per value or span (a
+ * value's pieces narrower, over it), and an arrow per wait,
  * from the producer's value to the value or host wait that waited for it.
  * gnuplot writes the PNG the script names (the variable out, which
  * `gnuplot -e "out='x.png'"` sets; else the script's path with .png).
@@ -42,9 +43,10 @@ put_label(FILE *f, struct rig_profile *p, const struct trace_event *e, size_t ro
 		fprintf(f, "host %u", e->tid);
 	} else {
 		const struct rig_device *d = p->dev[e->pid - TRACE_DEVICE_PID]->d;
+		char lane[64];
 
-		fprintf(f, "%s %s", d->name, e->tid - 1 < d->facts.nqueues ?
-			d->facts.queues[e->tid - 1].name : "?");
+		trace_lane_name(d, e->tid, lane, sizeof(lane));
+		fprintf(f, "%s %s", d->name, lane);
 	}
 	fprintf(f, "\" %zu", row);
 }
@@ -79,14 +81,18 @@ put_shapes(FILE *f, const struct trace *t, const size_t *row)
 
 		if (e->ts + e->dur > last)
 			last = e->ts + e->dur;
-		if (e->ph == 'X')
+		if (e->ph == 'X' && !e->is_piece)
 			fprintf(f, "set object %zu rect from %.3f,%zu.0-0.35 to %.3f,%zu.0+0.35 fc rgb \"#4477aa\" fs solid 0.8 border rgb \"#223355\"\n",
 				obj++, us(t, e->ts), row[i], us(t, e->ts + (e->dur ? e->dur : 1)), row[i]);
+		else if (e->ph == 'X')	/* a piece: narrower, over its value's box */
+			fprintf(f, "set object %zu rect from %.3f,%zu.0-0.2 to %.3f,%zu.0+0.2 fc rgb \"%s\" fs solid 0.9 border rgb \"#225566\" front\n",
+				obj++, us(t, e->ts), row[i], us(t, e->ts + (e->dur ? e->dur : 1)), row[i],
+				e->piece.worker >= 0 ? "#44aa99" : "#88ccee");
 		else if (e->ph == 'B' && depth < 128)
 			stack[depth++] = i;
 		else if (e->ph == 'E' && depth) {
 			const struct trace_event *b = &t->e[stack[--depth]];
-			bool wait = b->span && b->span->waited_value;
+			bool wait = b->span_wait;
 
 			fprintf(f, "set object %zu rect from %.3f,%zu.0-%.2f to %.3f,%zu.0+%.2f fc rgb \"%s\" fs solid 0.5 border rgb \"#555555\"\n",
 				obj++, us(t, b->ts), row[i], 0.4 - 0.05 * (double)depth,

@@ -9,6 +9,8 @@
  * job is published; the driver writes the pair before the word shows the
  * value, or in settle (store.c calls it, in value order, under the
  * driver lock). Readers look at a record only once its value is reached.
+ * A driver with pieces (the host device) hands each value's over at its
+ * settle, into pieces, so they outlive the device.
  *
  * The submit path's share is one branch on the submitter's prof pointer
  * (submitting.c): NULL while no profile is taken.
@@ -57,6 +59,12 @@ struct profile_rec {
 	uint32_t narrows;
 };
 
+/* A piece of a value's work (rig_edge.h: pieces), read at its settle. */
+struct profile_piece {
+	uint64_t value;
+	struct rig_piece piece;
+};
+
 struct profile_dev {
 	struct rig_device *d;		/* a reference of the profile's */
 	int slot;			/* d's word slot (stamps name it), kept past d's end */
@@ -68,6 +76,8 @@ struct profile_dev {
 	uint64_t settle_next;		/* the next record to settle (driver lock) */
 	uint64_t last;			/* at stop: the last value it may have timed */
 	bool measured;			/* the device has measures (facts.counters) */
+	struct profile_piece *pieces;	/* in value order; under the driver lock */
+	size_t npieces, cappieces;
 	size_t row_words;		/* 3 + the sum of its counters' values */
 };
 
@@ -113,7 +123,8 @@ int profile_start(struct rig_device *const *devices, size_t n, size_t max_values
 		  struct rig_profile **out);
 /* store.c, for devices.c: d opened (the env profile, an all-devices one). */
 void profile_device_opened(struct rig_device *d);
-/* store.c: settle the records of pd up to value v (reached). 0 or RIG_ELOST. */
+/* store.c: settle the records of pd up to value v (reached), and take
+ * their pieces from a driver with pieces. 0 or RIG_ELOST. */
 int profile_settle_upto(struct profile_dev *pd, uint64_t v);
 /* The record of value v in pd, or NULL when pd keeps none for it. */
 struct profile_rec *profile_rec_of(struct profile_dev *pd, uint64_t v);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * profile/store.c: taking a profile and reading it (rig.h, Profiles): the
- * devices a profile times, the driver's settle and measures, called as
- * rig_edge.h says, and a profile's end.
+ * devices a profile times, the driver's settle, measures and pieces,
+ * called as rig_edge.h says, and a profile's end.
  *
  * Attach: base = issued + 1, then the pointer (seq_cst). A submit draws
  * its value, then reads the pointer (note.c): one drawn before base finds
@@ -17,7 +17,11 @@
  * settles every earlier record first (settle_next), so the calls come in
  * value order whoever reads. A lost device gets no settle or measures call
  * after the loss: its driver is about to stop, and a value it dropped has
- * no times.
+ * no times. A driver's pieces (rig_edge.h) are taken at each value's
+ * settle, into the profile's memory, and freed in the driver at once; a
+ * device that ends while a profile times it settles what it reached first
+ * (profile_device_ending), and a stop settles every value, so a trace
+ * written after the device ended still has them.
  *
  * One profile at a time in a process (profile_lock): spans and the
  * devices opened while an all-devices profile is taken find it there.
@@ -115,6 +119,7 @@ free_dev(struct profile_dev *pd)
 	free(pd->times);
 	free(pd->arrows);
 	free(pd->rec);
+	free(pd->pieces);
 	free(pd);
 }
 
@@ -223,6 +228,55 @@ profile_device_opened(struct rig_device *d)
 	pthread_mutex_unlock(&profile_lock);
 }
 
+/* Under d's driver lock, once the word shows value: its pieces into
+ * pd->pieces, then pieces(value, NULL) (rig_edge.h). Without memory for
+ * them the value keeps its pair only. */
+static int
+take_pieces(struct profile_dev *pd, uint64_t value)
+{
+	struct submitter *s = &pd->d->sub;
+	const char *failure = "no reason given";
+	struct rig_piece some[64], *got = some;
+	size_t n = 0, cap = 64;
+	int ret;
+
+	while ((ret = s->drv->pieces(s->edge, value, got, cap, &n, &failure)) == RIG_OK &&
+	       n > cap) {
+		if (got != some)
+			free(got);
+		if (!(got = malloc(n * sizeof(*got)))) {
+			got = some;
+			n = 0;
+			break;
+		}
+		cap = n;
+	}
+	if (ret == RIG_OK && pd->npieces + n > pd->cappieces) {
+		size_t want = pd->cappieces ? 2 * pd->cappieces : 256;
+		struct profile_piece *grown;
+
+		while (want < pd->npieces + n)
+			want *= 2;
+		if ((grown = realloc(pd->pieces, want * sizeof(*grown)))) {
+			pd->pieces = grown;
+			pd->cappieces = want;
+		} else {
+			n = 0;
+		}
+	}
+	for (size_t k = 0; ret == RIG_OK && k < n; k++)
+		pd->pieces[pd->npieces++] = (struct profile_piece){ .value = value, .piece = got[k] };
+	if (got != some)
+		free(got);
+	if (ret == RIG_OK)
+		ret = s->drv->pieces(s->edge, value, NULL, 0, &n, &failure);
+	if (ret != RIG_OK) {
+		submit_lose(s, "pieces failed: %s", failure);
+		return RIG_ELOST;
+	}
+	return 0;
+}
+
 /* Under d's driver lock: settle pd's records up to value v, in order. */
 static int
 settle_locked(struct profile_dev *pd, uint64_t v)
@@ -238,14 +292,26 @@ settle_locked(struct profile_dev *pd, uint64_t v)
 			continue;	/* drawn untimed */
 		if (lost(pd->d))
 			return RIG_ELOST;
-		if (!s->drv->settle)
-			continue;	/* the driver wrote the pair itself */
-		if (s->drv->settle(s->edge, value, &failure) != RIG_OK) {
+		/* Without settle the driver wrote the pair itself. */
+		if (s->drv->settle && s->drv->settle(s->edge, value, &failure) != RIG_OK) {
 			submit_lose(s, "settle failed: %s", failure);
 			return RIG_ELOST;
 		}
+		if (s->drv->pieces && take_pieces(pd, value) < 0)
+			return RIG_ELOST;
 	}
 	return 0;
+}
+
+void
+profile_device_ending(struct rig_device *d)
+{
+	pthread_mutex_lock(&profile_lock);
+	if (profile_current)
+		for (size_t i = 0; i < profile_current->ndev; i++)
+			if (profile_current->dev[i]->d == d)
+				profile_settle_upto(profile_current->dev[i], timeline_word(&d->tl));
+	pthread_mutex_unlock(&profile_lock);
 }
 
 int
@@ -451,7 +517,8 @@ rig_profile_release(struct rig_profile *p)
 		return;
 	if (!p->stopped && rig_profile_stop(p) < 0)
 		return;	/* from a callback: refused, rig_why() says so */
-	for (size_t i = 0; i < p->ndev; i++)
+	for (size_t i = 0; i < p->ndev; i++) {
 		end_measures(p->dev[i]);
+	}
 	free_profile(p);
 }

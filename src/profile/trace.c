@@ -6,7 +6,10 @@
  * per thread for spans and host waits, and flow arrows for the waits that
  * explain when work started: from a producer's value to the value whose
  * stamps waited for it (with the buffer's address range), and from a
- * value to the host wait that waited for it.
+ * value to the host wait that waited for it. A driver with pieces
+ * (rig_edge.h: the host device) adds each part's span inside its value's
+ * on the part's queue lane, and each thread's range of a part on a lane
+ * of that thread's ("COMPUTE:0 worker 1").
  *
  * Events are gathered, then sorted by lane and time (stable), so each
  * lane's timestamps never decrease; a thread's spans are laid out with a
@@ -118,6 +121,35 @@ flow(struct trace *t, struct rig_profile *p, uint32_t slot, uint64_t value,
 	}
 }
 
+/* Device i's pieces (rig_edge.h: pieces), taken at each value's settle:
+ * each an X event inside its value's own, on the part's queue lane or on
+ * the lane of the thread that ran a range of it. Under the driver lock,
+ * which guards the array (a settle on another thread may grow it). */
+static void
+gather_pieces(struct trace *t, struct rig_profile *p, size_t i)
+{
+	struct profile_dev *pd = p->dev[i];
+
+	pthread_mutex_lock(&pd->d->sub.driver_lock);
+	for (size_t k = 0; k < pd->npieces; k++) {
+		const struct rig_piece *pc = &pd->pieces[k].piece;
+		uint32_t tid = pc->worker < 0 ? pc->queue + 1 :
+			       TRACE_WORKER_LANES * (pc->queue + 1) + (uint32_t)pc->worker;
+		struct trace_event *e;
+
+		if (pc->queue >= 32 || pc->end_ns < pc->start_ns ||
+		    (pc->worker >= 0 && (uint32_t)pc->worker >= TRACE_WORKER_LANES))
+			continue;	/* no lane of the trace's for it */
+		if ((e = add(t, 'X', TRACE_DEVICE_PID + (int)i, tid, pc->start_ns))) {
+			e->dur = pc->end_ns - pc->start_ns;
+			e->value = pd->pieces[k].value;
+			e->is_piece = true;
+			e->piece = *pc;
+		}
+	}
+	pthread_mutex_unlock(&pd->d->sub.driver_lock);
+}
+
 static void
 gather_values(struct trace *t, struct rig_profile *p)
 {
@@ -179,8 +211,10 @@ gather_thread(struct trace *t, struct rig_profile *p, uint32_t tid, uint64_t now
 			break;
 		struct trace_event *e = add(t, 'B', TRACE_HOST_PID, tid, s->begin_ns);
 
-		if (e)
-			e->span = s;
+		if (e) {
+			e->span_name = s->name;
+			e->span_wait = s->waited_value != 0;
+		}
 		if (s->waited_value && s->waited_slot >= 0) {
 			uint64_t end = s->end_ns ? s->end_ns : now;
 
@@ -236,6 +270,8 @@ trace_gather(struct trace *t, struct rig_profile *p)
 		if (!atomic_load(&p->dev[i]->d->tl.lost))
 			profile_settle_upto(p->dev[i], timeline_word(&p->dev[i]->d->tl));
 	gather_values(t, p);
+	for (size_t i = 0; i < p->ndev; i++)
+		gather_pieces(t, p, i);
 	gather_spans(t, p, now);
 	pthread_mutex_unlock(&profile_lock);
 	if (t->failed) {
@@ -298,12 +334,32 @@ put_metadata(FILE *f, struct rig_profile *p, const struct trace *t, bool *first)
 		}
 	for (size_t i = 0; i < p->ndev; i++) {
 		const struct rig_device *d = p->dev[i]->d;
+		int pid = TRACE_DEVICE_PID + (int)i;
 
-		put_meta(f, first, "process_name", TRACE_DEVICE_PID + (int)i, 0, d->name);
+		put_meta(f, first, "process_name", pid, 0, d->name);
 		for (size_t q = 0; q < d->facts.nqueues && q < 32; q++)
-			put_meta(f, first, "thread_name", TRACE_DEVICE_PID + (int)i,
-				 (uint32_t)q + 1, d->facts.queues[q].name);
+			put_meta(f, first, "thread_name", pid, (uint32_t)q + 1,
+				 d->facts.queues[q].name);
+		/* The threads' lanes that pieces used (events are sorted by lane). */
+		for (size_t k = 0; k < t->n; k++)
+			if (t->e[k].pid == pid && t->e[k].tid >= TRACE_WORKER_LANES &&
+			    (k == 0 || t->e[k - 1].pid != pid || t->e[k - 1].tid != t->e[k].tid)) {
+				trace_lane_name(d, t->e[k].tid, lane, sizeof(lane));
+				put_meta(f, first, "thread_name", pid, t->e[k].tid, lane);
+			}
 	}
+}
+
+void
+trace_lane_name(const struct rig_device *d, uint32_t tid, char *buf, size_t len)
+{
+	uint32_t q = (tid >= TRACE_WORKER_LANES ? tid / TRACE_WORKER_LANES : tid) - 1;
+	const char *queue = q < d->facts.nqueues ? d->facts.queues[q].name : "?";
+
+	if (tid >= TRACE_WORKER_LANES)
+		snprintf(buf, len, "%s worker %u", queue, tid % TRACE_WORKER_LANES);
+	else
+		snprintf(buf, len, "%s", queue);
 }
 
 static void
@@ -326,6 +382,16 @@ put_event(FILE *f, struct rig_profile *p, const struct trace *t,
 	put_ts(f, "ts", e->ts - t->origin);
 	switch (e->ph) {
 	case 'X':
+		if (e->is_piece) {
+			fprintf(f, ",\"name\":\"%s (part %u)\",\"cat\":\"%s\"",
+				e->piece.worker >= 0 ? "range" :
+				e->piece.kind == RIG_LAUNCH_PART ? "launch" : "copy",
+				e->piece.part, e->piece.worker >= 0 ? "range" : "part");
+			put_ts(f, "dur", e->dur);
+			fprintf(f, ",\"args\":{\"value\":%" PRIu64 ",\"part\":%u,\"worker\":%d}}",
+				e->value, e->piece.part, e->piece.worker);
+			return;
+		}
 		fprintf(f, ",\"name\":\"value %" PRIu64 "\",\"cat\":\"value\"", e->value);
 		put_ts(f, "dur", e->dur);
 		fprintf(f, ",\"args\":{\"value\":%" PRIu64 ",\"launches\":%u,\"waits\":%u}}",
@@ -333,8 +399,8 @@ put_event(FILE *f, struct rig_profile *p, const struct trace *t,
 		return;
 	case 'B':
 		fputs(",\"name\":", f);
-		put_string(f, e->span->name);
-		fprintf(f, ",\"cat\":\"%s\"}", e->span->waited_value ? "wait" : "span");
+		put_string(f, e->span_name);
+		fprintf(f, ",\"cat\":\"%s\"}", e->span_wait ? "wait" : "span");
 		return;
 	case 'E':
 		fputs("}", f);

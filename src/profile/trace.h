@@ -10,6 +10,9 @@
 
 #define TRACE_HOST_PID 1
 #define TRACE_DEVICE_PID 2	/* device i of the profile: pid 2 + i */
+/* A device's lanes: queue q's is q + 1; the range of its thread w on
+ * queue q (rig_piece.worker) is TRACE_WORKER_LANES * (q + 1) + w. */
+#define TRACE_WORKER_LANES 10000
 
 struct trace_event {
 	char ph;			/* 'X' a value, 'B'/'E' a span, 's'/'f' a flow */
@@ -21,8 +24,15 @@ struct trace_event {
 	uint64_t id;			/* s/f: the flow */
 	int producer;			/* f: the producer's device index */
 	const struct profile_rec *rec;	/* X */
-	const struct profile_span *span; /* B */
+	/* B: its span's name (the profile's copy, which lives as long as
+	 * it) and whether it is a host wait; copied, not pointed to, since
+	 * other threads' spans grow the span array once profile_lock is
+	 * released, while a profile still taken is written. */
+	const char *span_name;
+	bool span_wait;
 	const struct profile_arrow *arrow; /* s/f: a device wait; NULL: a host wait */
+	bool is_piece;			/* X: a piece of the value (rig_piece), not the value */
+	struct rig_piece piece;
 };
 
 struct trace {
@@ -35,5 +45,8 @@ struct trace {
 
 /* Gather p's events; 0 or RIG_ENOMEM. The caller frees t->e. */
 int trace_gather(struct trace *t, struct rig_profile *p);
+
+/* The name of a device's lane tid ("COMPUTE:0", "COMPUTE:0 worker 1"). */
+void trace_lane_name(const struct rig_device *d, uint32_t tid, char *buf, size_t len);
 
 #endif

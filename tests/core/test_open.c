@@ -25,7 +25,7 @@ fake_submit(void *e, uint64_t v, struct rig_part *p, size_t n,
 {
 	return RIG_COMMITTED;
 }
-static const struct rig_driver fake_driver = { fake_room, fake_submit, fake_commit, NULL, NULL };
+static const struct rig_driver fake_driver = { fake_room, fake_submit, fake_commit, NULL, NULL, NULL };
 static const struct rig_queue fake_queues[] = {
 	{ "COMPUTE:0", RIG_RUNS(RIG_LAUNCH_PART) },
 	{ "COPY:0", RIG_RUNS(RIG_COPY_PART) },

@@ -161,7 +161,7 @@ run_values(void *arg)
 		/* The watchers read lengths[v] only once the word shows v:
 		 * written before the launch, it is published by the word too. */
 		lengths[t.value] = t.n;
-		if (host_pool_launch(pool, &runner, kernel, &t, t.n, chunk, &done, &fault)) {
+		if (host_pool_launch(pool, &runner, kernel, &t, t.n, chunk, &done, NULL, &fault)) {
 			EXPECT(t.fault >= 0);
 			EXPECT(!done.stored);
 			EXPECT(atomic_load(&word) == v);

@@ -8,7 +8,14 @@
  * its start is no earlier than the previous value's end; every value is
  * timed (none reads 0, 0), and each lies inside the profile's span of
  * host time (the stamped polled device's fake clock aside).
+ *
+ * host_pieces: the host device's launches, its threads' ranges of each
+ * launch and its copies, read back from the trace JSON rig writes: each
+ * value has its launch on COMPUTE:0, its copy on COPY:0 and at least one
+ * range on a lane "COMPUTE:0 worker N"; each lies inside its value's
+ * span, and no two pieces on one lane overlap.
  */
+#include <string.h>
 #include <unistd.h>
 
 #include "../loss/loss.h"
@@ -170,11 +177,189 @@ every_driver(void **state)
 	polled_close(ps);
 }
 
+/* One X event of the trace: its lane, its times in ns, its value. */
+struct x_event {
+	int pid;
+	unsigned tid;
+	int64_t ts, end;
+	unsigned long long value;
+	char cat[8], name[24];
+};
+
+static bool
+field(const char *line, const char *key, double *out)
+{
+	const char *at = strstr(line, key);
+
+	if (!at)
+		return false;
+	*out = strtod(at + strlen(key), NULL);
+	return true;
+}
+
+static bool
+text(const char *line, const char *key, char *out, size_t len)
+{
+	const char *at = strstr(line, key), *end;
+
+	if (!at)
+		return false;
+	at += strlen(key);
+	if (!(end = strchr(at, '"')) || (size_t)(end - at) >= len)
+		return false;
+	memcpy(out, at, (size_t)(end - at));
+	out[end - at] = 0;
+	return true;
+}
+
+/* The trace's X events (one per line, as rig writes them) and the pid of
+ * the process named device. */
+static size_t
+read_events(const char *path, const char *device, struct x_event *ev, size_t cap, int *pid)
+{
+	FILE *f = fopen(path, "r");
+	char line[512], name[64];
+	size_t n = 0;
+	double x;
+
+	assert_non_null(f);
+	*pid = -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (strstr(line, "\"process_name\"") && text(line, "\"args\":{\"name\":\"", name, sizeof(name)) &&
+		    !strcmp(name, device) && field(line, "\"pid\":", &x))
+			*pid = (int)x;
+		if (!strstr(line, "\"ph\":\"X\"") || n == cap)
+			continue;
+		struct x_event *e = &ev[n];
+		double ts = 0, dur = 0, pidv = 0, tid = 0, value = 0;
+
+		if (!field(line, "\"pid\":", &pidv) || !field(line, "\"tid\":", &tid) ||
+		    !field(line, "\"ts\":", &ts) || !field(line, "\"dur\":", &dur) ||
+		    !field(line, "\"value\":", &value) || !text(line, "\"cat\":\"", e->cat, sizeof(e->cat)) ||
+		    !text(line, "\"name\":\"", e->name, sizeof(e->name)))
+			fail_msg("an X event lacks a field: %s", line);
+		e->pid = (int)pidv;
+		e->tid = (unsigned)tid;
+		e->ts = (int64_t)(ts * 1000 + 0.5);
+		e->end = e->ts + (int64_t)(dur * 1000 + 0.5);
+		e->value = (unsigned long long)value;
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+static void
+host_pieces(void **state)
+{
+	struct rig_device *host;
+	struct rig_buffer *b[4];
+	struct rig_profile *prof;
+	struct rig_image *img;
+	struct rig_function *fn;
+	struct rig_submission *s;
+	struct rig_point pt[N];
+	static struct x_event ev[64 * N];
+	char path[] = "/tmp/rig-profile-pieces-XXXXXX";
+	unsigned char *object;
+	size_t len, n;
+	int pid, fd;
+
+	(void)state;
+	assert_int_equal(rig_host_device(&host), 0);
+	object = kernel_read("add", &len);
+	assert_int_equal(rig_image_load(host, object, len, &img), 0);
+	free(object);
+	assert_int_equal(rig_image_function(img, "add", &fn), 0);
+	for (size_t i = 0; i < 4; i++)
+		b[i] = buffer_new(host, 4096 * 4);
+
+	struct rig_ref refs[] = { RIG_READ(0, 0), RIG_READ(1, 8), RIG_WRITE(2, 16) };
+	struct rig_part_spec parts[2] = {
+		rig_part_launch(fn, sizeof(struct add_params), refs, 3),
+		rig_part_copy(RIG_SLOT(2), RIG_SLOT(3)),
+	};
+	assert_int_equal(rig_submission_make(host, parts, 2, NULL, 0, (struct rig_keep){ 0 }, &s), 0);
+	assert_int_equal(rig_profile_start(&host, 1, N, &prof), 0);
+	for (size_t i = 0; i < N; i++) {
+		/* 64 groups: the pool splits them over its threads. */
+		struct add_params ap = { .n = 4096, .per_group = 64 };
+		const uint32_t grid[3] = { 64, 1, 1 }, group[3] = { 1, 1, 1 };
+		struct rig_run *r;
+
+		assert_int_equal(rig_run_take(s, &r), 0);
+		assert_int_equal(rig_run_store(r, 0, grid, group, &ap, sizeof(ap)), 0);
+		assert_int_equal(rig_submit(r, b, 4, NULL, 0, &pt[i]), 0);
+	}
+	assert_int_equal(rig_profile_stop(prof), 0);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(rig_profile_write(prof, path), 0);
+	n = read_events(path, rig_name(host), ev, 64 * N, &pid);
+	unlink(path);
+	assert_true(pid >= 0);
+
+	for (size_t i = 0; i < N; i++) {
+		const struct x_event *value = NULL;
+		size_t launches = 0, copies = 0, ranges = 0;
+
+		for (size_t k = 0; k < n; k++)
+			if (ev[k].pid == pid && ev[k].value == pt[i].value && !strcmp(ev[k].cat, "value") &&
+			    ev[k].tid == 1)
+				value = &ev[k];
+		if (!value)
+			fail_msg("value %llu has no span on COMPUTE:0", (unsigned long long)pt[i].value);
+		for (size_t k = 0; k < n; k++) {
+			const struct x_event *e = &ev[k];
+
+			if (e->pid != pid || e->value != pt[i].value || !strcmp(e->cat, "value"))
+				continue;
+			if (e->ts < value->ts || e->end > value->end)
+				fail_msg("value %llu: %s at %lld..%lld outside its span %lld..%lld",
+					 e->value, e->name, (long long)e->ts, (long long)e->end,
+					 (long long)value->ts, (long long)value->end);
+			if (!strncmp(e->name, "launch", 6) && e->tid == 1)
+				launches++;
+			else if (!strncmp(e->name, "copy", 4) && e->tid == 2)
+				copies++;
+			else if (!strncmp(e->name, "range", 5) && e->tid >= 10000 && e->tid < 20000)
+				ranges++;
+			else
+				fail_msg("value %llu: %s on lane %u", e->value, e->name, e->tid);
+		}
+		if (launches != 1 || copies != 1 || ranges < 1)
+			fail_msg("value %llu: %zu launches, %zu copies, %zu ranges",
+				 (unsigned long long)pt[i].value, launches, copies, ranges);
+	}
+	/* No two pieces on one lane overlap (the trace sorts each lane by
+	 * time; values' spans lie between them on the queues' lanes). */
+	const struct x_event *last = NULL;
+
+	for (size_t k = 0; k < n; k++) {
+		const struct x_event *e = &ev[k];
+
+		if (e->pid != pid || !strcmp(e->cat, "value"))
+			continue;
+		if (last && last->tid == e->tid && e->ts < last->end)
+			fail_msg("lane %u: %s of value %llu starts before %s of value %llu ends",
+				 e->tid, e->name, e->value, last->name, last->value);
+		last = e;
+	}
+	rig_profile_release(prof);
+	rig_submission_release(s);
+	rig_image_release(img);
+	for (size_t i = 0; i < 4; i++)
+		rig_buffer_release(b[i]);
+	rig_device_release(host);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_driver),
+		cmocka_unit_test(host_pieces),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,6 +9,10 @@
  * of every device, lets it run, reads times of the points the workers
  * publish (none may start before an earlier value of its device ends),
  * stops it, writes the trace and the picture, and releases it; and again.
+ * The host device runs each worker's launch of tests/host's add (split
+ * over its pool) and a copy, so its pieces (each part's times, each
+ * thread's range) are kept by its device thread while the main thread
+ * takes them (a read's settle) and writes a trace mid-profile.
  * Run under ThreadSanitizer and ASan+UBSan by the sanitizer builds.
  *
  * Usage: test_stress_profile [threads] [seconds] (defaults 4, 5). Threads
@@ -21,17 +25,23 @@
 
 #include "rig.h"
 #include "rig_polled.h"
+#include "../host/kernels.h"
 
 #define SECOND_NS 1000000000ull
 #define MAX_THREADS 16
 
-static struct rig_device *dev[3];
+#define HOST 3
+static struct rig_device *dev[4];
+static struct rig_function *add_fn;
+static struct rig_image *add_img;
 static struct rig_polled *polled[2];
 static pthread_barrier_t start;
 static _Atomic bool stop, failed;
 static _Atomic uint64_t rounds;
 /* The last point of each worker on device 0, for the reader. */
 static _Atomic uint64_t last_value[MAX_THREADS];
+/* And on the host device. */
+static _Atomic uint64_t last_host[MAX_THREADS];
 
 #define CHECK(cond, ...) do {						\
 	if (!(cond)) {							\
@@ -54,8 +64,9 @@ static void *
 worker(void *arg)
 {
 	size_t me = (size_t)(uintptr_t)arg;
-	struct rig_buffer *b[3][2], *view;
-	struct rig_point p[3];
+	struct rig_buffer *b[3][2], *view, *hb[4];
+	struct rig_submission *hs;
+	struct rig_point p[4];
 	int ret;
 
 	for (int i = 0; i < 3; i++)
@@ -64,6 +75,17 @@ worker(void *arg)
 			      "worker %zu: buffer", me);
 	/* b[0][0]'s memory, seen from device 1: a copy there waits for 0. */
 	CHECK(rig_buffer_borrow(b[0][1], dev[1], &view) == 0, "worker %zu: borrow", me);
+	for (int j = 0; j < 4; j++)
+		CHECK(rig_buffer_create(dev[HOST], 1024 * 4, RIG_MEMORY_DEVICE, &hb[j]) == 0,
+		      "worker %zu: host buffer", me);
+
+	struct rig_ref refs[] = { RIG_READ(0, 0), RIG_READ(1, 8), RIG_WRITE(2, 16) };
+	struct rig_part_spec parts[2] = {
+		rig_part_launch(add_fn, sizeof(struct add_params), refs, 3),
+		rig_part_copy(RIG_SLOT(2), RIG_SLOT(3)),
+	};
+	CHECK(rig_submission_make(dev[HOST], parts, 2, NULL, 0, (struct rig_keep){ 0 }, &hs) == 0,
+	      "worker %zu: host submission", me);
 	pthread_barrier_wait(&start);
 	while (!atomic_load(&stop)) {
 		CHECK(rig_span_begin("round") == 0, "worker %zu: span", me);
@@ -73,14 +95,28 @@ worker(void *arg)
 			      "worker %zu: copy on %d", me, i);
 		ret = rig_buffer_copy(view, b[1][0], &p[1]);
 		CHECK(ret == 0, "worker %zu: the crossing copy", me);
+		{
+			struct add_params ap = { .n = 1024, .per_group = 16 };
+			const uint32_t grid[3] = { 64, 1, 1 }, group[3] = { 1, 1, 1 };
+			struct rig_run *r;
+
+			CHECK(rig_run_take(hs, &r) == 0 &&
+			      rig_run_store(r, 0, grid, group, &ap, sizeof(ap)) == 0 &&
+			      rig_submit(r, hb, 4, NULL, 0, &p[HOST]) == 0,
+			      "worker %zu: host launch", me);
+		}
 		CHECK(rig_span_end() == 0, "worker %zu: span end", me);
-		for (int i = 0; i < 3; i++)
+		for (int i = 0; i < 4; i++)
 			CHECK(rig_wait(p[i], 30 * SECOND_NS) == 0, "worker %zu: wait %d", me, i);
 		atomic_store(&last_value[me], p[0].value);
+		atomic_store(&last_host[me], p[HOST].value);
 		CHECK(rig_span_end() == 0, "worker %zu: span end", me);
 		atomic_fetch_add(&rounds, 1);
 	}
 	rig_buffer_release(view);
+	rig_submission_release(hs);
+	for (int j = 0; j < 4; j++)
+		rig_buffer_release(hb[j]);
 	for (int i = 0; i < 3; i++)
 		for (int j = 0; j < 2; j++)
 			rig_buffer_release(b[i][j]);
@@ -100,8 +136,15 @@ one_profile(int threads, const char *json, const char *plot)
 	}
 	for (int k = 0; k < 20 && !atomic_load(&stop); k++) {
 		usleep(2000);
-		for (int t = 0; t < threads; t++) {
-			struct rig_point pt = { dev[0], atomic_load(&last_value[t]) };
+		/* Mid-profile: the host's pieces taken while it keeps more. */
+		if (k == 10 && rig_profile_write(prof, json) < 0) {
+			fprintf(stderr, "write while taken: %s\n", rig_why());
+			return false;
+		}
+		for (int t = 0; t < 2 * threads; t++) {
+			struct rig_point pt = t < threads ?
+				(struct rig_point){ dev[0], atomic_load(&last_value[t]) } :
+				(struct rig_point){ dev[HOST], atomic_load(&last_host[t - threads]) };
 			int ret = rig_profile_times(prof, pt, &s, &e);
 
 			/* Before the profile (EINVAL), or timed. */
@@ -153,8 +196,19 @@ main(int argc, char **argv)
 			fprintf(stderr, "open: %s\n", rig_why());
 			return 1;
 		}
-	if (rig_memory_device("M-stress-profile", &dev[2]))
+	if (rig_memory_device("M-stress-profile", &dev[2]) || rig_host_device(&dev[HOST]))
 		return 1;
+	{
+		size_t len;
+		unsigned char *object = kernel_read("add", &len);
+
+		if (rig_image_load(dev[HOST], object, len, &add_img) ||
+		    rig_image_function(add_img, "add", &add_fn)) {
+			fprintf(stderr, "add: %s\n", rig_why());
+			return 1;
+		}
+		free(object);
+	}
 	pthread_barrier_init(&start, NULL, (unsigned)threads + 1);
 	for (int t = 0; t < threads; t++)
 		pthread_create(&th[t], NULL, worker, (void *)(uintptr_t)t);
@@ -170,8 +224,10 @@ main(int argc, char **argv)
 	atomic_store(&stop, true);
 	for (int t = 0; t < threads; t++)
 		pthread_join(th[t], NULL);
-	for (int i = 0; i < 3; i++) {
-		rig_close(dev[i]);
+	rig_image_release(add_img);
+	for (int i = 0; i < 4; i++) {
+		if (i != HOST)
+			rig_close(dev[i]);
 		rig_device_release(dev[i]);
 	}
 	for (int i = 0; i < 2; i++)

@@ -8,7 +8,10 @@ one start and one end, the start no later than the end, timestamps that
 never decrease within a lane, a process_name for every process and a
 thread_name for every lane; and what rig promises on top: a lane per
 queue name, flow arrows with the buffer's range from one device's value
-to another's, and a host wait's arrow.
+to another's, and a host wait's arrow; and the host device's pieces: its
+launches on COMPUTE:0, its copies on COPY:0, its threads' ranges on lanes
+"COMPUTE:0 worker N", each inside its value's span, none overlapping
+another on its lane.
 
 It runs examples/10-profile twice: once taking its own profile, once
 under RIG_PROFILE (the profile rig takes at the first open, written at
@@ -140,6 +143,65 @@ def expect_rig(path, result):
             fail("%s: no span %r (%r)" % (path, want, spans))
 
 
+def expect_host_pieces(path, result):
+    """The host device's pieces: each launch on COMPUTE:0, each copy on
+    COPY:0, each thread's range of a launch on its own lane ("COMPUTE:0
+    worker N"); each inside its value's span, in the host's clock; no two
+    on one lane overlap, and the device's values never overlap."""
+    if result is None:
+        return
+    events, procs, lanes, flows = result
+    eps = 0.0015  # microseconds with nanosecond decimals, as floats
+    host = [pid for pid, name in procs.items() if name == "HOST"]
+    if len(host) != 1:
+        fail("%s: %d HOST processes" % (path, len(host)))
+        return
+    xs = [e for e in events if e["ph"] == "X" and e["pid"] == host[0]]
+    values = {}
+    for e in xs:
+        if e.get("cat") == "value":
+            values.setdefault(e["args"]["value"], []).append(e)
+    pieces = [e for e in xs if e.get("cat") in ("part", "range")]
+    kinds = {}
+    for e in pieces:
+        lane = lanes.get((e["pid"], e["tid"]), "?")
+        name = e["name"].split(" ")[0]
+        kinds[name] = kinds.get(name, 0) + 1
+        if name == "launch" and lane != "COMPUTE:0":
+            fail("%s: a launch on lane %r" % (path, lane))
+        if name == "copy" and lane != "COPY:0":
+            fail("%s: a copy on lane %r" % (path, lane))
+        if name == "range" and not (lane.startswith("COMPUTE:0 worker ")
+                                    and lane.split()[-1].isdigit()):
+            fail("%s: a thread's range on lane %r" % (path, lane))
+        spans = values.get(e["args"]["value"])
+        if not spans:
+            fail("%s: %s of value %r, which has no span" % (path, e["name"], e["args"]["value"]))
+            continue
+        v = spans[0]
+        if e["ts"] < v["ts"] - eps or e["ts"] + e["dur"] > v["ts"] + v["dur"] + eps:
+            fail("%s: %s at %r+%r lies outside value %r's %r+%r"
+                 % (path, e["name"], e["ts"], e["dur"], e["args"]["value"], v["ts"], v["dur"]))
+    for want in ("launch", "copy", "range"):
+        if not kinds.get(want):
+            fail("%s: no %s on HOST (%r)" % (path, want, kinds))
+    by_lane = {}
+    for e in pieces:
+        by_lane.setdefault(e["tid"], []).append(e)
+    for tid, ev in by_lane.items():
+        ev.sort(key=lambda e: e["ts"])
+        for a, b in zip(ev, ev[1:]):
+            if b["ts"] < a["ts"] + a["dur"] - eps:
+                fail("%s: on lane %r, %s of value %r overlaps %s of value %r"
+                     % (path, lanes.get((host[0], tid)), b["name"], b["args"]["value"],
+                        a["name"], a["args"]["value"]))
+    order = sorted((spans[0] for spans in values.values()), key=lambda e: e["args"]["value"])
+    for a, b in zip(order, order[1:]):
+        if b["ts"] < a["ts"] + a["dur"] - eps:
+            fail("%s: HOST's value %r starts before value %r ends"
+                 % (path, b["args"]["value"], a["args"]["value"]))
+
+
 def main():
     example, kernel = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as tmp:
@@ -150,7 +212,9 @@ def main():
         if r.returncode:
             fail("%s exited %d: %s" % (example, r.returncode, r.stderr))
         else:
-            expect_rig(own, check(own))
+            result = check(own)
+            expect_rig(own, result)
+            expect_host_pieces(own, result)
         by_env = os.path.join(tmp, "env.json")
         plot = os.path.join(tmp, "env.gp")
         env.update(RIG_PROFILE=by_env, RIG_PROFILE_PLOT=plot)
@@ -161,7 +225,9 @@ def main():
         elif os.path.exists(os.path.join(tmp, "unused.json")):
             fail("under RIG_PROFILE the example's own profile was taken too")
         else:
-            expect_rig(by_env, check(by_env))
+            result = check(by_env)
+            expect_rig(by_env, result)
+            expect_host_pieces(by_env, result)
             gnuplot = shutil.which("gnuplot")
             if gnuplot:
                 png = os.path.join(tmp, "env.png")

@@ -73,7 +73,8 @@ static void
 put_shapes(FILE *f, const struct trace *t, const size_t *row)
 {
 	size_t stack[128], depth = 0, obj = 1;
-	uint64_t last = t->origin;
+	uint64_t last = t->origin, first = UINT64_MAX;
+	double from, to;
 
 	for (size_t i = 0; i < t->n; i++) {
 		const struct trace_event *e = &t->e[i];
@@ -81,6 +82,8 @@ put_shapes(FILE *f, const struct trace *t, const size_t *row)
 
 		if (e->ts + e->dur > last)
 			last = e->ts + e->dur;
+		if (e->ph == 'X' && e->ts < first)
+			first = e->ts;
 		if (e->ph == 'X' && !e->is_piece)
 			fprintf(f, "set object %zu rect from %.3f,%zu.0-0.35 to %.3f,%zu.0+0.35 fc rgb \"#4477aa\" fs solid 0.8 border rgb \"#223355\"\n",
 				obj++, us(t, e->ts), row[i], us(t, e->ts + (e->dur ? e->dur : 1)), row[i]);
@@ -103,7 +106,15 @@ put_shapes(FILE *f, const struct trace *t, const size_t *row)
 				us(t, t->e[s].ts), row[s], us(t, e->ts), row[i]);
 		}
 	}
-	fprintf(f, "set xrange [0:%.3f]\n", us(t, last) * 1.02 + 1);
+	/* From the devices' first work, not the profile's start: opening
+	 * devices takes milliseconds that would squeeze microseconds of work
+	 * into a sliver. A host span begun earlier is cut at the left edge. */
+	to = us(t, last);
+	from = first == UINT64_MAX || first > last ? 0 : us(t, first);
+	from -= (to - from) * 0.02;
+	if (from < 0)
+		from = 0;
+	fprintf(f, "set xrange [%.3f:%.3f]\n", from, to + (to - from) * 0.02 + 1);
 }
 
 int

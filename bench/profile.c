@@ -3,13 +3,17 @@
  * bench/profile.c: what a profile costs a submit (issue 16), in one run on
  * the polled device (lag 64), whose worker runs the work off the
  * submitting thread, so what is measured is rig:
- *   batched_submit  n rig_buffer_copy() of 4 bytes, then one rig_wait()
+ *   profile_batched_submit
+ *                   n rig_buffer_copy() of 4 bytes, then one rig_wait()
  *                   on the last: with no profile taken (rig-polled), and
  *                   with one taken (rig-polled-profiled), each value timed
  *                   and its record kept (the bound holds every value);
- *   batched_run     n rig_run_take + rig_run_store + rig_submit of a
+ *   profile_batched_run
+ *                   n rig_run_take + rig_run_store + rig_submit of a
  *                   prepared 1-launch, 2-ref submission, then one wait:
  *                   the same two ways.
+ * bench/run also runs it from a build with profiles compiled out
+ * (rig-polled-no-profiles): the submit with no branch for them.
  * The target: a profile adds at most 100 ns per submit. With none taken a
  * submit pays one predictable branch, which no timing shows; the
  * instruction counts of callgrind show it (bench/README.md).
@@ -63,11 +67,16 @@ runs(void *arg, uint64_t n)
 	return ret < 0 ? ret : rig_wait(p, WAIT_NS);
 }
 
-/* The figure with no profile, then with one that keeps every value. */
+/* The figure with no profile, then with one that keeps every value; where
+ * profiles are compiled out (bench/run's second build, meson option
+ * profiles=false), the figure of a submit with no branch for them. */
 static int
 both(const struct bench *b, const char *name, bench_batch_fn fn, uint64_t n, int nruns)
 {
 	struct rig_profile *prof;
+#ifdef RIG_NO_PROFILES
+	return bench_per_run(b, name, "rig-polled-no-profiles", BENCH_RIG, fn, NULL, n, 0);
+#endif
 	int ret = bench_per_run(b, name, "rig-polled", BENCH_RIG, fn, NULL, n, 0);
 
 	if (ret < 0)
@@ -116,8 +125,8 @@ main(int argc, char **argv)
 	for (int i = 1; i + 1 < argc; i++)
 		if (!strcmp(argv[i], "--runs"))
 			nruns = atoi(argv[i + 1]);
-	ret = both(&b, "batched_submit", copies, n, nruns);
-	ret = ret ? ret : both(&b, "batched_run", runs, n, nruns);
+	ret = both(&b, "profile_batched_submit", copies, n, nruns);
+	ret = ret ? ret : both(&b, "profile_batched_run", runs, n, nruns);
 	if (ret)
 		fprintf(stderr, "profile: %s\n", rig_why());
 	rig_submission_release(s);

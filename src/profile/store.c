@@ -155,6 +155,10 @@ profile_start(struct rig_device *const *devices, size_t n, size_t max_values,
 
 	if (!out)
 		return rig_fail_at(func, RIG_EINVAL, "out is NULL");
+#ifdef RIG_NO_PROFILES
+	return rig_fail_at(func, RIG_EINVAL,
+			   "profiles are compiled out of this build (meson option profiles=false)");
+#endif
 	if ((ptrdiff_t)n < 0 || (ptrdiff_t)max_values < 0)
 		return rig_fail_at(func, RIG_EINVAL, "%td %s is negative",
 				(ptrdiff_t)((ptrdiff_t)n < 0 ? n : max_values),

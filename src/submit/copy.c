@@ -118,7 +118,7 @@ copy_post(const char *func, struct rig_device *d, const struct rig_buffer *src,
 	  struct rig_point *out)
 {
 	/* Profiles (src/profile/): the record of the copy's value. */
-	bool profiled = atomic_load_explicit(&d->sub.prof, memory_order_relaxed) != NULL;
+	bool profiled = submit_profiled(&d->sub);
 	struct claim_arrow arrows[PROFILE_ARROWS];
 	size_t narrows = 0;
 	struct waitset ws;

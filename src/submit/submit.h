@@ -91,6 +91,15 @@ struct submitter {
 	struct sring ring;
 };
 
+/* Whether a profile times s's values: the submit's one branch for
+ * profiles, none where they are compiled out (meson option profiles). */
+#ifdef RIG_NO_PROFILES
+#define submit_profiled(s) false
+#else
+#define submit_profiled(s) \
+	(atomic_load_explicit(&(s)->prof, memory_order_relaxed) != NULL)
+#endif
+
 /* Set up s for the timeline tl (started) and start its thread unless
  * inline. 0 or a negative errno. */
 int submit_start(struct submitter *s, struct timeline *tl);

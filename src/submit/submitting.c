@@ -404,8 +404,7 @@ static int
 place_job(struct rig_run *r, struct rig_buffer *const *buffers,
 	  const struct rig_point *waits, size_t nwaits, struct rig_point *out)
 {
-	if (__builtin_expect(atomic_load_explicit(&r->s->d->sub.prof,
-						  memory_order_relaxed) != NULL, 0))
+	if (__builtin_expect(submit_profiled(&r->s->d->sub), 0))
 		return place_job_profiled(r, buffers, waits, nwaits, out);
 	return place_job_as(r, buffers, waits, nwaits, out, false);
 }

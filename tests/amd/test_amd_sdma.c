@@ -17,31 +17,7 @@
 
 #include "amd/sdma/sdma.h"
 
-static uint32_t buf[256];
-
-static void
-golden(const uint32_t *end, const uint32_t *want, size_t n, const char *what)
-{
-	if ((size_t)(end - buf) != n)
-		fail_msg("%s: %zu dwords, expected %zu", what, (size_t)(end - buf), n);
-	for (size_t i = 0; i < n; i++)
-		if (buf[i] != want[i])
-			fail_msg("%s: DW%zu is 0x%08x, expected 0x%08x", what, i,
-				 buf[i], want[i]);
-}
-
-#define GOLDEN(end, what, ...) do { \
-	const uint32_t want_[] = { __VA_ARGS__ }; \
-	golden(end, want_, sizeof(want_) / sizeof(want_[0]), what); \
-} while (0)
-
-static int
-clear(void **state)
-{
-	(void)state;
-	memset(buf, 0xEE, sizeof(buf));
-	return 0;
-}
+#include "golden.h"
 
 /* §5 NOP (0/0): DW0 count [29:16] = the dwords that follow. */
 static void

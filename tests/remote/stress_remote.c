@@ -33,7 +33,7 @@ worker(void *arg)
 	long bad = 0;
 
 	for (int r = 0; r < ROUNDS && !bad; r++) {
-		struct rig_buffer *in, *dev, *out;
+		struct rig_buffer *in = NULL, *dev = NULL, *out = NULL;
 		struct rig_point p;
 
 		for (uint32_t i = 0; i < BYTES / 4; i++)

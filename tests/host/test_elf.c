@@ -23,6 +23,7 @@
 #include "host/elf_host.h"
 #include "host/elf_reloc.h"
 #include "kernels.h"
+#include "link_ok.h"
 
 /* A machine that is not this host's, for the wrong-machine refusal. */
 #if defined(__x86_64__)
@@ -32,23 +33,6 @@
 #define ELF_HOST_MACHINE_OTHER		EM_X86_64
 #define ELF_HOST_MACHINE_OTHER_TEXT	"62 (EM_X86_64)"
 #endif
-
-static struct elf_image *
-link_ok(const char *name)
-{
-	struct elf_image *img = NULL;
-	char why[ELF_WHY_BYTES] = "";
-	unsigned char *b;
-	size_t len;
-	int ret;
-
-	b = kernel_read(name, &len);
-	ret = elf_link(b, len, &img, why, sizeof(why));
-	free(b);
-	if (ret != 0)
-		fail_msg("linking %s: %d %s", name, ret, why);
-	return img;
-}
 
 static kernel_fn
 fn(struct elf_image *img, const char *name)

@@ -19,26 +19,10 @@
 
 #include "host/elf.h"
 #include "kernels.h"
+#include "link_ok.h"
 
 typedef int64_t (*order_fn)(int64_t);
 typedef void (*log_fn)(int64_t *);
-
-static struct elf_image *
-link_ok(const char *name)
-{
-	struct elf_image *img = NULL;
-	char why[ELF_WHY_BYTES] = "";
-	unsigned char *b;
-	size_t len;
-	int ret;
-
-	b = kernel_read(name, &len);
-	ret = elf_link(b, len, &img, why, sizeof(why));
-	free(b);
-	if (ret != 0)
-		fail_msg("linking %s: %d %s", name, ret, why);
-	return img;
-}
 
 static void *
 sym(struct elf_image *img, const char *name)

@@ -281,7 +281,8 @@ trace_gather(struct trace *t, struct rig_profile *p)
 	for (size_t i = 0; i < t->n; i++)
 		if (t->e[i].ts < t->origin)
 			t->origin = t->e[i].ts;
-	qsort(t->e, t->n, sizeof(*t->e), by_lane_then_time);
+	if (t->n)	/* no event: t->e may be NULL, which qsort may not take */
+		qsort(t->e, t->n, sizeof(*t->e), by_lane_then_time);
 	return 0;
 }
 

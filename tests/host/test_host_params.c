@@ -10,6 +10,7 @@
  */
 #include "../core/common.h"
 #include "rig_host.h"
+#include "kernels.h"
 
 struct aligned_params {
 	uint64_t out;			/* a ref: the output buffer's address */
@@ -25,15 +26,12 @@ static struct rig_image *img;
 static int
 setup(void **state)
 {
-	static char object[1 << 16];
-	FILE *f = fopen(HOST_KERNELS "/aligned.o", "rb");
-	size_t len = f ? fread(object, 1, sizeof(object), f) : 0;
+	size_t len;
+	unsigned char *object = kernel_read("aligned", &len);
 
-	if (f)
-		fclose(f);
-	assert_true(len > 0);
 	assert_int_equal(rig_host_device(&host), 0);
 	assert_int_equal(rig_image_load(host, object, len, &img), 0);
+	free(object);
 	return 0;
 }
 

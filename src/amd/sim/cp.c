@@ -130,21 +130,6 @@ read_dw(struct amd_sim *s, const struct stream *st, uint64_t i, uint32_t *v,
 	return sim_vm_read(s, va, v, 4, f);
 }
 
-static bool
-compare(uint32_t fn, uint64_t v, uint64_t ref)
-{
-	switch (fn) {
-	case 0: return true;
-	case 1: return v < ref;
-	case 2: return v <= ref;
-	case 3: return v == ref;
-	case 4: return v != ref;
-	case 5: return v >= ref;
-	case 6: return v > ref;
-	}
-	return false;
-}
-
 static void *
 word(struct amd_sim *s, uint64_t va, size_t n, bool write, struct sim_fault *f)
 {
@@ -270,7 +255,7 @@ packet(struct amd_sim *s, int qi, struct stream *st)
 			v = wide ? atomic_load_explicit((_Atomic uint64_t *)w, memory_order_acquire)
 				 : atomic_load_explicit((_Atomic uint32_t *)w, memory_order_acquire);
 		}
-		return compare(fn, v & mask, ref) ? (int)len : 0;
+		return sim_compare(fn, v & mask, ref) ? (int)len : 0;
 	}
 	case IT_ACQUIRE_MEM:
 		/* Caches are not modelled: the count is what is checked. */

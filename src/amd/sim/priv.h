@@ -214,4 +214,21 @@ int sim_tree_write(struct amd_sim *s, const char *rel, const char *text,
 extern const struct pci_machine_ops sim_machine_ops;
 struct amd_sim *sim_of_machine(const struct rig_pci_machine *m);
 
+/* The function field of WAIT_REG_MEM and POLL_REGMEM (amd-facts §4, §5):
+ * 0 always, then <, <=, ==, !=, >=, >; 7 is reserved and never passes. */
+static inline bool
+sim_compare(uint32_t fn, uint64_t v, uint64_t ref)
+{
+	switch (fn) {
+	case 0: return true;
+	case 1: return v < ref;
+	case 2: return v <= ref;
+	case 3: return v == ref;
+	case 4: return v != ref;
+	case 5: return v >= ref;
+	case 6: return v > ref;
+	}
+	return false;
+}
+
 #endif

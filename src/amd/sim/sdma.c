@@ -94,21 +94,6 @@ fault(struct amd_sim *s, const struct sim_fault *f)
 	return -1;
 }
 
-static bool
-compare(uint32_t fn, uint32_t v, uint32_t ref)
-{
-	switch (fn) {
-	case 0: return true;
-	case 1: return v < ref;
-	case 2: return v <= ref;
-	case 3: return v == ref;
-	case 4: return v != ref;
-	case 5: return v >= ref;
-	case 6: return v > ref;
-	}
-	return false;
-}
-
 /* bytes bytes from src to dst through the page tables, a page at a time. */
 static int
 copy(struct amd_sim *s, uint64_t dst, uint64_t src, uint64_t bytes,
@@ -240,7 +225,7 @@ packet(struct amd_sim *s, uint64_t rptr, uint64_t avail)
 		} else {
 			v = sim_reg(s, (p[1] >> 2) & (SIM_REGS - 1));
 		}
-		if (!compare(fn, v & p[4], p[3]))
+		if (!sim_compare(fn, v & p[4], p[3]))
 			return 0;
 		break;
 	}

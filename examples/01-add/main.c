@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * 01-add: a vector add on the first GPU that opens, else on the host's
- * cores. The only lines that name a device are the openers; the rest is the
- * same on any device: buffers, an image, a submission made once, a run, a
- * submit, a wait.
+ * cores. The only lines that name a device are the openers and the choice
+ * of the kernel's object; the rest is the same on any device: buffers, an
+ * image, a submission made once, a run, a submit, a wait.
  *
- * Usage: 01-add [OBJECT] (default: the add.o the build compiled).
+ * With RIG_AMD_SIM set (RIG_AMD_SIM=11.0.0 ./01-add), GPU 0 is rig's
+ * software GPU of that GC version (README.md here): the AMD path runs end
+ * to end, on add-sim.co, a code object whose code is the software GPU's
+ * marker for its add kernel. No add kernel for a real AMD GPU is shipped
+ * yet, so on a real one the example uses the host's cores.
+ *
+ * Usage: 01-add [OBJECT] (default: the add.o or add-sim.co the build made).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +23,9 @@
  * Makefile), else add.o in the working directory. */
 #ifndef ADD_OBJECT
 #define ADD_OBJECT "add.o"
+#endif
+#ifndef ADD_SIM_OBJECT
+#define ADD_SIM_OBJECT "add-sim.co"
 #endif
 
 #define N (16 << 20)
@@ -43,9 +52,10 @@ read_file(const char *path, size_t *len)
 	return bytes;
 }
 
-/* The first AMD GPU that opens, else the host's cores. */
+/* The first AMD GPU that opens, else the host's cores; *object is the
+ * kernel's object for it. */
 static int
-open_device(struct rig_device **d)
+open_device(struct rig_device **d, const char **object)
 {
 	struct rig_opener *gpu;
 
@@ -53,10 +63,21 @@ open_device(struct rig_device **d)
 		int ret = rig_open(gpu, d);
 
 		rig_amd_pci_opener_free(gpu);
-		if (ret == 0)
+		if (ret == 0 && getenv("RIG_AMD_SIM")) {
+			*object = ADD_SIM_OBJECT;
 			return 0;
+		}
+		if (ret == 0) {
+			printf("%s opens, but this example has no add kernel for a real "
+			       "AMD GPU yet; using the host's cores\n", rig_name(*d));
+			rig_close(*d);
+			rig_device_release(*d);
+			*object = ADD_OBJECT;
+			return rig_host_device(d);
+		}
 	}
 	printf("no GPU opens (%s); using the host's cores\n", rig_why());
+	*object = ADD_OBJECT;
 	return rig_host_device(d);
 }
 
@@ -65,7 +86,7 @@ open_device(struct rig_device **d)
 int
 main(int argc, char **argv)
 {
-	const char *path = argc > 1 ? argv[1] : ADD_OBJECT;
+	const char *path = NULL;
 	struct rig_device *d;
 	struct rig_buffer *a, *b, *c;
 	struct rig_image *img;
@@ -79,19 +100,23 @@ main(int argc, char **argv)
 	int64_t params[4] = { 0, 0, 0, N };
 	uint32_t grid[3] = { (N + PER_GROUP - 1) / PER_GROUP, 1, 1 }, group[3] = { 1, 1, 1 };
 	size_t len = 0, wrong = 0;
-	void *object = read_file(path, &len);
+	void *object;
 	uint64_t t0, t1;
 
-	if (!object || !x || !y) {
-		fprintf(stderr, "01-add: cannot read %s\n", path);
+	if (!x || !y)
 		return 1;
-	}
 	for (int i = 0; i < N; i++) {
 		x[i] = (float)i;
 		y[i] = 0.5f * (float)i;
 	}
-	TRY(open_device(&d));
+	TRY(open_device(&d, &path));
+	if (argc > 1)
+		path = argv[1];
 	printf("device %s (%s)\n", rig_name(d), rig_arch(d));
+	if (!(object = read_file(path, &len))) {
+		fprintf(stderr, "01-add: cannot read %s\n", path);
+		return 1;
+	}
 	TRY(rig_buffer_create(d, N * sizeof(float), RIG_MEMORY_DEVICE, &a));
 	TRY(rig_buffer_create(d, N * sizeof(float), RIG_MEMORY_DEVICE, &b));
 	TRY(rig_buffer_create(d, N * sizeof(float), RIG_MEMORY_DEVICE, &c));

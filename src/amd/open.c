@@ -23,6 +23,7 @@
 #include "amd/pci/pci.h"
 #include "amd/regs/regs.h"
 #include "amd/dev/dev.h"
+#include "amd/sim/sim.h"
 
 /* MP0_SMN_C2PMSG_81 (MPASP_ on MP0 14): non-zero once the sOS runs
  * (amd-facts §3.1, §3.8); segment 0 of MP0. */
@@ -37,6 +38,7 @@ static const uint16_t boot_blocks[] = {
 struct amd_pci_opener {
 	struct rig_opener opener;	/* first: what rig holds */
 	const struct rig_pci_machine *m;
+	bool this_machine;		/* RIG_AMD_SIM may stand in for it */
 	int i;
 	char name[32];
 	char **dirs;			/* NULL-ended copy of firmware */
@@ -290,10 +292,10 @@ arch_of(unsigned major, unsigned minor, unsigned rev)
  * gives everything back; a failure after it leaves the GPU lost.
  */
 static int
-start_device(const struct amd_pci_opener *op, struct taking *k, _Atomic uint64_t *word,
-	     void **handle, char *cause, size_t len)
+start_device(const struct amd_pci_opener *op, const struct rig_pci_machine *m,
+	     struct taking *k, _Atomic uint64_t *word, void **handle, char *cause,
+	     size_t len)
 {
-	const struct rig_pci_machine *m = op->m;
 	const struct amd_block *gc = amd_discovery_block(k->table, GC_HWID);
 	struct amd_dev *d = calloc(1, sizeof(*d));
 	int ret;
@@ -375,6 +377,10 @@ open_gpu(const struct amd_pci_opener *op, _Atomic uint64_t *word, void **handle,
 	int ret;
 
 	memset(&k, 0, sizeof(k));
+	/* RIG_AMD_SIM: this machine's GPUs are one software GPU (amd/sim/env.c). */
+	if (op->this_machine && amd_sim_env() &&
+	    (ret = amd_sim_env_machine(&m)) < 0)
+		return refuse(cause, len, ret, "%s", amd_cause());
 	ret = pci_amd_gpu(m, op->i, &k.f, &k.count);
 	if (ret == -ENODEV && strstr(amd_why(), "no GPU"))
 		return refuse(cause, len, ret, "%s", amd_cause());
@@ -406,7 +412,7 @@ open_gpu(const struct amd_pci_opener *op, _Atomic uint64_t *word, void **handle,
 	if (ret == 0)
 		ret = check_windows(m, &k, cause, len);
 	if (ret == 0)
-		return start_device(op, &k, word, handle, cause, len);
+		return start_device(op, m, &k, word, handle, cause, len);
 	give_back(m, &k);
 	return ret;
 }
@@ -460,6 +466,7 @@ rig_amd_pci_gpu(const struct rig_pci_machine *m, const char *const *firmware,
 		if (!(op->dirs[d] = strdup(firmware[d])))
 			goto err;
 	op->m = pci_machine_or_this(m);
+	op->this_machine = op->m == rig_pci_machine_this();
 	op->i = i;
 	if (i == 0)
 		snprintf(op->name, sizeof(op->name), "AMD-PCI");

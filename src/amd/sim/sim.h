@@ -19,6 +19,8 @@
  *   sdma.c     the copy engine: SDMA queues
  *   launch.c   DISPATCH_DIRECT: test kernels as host callbacks
  *   machine.c  the machine operations on a sim
+ *   example.c  the examples' kernels (callback ids of their code objects)
+ *   env.c      the sim a program selects with RIG_AMD_SIM
  *
  * Concurrency: every function here may be called from any thread at any
  * time, as a real GPU's registers and doorbells may be written by any CPU.
@@ -147,5 +149,24 @@ bool amd_sim_halted(struct amd_sim *s, enum amd_sim_engine e, int queue,
 int amd_sim_idle(struct amd_sim *s, uint64_t timeout_ns);
 /* Host-memory accesses dropped because bus mastering was off. */
 uint64_t amd_sim_dropped_dma(struct amd_sim *s);
+
+/* ---- a program's sim (env.c) and the examples' kernels (example.c) ---- */
+
+/* What a clean session of rig leaves in SCRATCH_REG7 (amd/dev/boot.c). */
+#define AMD_SIM_CLEAN_MARK	0xA0000008u
+/* Callback ids of the examples' code objects (the top of the id space). */
+#define AMD_SIM_EXAMPLE_ADD	62
+
+/* Registers the examples' kernels on s. */
+int amd_sim_example_kernels(struct amd_sim *s);
+/* RIG_AMD_SIM's GC version, or NULL when it is unset or empty. */
+const char *amd_sim_env(void);
+/*
+ * The process's sim of RIG_AMD_SIM's GC, made at the first call (its tree
+ * under $TMPDIR, else /tmp, removed at exit), as a clean session left it:
+ * its machine in *out. Returns 0, or the sim's refusal (a GC it does not
+ * model, a folder that cannot be made) naming RIG_AMD_SIM.
+ */
+int amd_sim_env_machine(const struct rig_pci_machine **out);
 
 #endif

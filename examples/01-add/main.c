@@ -7,7 +7,7 @@
  *
  * With RIG_AMD_SIM set (RIG_AMD_SIM=11.0.0 ./01-add), GPU 0 is rig's
  * software GPU of that GC version (README.md here): the AMD path runs end
- * to end, on add-sim.co, a code object whose code is the software GPU's
+ * to end over 1 Mi floats, on add-sim.co, a code object whose code is the software GPU's
  * marker for its add kernel. No add kernel for a real AMD GPU is shipped
  * yet, so on a real one the example uses the host's cores.
  *
@@ -15,6 +15,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "rig.h"
 #include "rig_amd_pci.h"
@@ -29,6 +30,9 @@
 #endif
 
 #define N (16 << 20)
+/* The software GPU runs its kernels on one host thread, with a page walk
+ * per 4 KiB: 1 Mi floats keep its add well inside the device's hang_ms. */
+#define N_SIM (1 << 20)
 #define PER_GROUP 4096
 
 static void *
@@ -98,7 +102,8 @@ main(int argc, char **argv)
 	struct rig_part_spec part;
 	float *x = malloc(N * sizeof(float)), *y = malloc(N * sizeof(float));
 	int64_t params[4] = { 0, 0, 0, N };
-	uint32_t grid[3] = { (N + PER_GROUP - 1) / PER_GROUP, 1, 1 }, group[3] = { 1, 1, 1 };
+	uint32_t grid[3] = { 0, 1, 1 }, group[3] = { 1, 1, 1 };
+	int n = N;
 	size_t len = 0, wrong = 0;
 	void *object;
 	uint64_t t0, t1;
@@ -110,18 +115,22 @@ main(int argc, char **argv)
 		y[i] = 0.5f * (float)i;
 	}
 	TRY(open_device(&d, &path));
+	if (strcmp(path, ADD_SIM_OBJECT) == 0)
+		n = N_SIM;
 	if (argc > 1)
 		path = argv[1];
+	params[3] = n;
+	grid[0] = (uint32_t)((n + PER_GROUP - 1) / PER_GROUP);
 	printf("device %s (%s)\n", rig_name(d), rig_arch(d));
 	if (!(object = read_file(path, &len))) {
 		fprintf(stderr, "01-add: cannot read %s\n", path);
 		return 1;
 	}
-	TRY(rig_buffer_create(d, N * sizeof(float), RIG_MEMORY_DEVICE, &a));
-	TRY(rig_buffer_create(d, N * sizeof(float), RIG_MEMORY_DEVICE, &b));
-	TRY(rig_buffer_create(d, N * sizeof(float), RIG_MEMORY_DEVICE, &c));
-	TRY(rig_buffer_write(a, 0, x, N * sizeof(float)));
-	TRY(rig_buffer_write(b, 0, y, N * sizeof(float)));
+	TRY(rig_buffer_create(d, (size_t)n * sizeof(float), RIG_MEMORY_DEVICE, &a));
+	TRY(rig_buffer_create(d, (size_t)n * sizeof(float), RIG_MEMORY_DEVICE, &b));
+	TRY(rig_buffer_create(d, (size_t)n * sizeof(float), RIG_MEMORY_DEVICE, &c));
+	TRY(rig_buffer_write(a, 0, x, (size_t)n * sizeof(float)));
+	TRY(rig_buffer_write(b, 0, y, (size_t)n * sizeof(float)));
 	TRY(rig_image_load(d, object, len, &img));
 	TRY(rig_image_function(img, "add", &add));
 	part = rig_part_launch(add, sizeof(params), refs, 3);
@@ -134,11 +143,11 @@ main(int argc, char **argv)
 	TRY(rig_wait(p, 60ull * 1000000000));
 	t1 = rig_now_ns();
 
-	TRY(rig_buffer_read(c, 0, x, N * sizeof(float)));
-	for (int i = 0; i < N; i++)
+	TRY(rig_buffer_read(c, 0, x, (size_t)n * sizeof(float)));
+	for (int i = 0; i < n; i++)
 		wrong += x[i] != 1.5f * (float)i;
-	printf("added %d floats in %.2f ms (%.1f GB/s): %s\n", N, (double)(t1 - t0) / 1e6,
-	       3.0 * N * sizeof(float) / (double)(t1 - t0),
+	printf("added %d floats in %.2f ms (%.1f GB/s): %s\n", n, (double)(t1 - t0) / 1e6,
+	       3.0 * n * sizeof(float) / (double)(t1 - t0),
 	       wrong ? "WRONG" : "every sum is right");
 
 	rig_submission_release(s);

@@ -124,6 +124,9 @@ main(int argc, char **argv)
 	printf("device %s (%s)\n", rig_name(d), rig_arch(d));
 	if (!(object = read_file(path, &len))) {
 		fprintf(stderr, "01-add: cannot read %s\n", path);
+		rig_device_release(d);
+		free(x);
+		free(y);
 		return 1;
 	}
 	TRY(rig_buffer_create(d, (size_t)n * sizeof(float), RIG_MEMORY_DEVICE, &a));

@@ -27,4 +27,8 @@ echo "$out"
 echo "$out" | grep -q 'RIG_AMD_SIM=10.3.0: .*GC 10.3.0 is not one the sim models' ||
 	{ echo "FAIL: the refusal of GC 10.3.0"; exit 1; }
 echo "$out" | grep -q '^device HOST' || { echo "FAIL: no fallback to the host"; exit 1; }
+out=$(TMPDIR=$tmp/absent RIG_AMD_SIM=11.0.0 "$exe" 2>&1)
+echo "$out"
+echo "$out" | grep -q "RIG_AMD_SIM=11.0.0: no folder for the software GPU's tree under $tmp/absent: No such file or directory" ||
+	{ echo "FAIL: the refusal of an absent TMPDIR"; exit 1; }
 echo "01-add ran on the software GPU of each GC"

@@ -22,12 +22,14 @@ for gc in 11.0.0 12.0.1 9.4.3; do
 done
 # The sim's tree went with the process.
 [ -z "$(ls "$tmp")" ] || { echo "FAIL: left behind: $(ls "$tmp")"; exit 1; }
-out=$(RIG_AMD_SIM=10.3.0 "$exe" 2>&1)
+# The refusals: the example falls back to the host, and stops at the
+# object it is given (none), before a 16 Mi add on the host.
+out=$(RIG_AMD_SIM=10.3.0 "$exe" "$tmp/none" 2>&1)
 echo "$out"
 echo "$out" | grep -q 'RIG_AMD_SIM=10.3.0: .*GC 10.3.0 is not one the sim models' ||
 	{ echo "FAIL: the refusal of GC 10.3.0"; exit 1; }
 echo "$out" | grep -q '^device HOST' || { echo "FAIL: no fallback to the host"; exit 1; }
-out=$(TMPDIR=$tmp/absent RIG_AMD_SIM=11.0.0 "$exe" 2>&1)
+out=$(TMPDIR=$tmp/absent RIG_AMD_SIM=11.0.0 "$exe" "$tmp/none" 2>&1)
 echo "$out"
 echo "$out" | grep -q "RIG_AMD_SIM=11.0.0: no folder for the software GPU's tree under $tmp/absent: No such file or directory" ||
 	{ echo "FAIL: the refusal of an absent TMPDIR"; exit 1; }

@@ -20,8 +20,12 @@
 void
 fake_root(char *root)
 {
-	char tmpl[] = "amd-fake-XXXXXX";
+	/* Under the temporary directory, not the test's own: a test that fails
+	 * before fake_remove() leaves nothing in the source or build tree. */
+	const char *tmp = getenv("TMPDIR");
+	char tmpl[1024];
 
+	snprintf(tmpl, sizeof(tmpl), "%s/amd-fake-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(tmpl))
 		DIE("mkdtemp: %s\n", strerror(errno));
 	if (!realpath(tmpl, root))

@@ -27,7 +27,7 @@
  * its disk copies the result into a view of the worker's file
  * (rig_buffer_copy) and fsyncs the file (rig_disk_barrier). The program
  * never waits for a request: rig orders each kernel after the copy that
- * last read its result buffer (a ring of RESULTS, 16, per worker) and each
+ * last read its result buffer (a ring of up to 128 per worker) and each
  * copy after its kernel, by the memory they touch, across the two devices.
  * A worker waits only for its previous batch to be durable, once it has
  * submitted the next batch's barrier, so its acks lag a batch behind and at
@@ -59,10 +59,13 @@
 #define WORKERS		4
 #define BATCH		64	/* a worker's requests between two fsyncs */
 /* Result buffers per rig worker: a kernel waits for the copy that last read
- * its buffer, RESULTS requests back, which has then mostly ended (with 4,
- * rig served 4 KiB requests here at half the rate or less; with 32, at
- * about the same rate as with 16). */
-#define RESULTS		16
+ * its buffer, results requests back. A worker has at most two batches in
+ * flight (it waits for the one before the last), so with 2 x BATCH
+ * buffers that copy is always durable by then and the kernel never waits;
+ * a user gives the pipeline as much memory as it can spare, here
+ * RESULT_BYTES a worker (at 1 MiB, 8 buffers). */
+#define RESULTS		(2 * BATCH)
+#define RESULT_BYTES	(8u << 20)
 #define WORDS_PER_GROUP	1024	/* as in kernels/serve.c */
 #define WAIT_NS		60000000000ull	/* a wait longer than this is a hang */
 
@@ -88,6 +91,7 @@ struct worker {
 	char path[600];
 	/* rig */
 	struct rig_buffer *request, *result[RESULTS], *file, *slot[BATCH];
+	int results;		/* result buffers in use: RESULTS or fewer */
 	struct rig_point durable;	/* the last barrier submitted */
 	/* pthreads */
 	uint32_t *in, *out;
@@ -190,7 +194,8 @@ rig_open_worker(struct worker *w)
 	if (ret == 0 && (ret = rig_buffer_create(l->host, bytes, RIG_MEMORY_DEVICE, &w->request)) == 0)
 		ret = rig_buffer_write(w->request, 0, in, bytes);
 	free(in);
-	for (int i = 0; i < RESULTS && ret == 0; i++)
+	w->results = bytes * RESULTS <= RESULT_BYTES ? RESULTS : (int)(RESULT_BYTES / bytes);
+	for (int i = 0; i < w->results && ret == 0; i++)
 		ret = rig_buffer_create(l->host, bytes, RIG_MEMORY_DEVICE, &w->result[i]);
 	if (ret == 0)
 		ret = rig_disk_create_file(l->disk, w->path, BATCH * bytes, &w->file);
@@ -219,7 +224,7 @@ rig_request(struct worker *w)
 	size_t bytes = w->sv->bytes;
 	struct serve_params p = { .key = key_of(w->id, w->seq), .words = (int64_t)(bytes / 4) };
 	uint32_t grid[3] = { (uint32_t)((bytes / 4 + WORDS_PER_GROUP - 1) / WORDS_PER_GROUP), 1, 1 };
-	struct rig_buffer *result = w->result[w->seq % RESULTS];
+	struct rig_buffer *result = w->result[w->seq % w->results];
 	struct rig_run *run;
 	int ret;
 
@@ -252,7 +257,7 @@ rig_close_worker(struct worker *w)
 {
 	for (int i = 0; i < BATCH; i++)
 		rig_buffer_release(w->slot[i]);
-	for (int i = 0; i < RESULTS; i++)
+	for (int i = 0; i < w->results; i++)
 		rig_buffer_release(w->result[i]);
 	rig_buffer_release(w->file);
 	rig_buffer_release(w->request);

@@ -15,28 +15,41 @@
  *       (rig). bench/run shows rig's speed-up over pthreads, which is
  *       rig's requests per second over pthreads'.
  *
- * rig, as a new user writes it: the host device runs the kernel from one
- * prepared submission whose runs every worker takes (rig_run_take,
- * rig_run_store, rig_submit), and the disk (rig_open_io) copies the result
- * into a view of the worker's file (rig_buffer_copy) and fsyncs the file
- * (rig_disk_barrier). The program never waits for a request: rig orders
- * each kernel after the copy that last read its result buffer (a ring of
- * RESULTS, 16, per worker) and each copy after its kernel, by the memory they
- * touch. A worker waits only for its previous batch to be durable, once
- * it has submitted the next batch's barrier, so its acks lag a batch
- * behind and at most 2 x 64 of its requests are not yet durable.
+ * rig, as a new user writes it: four workers that share nothing get a
+ * device each, as a CUDA program gives each worker its own stream: worker k
+ * has its own host device "HOST:k" (rig_host_open, one core: its device
+ * thread runs the kernel, as the pthreads worker does) and its own disk
+ * "DISK:k" (rig_disk_opener_init, rig_open_io: its own io_uring and loop),
+ * so one worker's fsync in flight, or its kernel waiting for its disk,
+ * never holds another worker's work (each device shows its values in
+ * order). On its host device the kernel runs from one prepared submission
+ * whose runs the worker takes (rig_run_take, rig_run_store, rig_submit);
+ * its disk copies the result into a view of the worker's file
+ * (rig_buffer_copy) and fsyncs the file (rig_disk_barrier). The program
+ * never waits for a request: rig orders each kernel after the copy that
+ * last read its result buffer (a ring of up to 128 per worker) and each
+ * copy after its kernel, by the memory they touch, across the two devices.
+ * A worker waits only for its previous batch to be durable, once it has
+ * submitted the next batch's barrier, so its acks lag a batch behind and at
+ * most 2 x 64 of its requests are not yet durable.
  * pthreads: each thread runs serve() itself (the same object, linked in),
  * pwrite()s the result and fsync()s every 64 requests: the server a
  * program writes without a runtime.
  *
- * Each impl is checked once before its figure: after one batch per worker,
- * every word of every worker's file must be what an independent C
- * transform of its request gives, so no figure measures broken work. The
+ * Each impl is checked once before its figure: after three batches per
+ * worker (VERIFY_BATCHES: each slot of its file written three times, and
+ * rig's result buffers in use again), every word of every worker's file
+ * must be what an independent C transform of its last batch's requests
+ * gives, so no figure measures broken work. (A copy that read a result
+ * buffer after its next kernel wrote it would leave no trace here, since
+ * a later request rewrites that slot: tests/io/test_rig_disks.c proves
+ * that order, with two result buffers and a slot per round.) The
  * files (64 requests' worth per worker, 256 MiB in all at 1 MiB) lie next
  * to this program and are removed after each figure.
  */
 #include <rig.h>
 #include <rig_disk.h>
+#include <rig_host.h>
 
 #include "bench.h"
 
@@ -51,12 +64,17 @@
 #define WORKERS		4
 #define BATCH		64	/* a worker's requests between two fsyncs */
 /* Result buffers per rig worker: a kernel waits for the copy that last read
- * its buffer, RESULTS requests back, which has then mostly ended (with 4,
- * rig served 4 KiB requests here at half the rate or less; with 32, at
- * about the same rate as with 16). */
-#define RESULTS		16
+ * its buffer, results requests back. A worker has at most two batches in
+ * flight (it waits for the one before the last), so with 2 x BATCH
+ * buffers that copy is always durable by then and the kernel never waits;
+ * a user gives the pipeline as much memory as it can spare, here
+ * RESULT_BYTES a worker (at 1 MiB, 8 buffers). */
+#define RESULTS		(2 * BATCH)
+#define RESULT_BYTES	(8u << 20)
 #define WORDS_PER_GROUP	1024	/* as in kernels/serve.c */
 #define WAIT_NS		60000000000ull	/* a wait longer than this is a hang */
+#define VERIFY_BATCHES	3	/* > RESULTS / BATCH: result buffers are used again */
+_Static_assert(VERIFY_BATCHES * BATCH > RESULTS, "the check uses result buffers again");
 
 /* kernels/serve.c's parameters and entry, linked in for pthreads. */
 struct serve_params {
@@ -80,6 +98,7 @@ struct worker {
 	char path[600];
 	/* rig */
 	struct rig_buffer *request, *result[RESULTS], *file, *slot[BATCH];
+	int results;		/* result buffers in use: RESULTS or fewer */
 	struct rig_point durable;	/* the last barrier submitted */
 	/* pthreads */
 	uint32_t *in, *out;
@@ -105,8 +124,17 @@ struct server {
 
 static const struct bench *prog;
 static const uint32_t one[3] = { 1, 1, 1 };
-static struct rig_device *host, *disk;
-static struct rig_submission *serve_s;
+/* Worker k's devices and what it runs on them: its own host device and
+ * disk, the image loaded on that host device, and the prepared kernel. */
+struct lane {
+	char host_name[16], disk_name[16];
+	struct rig_host_config host_config;
+	struct rig_io_opener disk_opener;
+	struct rig_device *host, *disk;
+	struct rig_image *img;
+	struct rig_submission *serve;
+};
+static struct lane lanes[WORKERS];
 
 /* ---- Requests and what their results must be ---- */
 
@@ -166,16 +194,18 @@ static int
 rig_open_worker(struct worker *w)
 {
 	size_t bytes = w->sv->bytes;
+	struct lane *l = &lanes[w->id];
 	uint32_t *in = request_bytes(w->id, bytes);
 	int ret = in ? 0 : -ENOMEM;
 
-	if (ret == 0 && (ret = rig_buffer_create(host, bytes, RIG_MEMORY_DEVICE, &w->request)) == 0)
+	if (ret == 0 && (ret = rig_buffer_create(l->host, bytes, RIG_MEMORY_DEVICE, &w->request)) == 0)
 		ret = rig_buffer_write(w->request, 0, in, bytes);
 	free(in);
-	for (int i = 0; i < RESULTS && ret == 0; i++)
-		ret = rig_buffer_create(host, bytes, RIG_MEMORY_DEVICE, &w->result[i]);
+	w->results = bytes * RESULTS <= RESULT_BYTES ? RESULTS : (int)(RESULT_BYTES / bytes);
+	for (int i = 0; i < w->results && ret == 0; i++)
+		ret = rig_buffer_create(l->host, bytes, RIG_MEMORY_DEVICE, &w->result[i]);
 	if (ret == 0)
-		ret = rig_disk_create_file(disk, w->path, BATCH * bytes, &w->file);
+		ret = rig_disk_create_file(l->disk, w->path, BATCH * bytes, &w->file);
 	for (int i = 0; i < BATCH && ret == 0; i++)
 		ret = rig_buffer_view(w->file, i * bytes, bytes, RIG_READ_WRITE, &w->slot[i]);
 	return ret < 0 ? rig_failed(w, "opening", ret) : 0;
@@ -201,11 +231,11 @@ rig_request(struct worker *w)
 	size_t bytes = w->sv->bytes;
 	struct serve_params p = { .key = key_of(w->id, w->seq), .words = (int64_t)(bytes / 4) };
 	uint32_t grid[3] = { (uint32_t)((bytes / 4 + WORDS_PER_GROUP - 1) / WORDS_PER_GROUP), 1, 1 };
-	struct rig_buffer *result = w->result[w->seq % RESULTS];
+	struct rig_buffer *result = w->result[w->seq % w->results];
 	struct rig_run *run;
 	int ret;
 
-	if ((ret = rig_run_take(serve_s, &run)) < 0)
+	if ((ret = rig_run_take(lanes[w->id].serve, &run)) < 0)
 		return rig_failed(w, "rig_run_take", ret);
 	if ((ret = rig_run_store(run, 0, grid, one, &p, sizeof(p))) < 0) {
 		rig_run_release(run);
@@ -234,7 +264,7 @@ rig_close_worker(struct worker *w)
 {
 	for (int i = 0; i < BATCH; i++)
 		rig_buffer_release(w->slot[i]);
-	for (int i = 0; i < RESULTS; i++)
+	for (int i = 0; i < w->results; i++)
 		rig_buffer_release(w->result[i]);
 	rig_buffer_release(w->file);
 	rig_buffer_release(w->request);
@@ -339,13 +369,15 @@ serve_all(void *arg, uint64_t n)
 	return ret;
 }
 
-/* Each worker's file after one batch from request 0: slot j is request j. */
+/* Each worker's file after VERIFY_BATCHES batches from request 0: slot j
+ * is request (VERIFY_BATCHES - 1) * BATCH + j. */
 static int
 verify(struct server *sv)
 {
 	size_t bytes = sv->bytes, words = bytes / 4;
 	uint32_t *got = malloc(BATCH * bytes);
-	int ret = got ? serve_all(sv, WORKERS * BATCH) : -ENOMEM;
+	size_t first = (VERIFY_BATCHES - 1) * BATCH;
+	int ret = got ? serve_all(sv, WORKERS * VERIFY_BATCHES * BATCH) : -ENOMEM;
 
 	for (int k = 0; k < WORKERS && ret == 0; k++) {
 		int fd = open(sv->w[k].path, O_RDONLY | O_CLOEXEC);
@@ -355,11 +387,11 @@ verify(struct server *sv)
 			ret = -EIO;
 		}
 		for (size_t i = 0; i < BATCH * words && ret == 0; i++)
-			if (got[i] != result_word(k, i / words, i % words)) {
+			if (got[i] != result_word(k, first + i / words, i % words)) {
 				bench_note(prog, "%s, %zu-byte requests: worker %d's file has word "
 					   "%zu of request %zu = 0x%08x, not 0x%08x", sv->impl->name,
-					   bytes, k, i % words, i / words, got[i],
-					   result_word(k, i / words, i % words));
+					   bytes, k, i % words, first + i / words, got[i],
+					   result_word(k, first + i / words, i % words));
 				ret = -EPROTO;
 			}
 		if (fd >= 0)
@@ -396,25 +428,53 @@ measure(const struct bench *b, const char *name, size_t bytes, uint64_t n,
 	return ret;
 }
 
+/* Worker k's host device "HOST:k+1" of one core, its disk "DISK:k+1", and
+ * the kernel loaded and prepared on that host device. */
 static int
-open_rig(struct rig_image **img)
+open_lane(struct lane *l, int k, const void *object, size_t len)
 {
-	static char object[1 << 16];
 	struct rig_ref refs[] = { RIG_READ(0, 0), RIG_WRITE(1, 8) };
-	size_t len = bench_read_file(SERVE_OBJECT, object, sizeof(object));
 	struct rig_function *fn;
 	struct rig_part_spec part;
+
+	snprintf(l->host_name, sizeof(l->host_name), "HOST:%d", k + 1);
+	snprintf(l->disk_name, sizeof(l->disk_name), "DISK:%d", k + 1);
+	l->host_config = (struct rig_host_config){ .name = l->host_name, .cores = 1 };
+	if (rig_host_open(&l->host_config, &l->host) < 0 ||
+	    rig_disk_opener_init(&l->disk_opener, l->disk_name, NULL) < 0 ||
+	    rig_open_io(&l->disk_opener, &l->disk) < 0 ||
+	    rig_image_load(l->host, object, len, &l->img) < 0 ||
+	    rig_image_function(l->img, "serve", &fn) < 0)
+		return -1;
+	part = rig_part_launch(fn, sizeof(struct serve_params), refs, 2);
+	return rig_submission_make(l->host, &part, 1, NULL, 0, (struct rig_keep){ 0 }, &l->serve);
+}
+
+static int
+open_rig(void)
+{
+	static char object[1 << 16];
+	size_t len = bench_read_file(SERVE_OBJECT, object, sizeof(object));
+	int ret = 0;
 
 	if (!len) {
 		bench_note(prog, "cannot read %s", SERVE_OBJECT);
 		return -1;
 	}
-	if (rig_host_device(&host) < 0 || rig_open_io(&rig_disk_opener, &disk) < 0 ||
-	    rig_image_load(host, object, len, img) < 0 ||
-	    rig_image_function(*img, "serve", &fn) < 0)
-		return -1;
-	part = rig_part_launch(fn, sizeof(struct serve_params), refs, 2);
-	return rig_submission_make(host, &part, 1, NULL, 0, (struct rig_keep){ 0 }, &serve_s);
+	for (int k = 0; k < WORKERS && ret == 0; k++)
+		ret = open_lane(&lanes[k], k, object, len);
+	return ret;
+}
+
+static void
+close_rig(void)
+{
+	for (int k = 0; k < WORKERS; k++) {
+		rig_submission_release(lanes[k].serve);
+		rig_image_release(lanes[k].img);
+		rig_device_release(lanes[k].disk);
+		rig_device_release(lanes[k].host);
+	}
 }
 
 static bool
@@ -444,24 +504,20 @@ main(int argc, char **argv)
 	 * "name/impl" holds TEXT ("4KiB/rig", "/rig", "pthreads"): for a
 	 * profiler, which then sees one server's threads alone. */
 	const char *only = getenv("BENCH_SERVER_ONLY");
-	struct rig_image *img = NULL;
 	struct bench b;
 	int ret;
 
 	bench_init(&b, "bench_server", argc, argv);
 	prog = &b;
-	ret = open_rig(&img);
+	ret = open_rig();
 	if (ret < 0)
-		bench_note(&b, "opening rig's host and disk: %s", rig_why());
+		bench_note(&b, "opening the workers' host devices and disks: %s", rig_why());
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]) && ret == 0; i++)
 		for (size_t k = 0; k < sizeof(impls) / sizeof(impls[0]) && ret == 0; k++)
 			if (chosen(only, sizes[i].name, impls[k].name))
 				ret = measure(&b, sizes[i].name, sizes[i].bytes,
 					      bench_count(&b, sizes[i].n, sizes[i].quick_n),
 					      &impls[k]);
-	rig_submission_release(serve_s);
-	rig_image_release(img);
-	rig_device_release(disk);
-	rig_device_release(host);
+	close_rig();
 	return ret < 0 ? 1 : 0;
 }

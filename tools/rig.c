@@ -13,6 +13,7 @@
 
 #include "rig.h"
 #include "rig_amd_pci.h"
+#include "rig_disk.h"
 #include "rig_host.h"
 #include "rig_remote.h"
 #include "trace.h"
@@ -37,7 +38,8 @@ static const char usage[] =
 "\n"
 "DESCRIPTION\n"
 "    devices       lists the devices rig opens: HOST (and more host devices,\n"
-"                  HOST:n, of a program's own), memory devices, and\n"
+"                  HOST:n, of a program's own), memory devices, disks\n"
+"                  (DISK, and DISK:n, each its own loop), and\n"
 "                  each AMD GPU with its bus address, GC version where\n"
 "                  readable, and state.\n"
 "    firmware amd  installs the pinned AMD images (linux-firmware 20250410,\n"
@@ -134,6 +136,28 @@ cmd_devices(const struct rig_pci_machine *m)
 	}
 	printf("  %-10s %-12s any name: rig_memory_device(name), work run inline\n",
 	       "memory", "host-memory");
+	/* Disks: each name its own io_uring and loop thread (rig_disk.h);
+	 * DISK:1 opened beside DISK as a program's workers would. */
+	{
+		static struct rig_io_opener second;
+		struct rig_device *disk, *disk1;
+
+		if (rig_open_io(&rig_disk_opener, &disk) < 0) {
+			printf("  DISK       does not open: %s\n", rig_why());
+		} else {
+			printf("  %-10s %-12s its own io_uring and loop thread\n",
+			       rig_name(disk), rig_arch(disk));
+			if (rig_disk_opener_init(&second, "DISK:1", NULL) < 0 ||
+			    rig_open_io(&second, &disk1) < 0) {
+				printf("  DISK:1     does not open: %s\n", rig_why());
+			} else {
+				printf("  %-10s %-12s and any name: rig_disk_opener_init(name, options)\n",
+				       "DISK:1...", rig_arch(disk1));
+				rig_device_release(disk1);
+			}
+			rig_device_release(disk);
+		}
+	}
 	if (n < 0)
 		return failed();
 	printf("AMD GPUs over PCI (%d):\n", n);

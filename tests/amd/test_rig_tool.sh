@@ -50,6 +50,8 @@ grep -q "^rig: detach: one GPU number, such as 0$" "$scratch/err" || fail "detac
 if "$rig" --root "$scratch/nomachine" reset 0 2> "$scratch/err"; then fail "reset of no GPU succeeded"; fi
 grep -q "^rig: rig_amd_pci_reset: no GPU 0: the machine has 0 AMD GPUs$" "$scratch/err" || fail "reset 0: $(cat "$scratch/err")"
 "$rig" --root "$scratch/nomachine" devices | grep -q "^AMD GPUs over PCI (0):$" || fail "devices"
+# Disks: DISK, and DISK:1 beside it (each its own loop).
+"$rig" --root "$scratch/nomachine" devices | grep -q "^  DISK:1\.\.\.  files " || fail "devices: no DISK:1"
 # A machine with one GPU amdgpu holds (a fake sysfs tree).
 D=$scratch/m/sys/bus/pci/devices/0000:03:00.0
 mkdir -p "$D/ip_discovery/die/0/11/0" "$scratch/m/sys/bus/pci/drivers/amdgpu"

@@ -8,8 +8,8 @@
  * (map_peer). A chain A -> B -> A of launches and copies is checked
  * byte for byte; while A's queue is stalled, B's queue is seen waiting on
  * the GPU (not idle), and nothing of B's runs before A's value. A producer
- * lost while a consumer waits loses the consumer "lost with" it, and
- * nothing hangs. A Store producer that is no AMD GPU (a polled device) is
+ * lost while a consumer waits (a fault, or a hang that hang_ms ends) loses
+ * the consumer "lost with" it, and nothing hangs. A Store producer that is no AMD GPU (a polled device) is
  * waited for through the relay word. Run under TSan and ASan with the
  * suite.
  */
@@ -356,6 +356,43 @@ test_producer_lost_while_consumer_waits(void **state)
 	two_down(&t);
 }
 
+/* A's queue stops consuming for good while B's queue waits on A's word and
+ * the program waits on B: the hang is A's (hang_ms 2000), B is lost "lost
+ * with" A rather than for a hang of its own, and no wait hangs. */
+static void
+test_producer_hangs_while_consumer_waits(void **state)
+{
+	struct rig_buffer *a1, *a2, *b1, *a2_on_b;
+	struct rig_submission *sa;
+	struct rig_image *ia;
+	struct rig_point pa, pb;
+	struct two t;
+
+	(void)state;
+	two_up(&t, "11.0.2", "12.0.1");
+	sa = add_on(t.d[0], 9, &ia);
+	a1 = buffer(t.d[0]);
+	a2 = buffer(t.d[0]);
+	b1 = buffer(t.d[1]);
+	a2_on_b = borrow(a2, t.d[1]);
+	assert_int_equal(amd_sim_stall(t.sim[0], AMD_SIM_CP, 0, true), 0);
+	assert_int_equal(launch(sa, a1, a2, &pa), 0);
+	assert_int_equal(rig_buffer_copy(a2_on_b, b1, &pb), 0);
+	assert_int_equal(rig_wait(pb, 60 * SECOND), RIG_ELOST);
+	if (!strstr(rig_lost(t.d[0]), "no progress for 2000 ms"))
+		fail_msg("A's loss: %s", rig_lost(t.d[0]));
+	if (!strstr(rig_lost(t.d[1]), "lost with AMD-PCI"))
+		fail_msg("B's loss: %s", rig_lost(t.d[1]));
+	assert_int_equal(rig_wait(pa, 60 * SECOND), RIG_ELOST);
+	rig_buffer_release(a2_on_b);
+	rig_buffer_release(a1);
+	rig_buffer_release(a2);
+	rig_buffer_release(b1);
+	rig_submission_release(sa);
+	rig_image_release(ia);
+	two_down(&t);
+}
+
 /* A Store producer whose word the GPU cannot reach (a polled device's is
  * rig's, in process memory): its value is relayed into the GPU's VRAM.
  * While the polled device stalls, the AMD words part after it waits on the
@@ -448,6 +485,7 @@ main(void)
 		cmocka_unit_test(test_chain_a_b_a),
 		cmocka_unit_test(test_consumer_waits_on_the_gpu),
 		cmocka_unit_test(test_producer_lost_while_consumer_waits),
+		cmocka_unit_test(test_producer_hangs_while_consumer_waits),
 		cmocka_unit_test(test_relay_for_a_store_producer),
 		cmocka_unit_test(test_map_peer_refuses_other_memory),
 	};

@@ -27,6 +27,7 @@
 #include "rig.h"
 #include "rig_amd_pci.h"
 #include "rig_polled.h"
+#include "amd/pci/pci.h"
 #include "amd/sim/sim.h"
 #include "../code_object.h"
 #include "../fake.h"
@@ -478,6 +479,105 @@ test_map_peer_refuses_other_memory(void **state)
 	two_down(&t);
 }
 
+/* A bus refuses a sim whose tree is elsewhere, a second function at one
+ * bus address, and a ninth member, each saying so and changing nothing:
+ * the bus still serves its members afterwards. */
+static void
+test_bus_refusals(void **state)
+{
+	char root[256], other[256], bus[16];
+	struct amd_sim *s[8] = { 0 }, *x = NULL;
+	struct amd_sim_opts o = { .gc = "11.0.0", .mark = 0xA0000008,
+				  .vram_bytes = 512ull << 20 };
+	const struct rig_pci_machine *m;
+	uint64_t at = 0;
+
+	(void)state;
+	fake_root(root);
+	fake_root(other);
+	o.root = root;
+	o.bus = "0000:03:00.0";
+	assert_int_equal(amd_sim_create(&o, &s[0]), 0);
+	o.peer = s[0];
+	o.root = other;
+	o.bus = "0000:04:00.0";
+	assert_int_equal(amd_sim_create(&o, &x), -EINVAL);
+	assert_non_null(strstr(rig_why(), "its peer's tree is under"));
+	assert_null(x);
+	o.root = root;
+	o.bus = "0000:03:00.0";
+	assert_int_equal(amd_sim_create(&o, &x), -EEXIST);
+	assert_non_null(strstr(rig_why(), "has a function 0000:03:00.0 already"));
+	for (int k = 1; k < 8; k++) {
+		snprintf(bus, sizeof(bus), "0000:%02x:00.0", 0x10 + k);
+		o.bus = bus;
+		assert_int_equal(amd_sim_create(&o, &s[k]), 0);
+	}
+	o.bus = "0000:40:00.0";
+	assert_int_equal(amd_sim_create(&o, &x), -ENOSPC);
+	assert_non_null(strstr(rig_why(), "holds 8 sims already"));
+	/* Where a peer's BAR0 sits, through the machine of another member. */
+	m = amd_sim_machine(s[7]);
+	{
+		struct pci_taken t;
+
+		assert_int_equal(m->ops->take(m, "0000:03:00.0", &t), 0);
+		assert_int_equal(m->ops->peer_bus(m, &t, "0000:11:00.0", 0, 4096, 4096, &at), 0);
+		assert_int_equal(m->ops->peer_bus(m, &t, "0000:11:00.0", 2, 0, 8, &at), -ENOTSUP);
+		assert_int_equal(m->ops->peer_bus(m, &t, "0000:11:00.0", 0, 512ull << 20, 8, &at),
+				 -ERANGE);
+		assert_int_equal(m->ops->peer_bus(m, &t, "0000:99:00.0", 0, 0, 8, &at), -ENODEV);
+		assert_int_equal(m->ops->peer_bus(m, &t, "0000:03:00.0", 0, 0, 8, &at), -ENODEV);
+		m->ops->give_back(m, &t);
+	}
+	for (int k = 7; k >= 0; k--)
+		amd_sim_destroy(s[k]);
+	fake_remove(root);
+	fake_remove(other);
+}
+
+/* The sysfs machine finds a peer's BAR in its resource file (here the
+ * sim's tree, read as Linux's), and refuses what it cannot reach. */
+static void
+test_sysfs_peer_bus(void **state)
+{
+	struct amd_sim_opts o = { .gc = "12.0.1", .mark = 0xA0000008,
+				  .vram_bytes = 512ull << 20 };
+	struct rig_pci_machine *m;
+	struct pci_taken t = { 0 };
+	struct amd_sim *s[2];
+	uint64_t at = 0, first = 0;
+	char root[256];
+
+	(void)state;
+	fake_root(root);
+	o.root = root;
+	assert_int_equal(amd_sim_create(&o, &s[0]), 0);
+	o.peer = s[0];
+	o.bus = "0000:04:00.0";
+	assert_int_equal(amd_sim_create(&o, &s[1]), 0);
+	assert_int_equal(rig_pci_machine_at(root, &m), 0);
+	snprintf(t.bus, sizeof(t.bus), "0000:04:00.0");
+	assert_int_equal(m->ops->peer_bus(m, &t, "0000:03:00.0", 0, 0, 4096, &first), 0);
+	assert_int_equal(amd_sim_machine(s[1])->ops->peer_bus(amd_sim_machine(s[1]), &t,
+							      "0000:03:00.0", 0, 0, 4096, &at), 0);
+	assert_int_equal(first, at);	/* the resource file says what the bus does */
+	assert_int_equal(m->ops->peer_bus(m, &t, "0000:03:00.0", 0, 8192, 4096, &at), 0);
+	assert_int_equal(at, first + 8192);
+	assert_int_equal(m->ops->peer_bus(m, &t, "0000:03:00.0", 1, 0, 8, &at), -ENODEV);
+	assert_non_null(strstr(rig_why(), "lists no BAR1"));
+	assert_int_equal(m->ops->peer_bus(m, &t, "0000:03:00.0", 0, 512ull << 20, 8, &at),
+			 -ERANGE);
+	assert_int_equal(m->ops->peer_bus(m, &t, "0000:05:00.0", 0, 0, 8, &at), -ENOENT);
+	t.machine = &t;	/* as a VFIO take leaves it */
+	assert_int_equal(m->ops->peer_bus(m, &t, "0000:03:00.0", 0, 0, 8, &at), -ENOTSUP);
+	assert_non_null(strstr(rig_why(), "peer access behind an IOMMU is not built"));
+	rig_pci_machine_release(m);
+	amd_sim_destroy(s[1]);
+	amd_sim_destroy(s[0]);
+	fake_remove(root);
+}
+
 int
 main(void)
 {
@@ -488,6 +588,8 @@ main(void)
 		cmocka_unit_test(test_producer_hangs_while_consumer_waits),
 		cmocka_unit_test(test_relay_for_a_store_producer),
 		cmocka_unit_test(test_map_peer_refuses_other_memory),
+		cmocka_unit_test(test_bus_refusals),
+		cmocka_unit_test(test_sysfs_peer_bus),
 	};
 
 	if (!getenv("RIG_TEST_FIRMWARE")) {

@@ -23,7 +23,7 @@ pci_sysfs_peer_bus(const struct rig_pci_machine *m, struct pci_taken *t,
 		   const char *peer, int bar, uint64_t offset, uint64_t bytes,
 		   uint64_t *bus)
 {
-	char rel[128], text[1024], *line = text;
+	char rel[128], text[2048], *line = text;
 	uint64_t start = 0, end = 0, flags;
 	int ret;
 

@@ -3,8 +3,9 @@
  * amd/sim/machine.c: the machine operations (amd/pci/pci.h) on a sim. Its
  * functions and files are its sysfs tree's, read as the sysfs machine
  * reads them, and the writes that change state go to tree.c. Config space,
- * BAR reads and windows are the sim's: BAR0 maps its VRAM memfd as a
- * resource file maps; BAR5 reads go through its registers, 32 bits at a
+ * BAR reads and windows are the sim's: BAR0's window is the sim's own
+ * mapping of its VRAM memfd (shared memory, as a resource file maps it);
+ * BAR5 reads go through its registers, 32 bits at a
  * time. A doorbell or a register acts when written, so it cannot be a
  * plain page: BAR2's and BAR5's windows map as PROT_NONE, and a driver
  * that bypasses the machine's reg_read, reg_write and doorbell_write ops
@@ -146,11 +147,11 @@ sim_window_map(const struct rig_pci_machine *m, const char *bus, int bar,
 	}
 	if (bar != AMD_BAR_VRAM)
 		return amd_fail(-ENODEV, "the sim has no BAR%d", bar);
-	p = mmap(NULL, s->bar0_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 s->vram_fd, 0);
-	if (p == MAP_FAILED)
-		return amd_fail(-errno, "cannot map BAR0: %s", strerror(errno));
-	*out = (struct pci_window){ .bar = bar, .addr = p, .bytes = s->bar0_bytes };
+	/* The sim's own mapping of the memfd, BAR0's first bar0_bytes: one
+	 * address per byte, so a sanitizer pairs the engines' release stores
+	 * (RELEASE_MEM's word) with the driver's acquire loads through its
+	 * window, as the hardware's ordering pairs them. */
+	*out = (struct pci_window){ .bar = bar, .addr = s->vram, .bytes = s->bar0_bytes };
 	return 0;
 }
 
@@ -158,7 +159,7 @@ static void
 sim_window_unmap(const struct rig_pci_machine *m, struct pci_window *w)
 {
 	(void)m;
-	if (w->addr)
+	if (w->addr && w->bar != AMD_BAR_VRAM)	/* BAR0 is the sim's VRAM mapping */
 		munmap(w->addr, w->bytes);
 	w->addr = NULL;
 }

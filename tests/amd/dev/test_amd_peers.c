@@ -125,7 +125,7 @@ static struct rig_submission *
 add_on(struct rig_device *d, uint32_t callback, struct rig_image **img)
 {
 	struct rig_ref refs[] = { RIG_READ(0, 0), RIG_WRITE(1, 8) };
-	struct rig_function *fn;
+	struct rig_function *fn = NULL;
 	struct rig_submission *s;
 	struct rig_part_spec part;
 	struct obj o;

@@ -37,7 +37,9 @@
  * before answering RIG_LATER, so the value it waits for runs.
  *
  * Fills run on the host in submit, as the polled device runs them: the
- * function is called with no queue context (NULL) and the value.
+ * function is called with no queue context (NULL) and the value. So a fill
+ * is ordered neither after the device's earlier work nor after the value's
+ * waits, which its queue passes later (a gap of the fill's, not of waits).
  * Times: submit leaves a profile's pair 0 (work it cannot time yet).
  */
 #include <stdio.h>

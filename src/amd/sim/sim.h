@@ -19,6 +19,7 @@
  *   sdma.c     the copy engine: SDMA queues
  *   launch.c   DISPATCH_DIRECT: test kernels as host callbacks
  *   machine.c  the machine operations on a sim
+ *   peer.c     sims of one machine on one PCI bus, reaching each other's BAR0
  *
  * Concurrency: every function here may be called from any thread at any
  * time, as a real GPU's registers and doorbells may be written by any CPU.

@@ -10,8 +10,10 @@
  * the GPU (not idle), and nothing of B's runs before A's value. A producer
  * lost while a consumer waits (a fault, or a hang that hang_ms ends) loses
  * the consumer "lost with" it, and nothing hangs. A Store producer that is no AMD GPU (a polled device) is
- * waited for through the relay word. Run under TSan and ASan with the
- * suite.
+ * waited for through the relay word. Four threads borrow, copy and free
+ * across both GPUs at once, one through the relay too (the registry, the
+ * mappings, the relay's slots and the sim's bus shared). Run under TSan
+ * and ASan with the suite.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +21,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -578,6 +581,112 @@ test_sysfs_peer_bus(void **state)
 	fake_remove(root);
 }
 
+struct peer_stresser {
+	struct two *t;
+	int self, bad;
+	struct rig_polled *pol;		/* the relay's producer, for one thread */
+	struct rig_device *pd;
+};
+
+/* One thread's rounds: a buffer of one GPU written, borrowed onto the
+ * other, copied there over the BAR and read back, while the others do the
+ * same the other way and one thread's copies also wait on a polled device
+ * through the relay: the registry, both devices' mappings and free lists,
+ * the relay's slots and the sim's bus shared at once. */
+static void *
+peer_stress_thread(void *arg)
+{
+	struct peer_stresser *st = arg;
+	int from = st->self & 1, to = !from;
+	uint8_t x[4096], y[4096];
+
+	for (int r = 0; r < 25; r++) {
+		size_t bytes = 256 + (size_t)((r * 1237 + st->self * 311) % 3800);
+		struct rig_buffer *a, *b, *ab, *pa = NULL, *pb = NULL;
+		struct rig_point p, pp;
+
+		for (size_t i = 0; i < bytes; i++)
+			x[i] = (uint8_t)(i * 3 + (size_t)r + (size_t)st->self * 17);
+		if (rig_buffer_create(st->t->d[from], bytes, RIG_MEMORY_DEVICE, &a) < 0 ||
+		    rig_buffer_create(st->t->d[to], bytes, RIG_MEMORY_DEVICE, &b) < 0) {
+			st->bad++;
+			return NULL;
+		}
+		if (rig_buffer_write(a, 0, x, bytes) < 0 || rig_buffer_borrow(a, st->t->d[to], &ab) < 0) {
+			st->bad++;
+			return NULL;
+		}
+		if (st->pd && (rig_buffer_create(st->pd, 64, RIG_MEMORY_DEVICE, &pa) < 0 ||
+			       rig_buffer_create(st->pd, 64, RIG_MEMORY_DEVICE, &pb) < 0 ||
+			       rig_buffer_copy(pa, pb, &pp) < 0))
+			st->bad++;
+		if (st->pd) {
+			/* A NOP on the GPU after the polled value, through the relay. */
+			static const uint32_t nop[2] = { 3u << 30 | 0x10u << 8, 0 };
+			struct rig_part_spec part;
+			struct rig_submission *s = NULL;
+			struct rig_buffer *w;
+			struct rig_run *run;
+
+			if (rig_buffer_create(st->t->d[to], sizeof(nop), RIG_MEMORY_DEVICE, &w) < 0 ||
+			    rig_buffer_write(w, 0, nop, sizeof(nop)) < 0) {
+				st->bad++;
+				return NULL;
+			}
+			part = rig_part_words(w);
+			if (rig_submission_make(st->t->d[to], &part, 1, NULL, 0,
+						(struct rig_keep){ 0 }, &s) < 0 ||
+			    rig_run_take(s, &run) < 0 ||
+			    rig_submit(run, NULL, 0, &pp, 1, NULL) < 0)
+				st->bad++;
+			rig_submission_release(s);
+			rig_buffer_release(w);
+		}
+		if (rig_buffer_copy(ab, b, &p) < 0)
+			st->bad++;
+		if (rig_wait(p, 60 * SECOND) < 0 || rig_buffer_read(b, 0, y, bytes) < 0 ||
+		    memcmp(x, y, bytes))
+			st->bad++;
+		rig_buffer_release(ab);
+		rig_buffer_release(a);
+		rig_buffer_release(b);
+		rig_buffer_release(pa);
+		rig_buffer_release(pb);
+	}
+	return NULL;
+}
+
+static void
+test_stress_threads(void **state)
+{
+	struct rig_polled_config c = { .size = sizeof(c), .name = "PEERS-STRESS",
+				       .completion = RIG_BY_STORE, .lag = 1 };
+	struct peer_stresser st[4];
+	struct rig_polled *pol;
+	struct rig_device *pd;
+	pthread_t th[4];
+	struct two t;
+
+	(void)state;
+	two_up(&t, "12.0.1", "11.0.0");
+	assert_int_equal(rig_polled_create(&c, &pol), 0);
+	assert_int_equal(rig_open(rig_polled_opener(pol), &pd), 0);
+	for (int k = 0; k < 4; k++) {
+		st[k] = (struct peer_stresser){ &t, k, 0, pol, k == 3 ? pd : NULL };
+		assert_int_equal(pthread_create(&th[k], NULL, peer_stress_thread, &st[k]), 0);
+	}
+	for (int k = 0; k < 4; k++) {
+		pthread_join(th[k], NULL);
+		assert_int_equal(st[k].bad, 0);
+	}
+	assert_null(rig_lost(t.d[0]));
+	assert_null(rig_lost(t.d[1]));
+	rig_close(pd);
+	rig_device_release(pd);
+	rig_polled_destroy(pol);
+	two_down(&t);
+}
+
 int
 main(void)
 {
@@ -588,6 +697,7 @@ main(void)
 		cmocka_unit_test(test_producer_hangs_while_consumer_waits),
 		cmocka_unit_test(test_relay_for_a_store_producer),
 		cmocka_unit_test(test_map_peer_refuses_other_memory),
+		cmocka_unit_test(test_stress_threads),
 		cmocka_unit_test(test_bus_refusals),
 		cmocka_unit_test(test_sysfs_peer_bus),
 	};

@@ -10,6 +10,10 @@
  *   mem.c    VRAM and GART (host DMA memory) regions, their GPU addresses
  *   queue.c  room, submit, commit: the two rings, device order, the word
  *   ih.c     the interrupt ring: EOP wakes waiters, faults lose the device
+ *   peer.c   other AMD GPUs of the process: their words and regions mapped
+ *            into this GPU through their memory BARs (map_peer, waits)
+ *   relay.c  waits on producers whose word the GPU cannot reach: a host
+ *            thread copies each word into a word of this GPU's VRAM
  *   code.c   AMDGPU code objects: load places them, entry reads the `.kd`
  *   ops.c    the rest of struct rig_ops: facts, stop, release
  *
@@ -18,11 +22,16 @@
  * The driver's own structures sit in the first AMD_RESERVED bytes of VRAM,
  * the discovery table the firmware left in the last AMD_TOP_KEPT bytes.
  *
+ * Peers' memory is AMD_VA_PEER + k * 2 MiB: pages of other GPUs' memory
+ * BARs, mapped as SYSTEM (uncached) pages at their bus addresses (peer.c).
+ *
  * The timeline word. The compute queue's RELEASE_MEM writes each value into
  * the device's own 64-bit word in VRAM (one store, never torn, never
- * backwards); the EOP interrupt's handler (ih.c) raises rig's word to it,
- * so the device's completion is Host as rig sees it (rig's core reads no
- * word of a driver's own yet), and rig's waiters wake on rig_word_wake().
+ * backwards): completion Store, with the word a region of the driver's own
+ * (facts.word) that rig reads through ops.signaled (the host reads it
+ * through the memory BAR) and another AMD GPU's compute queue waits on
+ * through this GPU's BAR (peer.c). The EOP interrupt only wakes: rig wakes
+ * the word's waiters once the events call returns (ih.c).
  */
 #ifndef AMD_DEV_DEV_H
 #define AMD_DEV_DEV_H
@@ -57,6 +66,10 @@
 #define AMD_CP_STEP_AT	0x580100ull		/* hand-offs CP -> SDMA */
 #define AMD_SDMA_STEP_AT 0x580140ull		/* hand-offs SDMA -> CP */
 #define AMD_WORD_AT	0x580180ull		/* the device's timeline word */
+#define AMD_RELAY_AT	0x580200ull		/* relay.c's words, 8 bytes each */
+#define AMD_RELAY_SLOTS	32
+#define AMD_VA_PEER	0x380000000000ull	/* peers' BAR pages (peer.c) */
+#define AMD_PEER_WORDS	16			/* peers whose word a wait maps */
 #define AMD_ARENA_AT	0x600000ull		/* kernargs: a ring of bytes */
 #define AMD_ARENA_BYTES	(8ull << 20)
 
@@ -78,6 +91,10 @@ struct amd_placed {
 
 struct amd_region {
 	enum rig_memory kind;
+	bool peer;		/* another GPU's memory, at peer_va (peer.c) */
+	bool word;		/* the device's word (facts.word): never freed */
+	uint64_t peer_va;	/* the GPU VA of its first byte, for a peer */
+	uint64_t peer_pages;	/* the 2 MiB pages it mapped from there */
 	uint64_t offset;	/* VRAM offset, or GART offset from AMD_VA_HOST */
 	uint64_t bytes;
 	struct pci_dma dma;	/* GART's */
@@ -125,6 +142,23 @@ struct amd_dev {
 	struct amd_placed placed[AMD_HISTORY];
 	uint64_t nplaced;
 
+	/* Peers (peer.c), under mem_lock: the pages of other GPUs' words
+	 * mapped so far, and the next free peer VA. */
+	struct { char bus[32]; uint64_t bar_bus; uint64_t va; } peer_words[AMD_PEER_WORDS];
+	int npeer_words;
+	uint64_t peer_next;
+	struct amd_region word_region;
+
+	/* The relay (relay.c). */
+	pthread_mutex_t relay_lock;
+	pthread_cond_t relay_cond;
+	pthread_t relay_thread;
+	bool relay_started, relay_quit;
+	struct amd_relay_slot {
+		const _Atomic uint64_t *word;	/* NULL: free */
+		uint64_t want, shown, last_use;
+	} relay[AMD_RELAY_SLOTS];
+
 	/* IH (ih.c), the events call's own. */
 	uint32_t ih_rptr;
 	char fault[512];
@@ -169,6 +203,31 @@ void amd_queue_culprit(struct amd_dev *d, bool sdma, struct rig_fault_site *site
 int amd_ih_events(void *t, struct rig_fault_site *site, const char **fault);
 /* The device word's value (acquire). */
 uint64_t amd_dev_word(const struct amd_dev *d);
+
+/* peer.c */
+/* Enters d in the process's AMD devices (others' waits and map_peer find
+ * it); leave takes it out. Both before any other device can reach it. */
+void amd_peer_enter(struct amd_dev *d);
+void amd_peer_leave(struct amd_dev *d);
+enum rig_mapping amd_peer_map(void *t, const struct rig_location *peer,
+			      uint64_t bytes, void **region);
+/* The GPU VA at which d's queues read the word of the AMD device whose
+ * rig word is word, mapping it on first use: 1 with *va set, 0 where word
+ * is no AMD device's that d reaches (relay.c serves it then). */
+int amd_peer_word_va(struct amd_dev *d, const _Atomic uint64_t *word,
+		     uint64_t *va);
+
+/* relay.c */
+/* The GPU VA of a relay word that shows what word shows, from now until d
+ * stops, for d's value `value` to wait on with value `want`: 0; 1 where
+ * every slot was held and it waited on the host until word showed want;
+ * -EAGAIN (no thread) with d->fault set. */
+int amd_relay_va(struct amd_dev *d, const _Atomic uint64_t *word, uint64_t want,
+		 uint64_t value, uint64_t *va);
+void amd_relay_init(struct amd_dev *d);
+/* Ends the relay's thread (stop) and frees what it holds (fini). */
+void amd_relay_stop(struct amd_dev *d);
+void amd_relay_fini(struct amd_dev *d);
 
 /* code.c */
 int amd_code_load(void *t, const void *bytes, size_t len, struct rig_code *out,

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * amd/dev/ih.c: the device's events: rig's polling thread calls them when
- * the interrupt source turns readable. Each call drains the source, raises
- * rig's word to the device's word (the RELEASE_MEM's value: so an EOP entry
- * needs no decoding beyond its being one) and reads the IH ring's new
- * entries (amd-facts §6.1: 8 dwords, client [7:0], source [15:8]). A VM
+ * the interrupt source turns readable. Each call drains the source and
+ * reads the IH ring's new entries (amd-facts §6.1: 8 dwords, client [7:0],
+ * source [15:8]). An EOP entry needs no decoding beyond its being one: its
+ * RELEASE_MEM wrote the device's word, which rig reads through
+ * ops.signaled (completion Store), and rig wakes the word's waiters once
+ * the call returns RIG_OK. A VM
  * fault (§6.3: the page in src_data 0 and 1, the write bit, and
  * GCVM_L2_PROTECTION_FAULT_STATUS, whose CID [17:9] names the engine: 2
  * SDMA, else the compute queue or its shaders), an SQ error (source 239),
@@ -26,21 +28,6 @@
 #define SRC_SDMA_BAD		255
 #define CLIENT_VM_SOC21		10
 #define CLIENT_VM_SOC15		27
-
-static void
-raise_word(struct amd_dev *d)
-{
-	uint64_t now = amd_dev_word(d);
-	uint64_t was = atomic_load_explicit(d->rig_word, memory_order_acquire);
-
-	while (was < now &&
-	       !atomic_compare_exchange_weak_explicit(d->rig_word, &was, now,
-						      memory_order_release,
-						      memory_order_acquire))
-		;
-	/* rig wakes the word's waiters once events returns (no rig_word_wake:
-	 * the open's layout test links amd/ without rig's core). */
-}
 
 static int
 lose(struct amd_dev *d, const char **fault)
@@ -92,7 +79,6 @@ amd_ih_events(void *t, struct rig_fault_site *site, const char **fault)
 	uint32_t wptr;
 
 	(void)!read(d->irq.fd, &count, sizeof(count));
-	raise_word(d);
 	if (atomic_load(&d->lost))
 		return lose(d, fault);
 	if (amd_dev_rreg(d, AMD_REG_OSSSYS_IH_RB_WPTR, 0) & 1) {
@@ -125,6 +111,5 @@ amd_ih_events(void *t, struct rig_fault_site *site, const char **fault)
 		if (src == 0 && (client == CLIENT_VM_SOC21 || client == CLIENT_VM_SOC15))
 			return vm_fault(d, e, site, fault);
 	}
-	raise_word(d);
 	return RIG_OK;
 }

@@ -8,7 +8,9 @@
  * pages. No library of the project's (ck, liburcu) holds a range
  * allocator, and the list is short (rig's allocator above this carves
  * most buffers out of larger regions), so this is a plain list under a
- * mutex: alloc and free may be called from any thread.
+ * mutex: alloc and free may be called from any thread. Regions of peers
+ * (peer.c) share the live list; the device's word (facts.word) is a region
+ * of its own reserved VRAM that free leaves alone.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -159,7 +161,7 @@ amd_mem_free(void *t, void *region)
 	struct amd_dev *d = t;
 	struct amd_region *r = region;
 
-	if (!r)
+	if (!r || r->word)
 		return;
 	pthread_mutex_lock(&d->mem_lock);
 	if (r->live_prev)
@@ -169,7 +171,11 @@ amd_mem_free(void *t, void *region)
 	if (r->live_next)
 		r->live_next->live_prev = r->live_prev;
 	pthread_mutex_unlock(&d->mem_lock);
-	if (r->kind == RIG_MEMORY_PINNED) {
+	if (r->peer) {
+		pthread_mutex_lock(&d->mem_lock);
+		amd_dev_map(d, AMD_VA_PEER + r->offset, 0, r->peer_pages, 0);
+		pthread_mutex_unlock(&d->mem_lock);
+	} else if (r->kind == RIG_MEMORY_PINNED) {
 		pthread_mutex_lock(&d->mem_lock);
 		amd_dev_map(d, AMD_VA_HOST + r->offset, 0, r->dma.bytes, 0);
 		pthread_mutex_unlock(&d->mem_lock);
@@ -178,6 +184,15 @@ amd_mem_free(void *t, void *region)
 		vram_give(d, r->offset, r->bytes);
 	}
 	free(r);
+}
+
+/* The GPU VA of r's first byte. */
+static uint64_t
+region_va(const struct amd_region *r)
+{
+	if (r->peer)
+		return r->peer_va;
+	return (r->kind == RIG_MEMORY_PINNED ? AMD_VA_HOST : AMD_VA_VRAM) + r->offset;
 }
 
 void
@@ -190,7 +205,7 @@ amd_mem_locate(void *t, void *region, struct rig_location *out)
 	if (!r)
 		return;
 	out->has_address = true;
-	out->address = (r->kind == RIG_MEMORY_PINNED ? AMD_VA_HOST : AMD_VA_VRAM) + r->offset;
+	out->address = region_va(r);
 	out->host = r->host;
 	out->handle = (uintptr_t)r;
 }
@@ -202,8 +217,7 @@ amd_mem_find(struct amd_dev *d, uint64_t va, uint64_t *offset)
 
 	pthread_mutex_lock(&d->mem_lock);
 	for (const struct amd_region *r = d->live; r; r = r->live_next) {
-		uint64_t at = (r->kind == RIG_MEMORY_PINNED ? AMD_VA_HOST : AMD_VA_VRAM) +
-			      r->offset;
+		uint64_t at = region_va(r);
 
 		if (va >= at && va < at + r->bytes) {
 			*offset = va - at;

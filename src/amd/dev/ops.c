@@ -4,9 +4,15 @@
  * struct rig_ops is mem.c's, code.c's and ih.c's).
  *
  * Facts: two queues, "COMPUTE:0" {launch, fill, words} and "SDMA:0"
- * {copy}, SDMA the copy engine; completion Host (ih.c's handler raises
- * rig's word from the device's, dev.h); its queues wait for no producer
- * (rig waits on the host); hang_ms 2000, since no kernel bounds the GPU's
+ * {copy}, SDMA the copy engine; completion Store (the compute queue's
+ * RELEASE_MEM writes the device's word in VRAM, facts.word, which rig reads
+ * through signaled); its queues wait for Store producers (queue.c: other
+ * AMD GPUs' words through their BARs, peer.c, the rest through relay.c)
+ * and not for Host producers, whose words are rig's, in process memory the
+ * GPU does not reach (rig waits for those on the host, at once when their
+ * driver wakes the word, which a relay's 50 us look would only delay: so
+ * map_host and dma, which only such a relay or another PCI function would
+ * need, are not built); hang_ms 2000, since no kernel bounds the GPU's
  * work; the host addresses every region (VRAM through the memory BAR);
  * alignment 256 (an entry's code is 256-aligned); cache_bytes unknown
  * (the discovery table's GC info is not read yet). events_fd is the
@@ -34,8 +40,8 @@ facts(void *t, struct rig_facts *out, const char **fault)
 	out->queues = d->queues;
 	out->nqueues = 2;
 	out->copy_engine = 1;
-	out->completion = RIG_BY_HOST;
-	out->waits = (struct rig_waits){ false, false };
+	out->completion = RIG_BY_STORE;
+	out->waits = (struct rig_waits){ .stores = true, .hosts = false };
 	out->may_block = false;
 	out->hang_ms = RIG_SOME(2000);
 	out->maps_host = false;
@@ -43,6 +49,10 @@ facts(void *t, struct rig_facts *out, const char **fault)
 	out->alignment = 256;
 	out->cache_bytes = RIG_NONE;
 	out->events_fd = RIG_SOME(d->irq.fd);
+	d->word_region = (struct amd_region){ .kind = RIG_MEMORY_MAPPED, .word = true,
+					      .offset = AMD_WORD_AT, .bytes = 8,
+					      .host = d->vram + AMD_WORD_AT };
+	out->word = &d->word_region;
 	out->bus = d->bus;
 	out->edge = d;
 	return RIG_OK;
@@ -55,9 +65,17 @@ stop(void *t, const char *reason)
 
 	if (atomic_exchange(&d->stopped, true))
 		return;
+	amd_relay_stop(d);	/* before the queues go: it writes VRAM */
 	/* Clean: a close (or a refused open), never a fault, hang or fork. */
 	amd_dev_unboot(d, !atomic_load(&d->lost) &&
 		       (!reason || strstr(reason, "closed") || strstr(reason, "refused at open")));
+}
+
+/* The device's word as the GPU last wrote it (rig reads a Store word here). */
+static uint64_t
+signaled(void *t)
+{
+	return amd_dev_word(t);
 }
 
 static void
@@ -65,7 +83,9 @@ release(void *t)
 {
 	struct amd_dev *d = t;
 
+	amd_peer_leave(d);	/* no other device maps it from now on */
 	stop(d, NULL);
+	amd_relay_fini(d);
 	/* Regions rig did not free (it frees them all before release). */
 	while (d->live)
 		amd_mem_free(d, d->live);
@@ -83,6 +103,8 @@ const struct rig_ops amd_dev_ops = {
 	.alloc = amd_mem_alloc,
 	.free = amd_mem_free,
 	.locate = amd_mem_locate,
+	.map_peer = amd_peer_map,
+	.signaled = signaled,
 	.load = amd_code_load,
 	.unload = amd_code_unload,
 	.entry = amd_code_entry,

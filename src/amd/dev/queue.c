@@ -15,7 +15,19 @@
  * wrap into a wrong answer. Every value ends on the compute queue: its
  * RELEASE_MEM writes the value into the device's word (64 bits, one store)
  * at the end of the pipe, after every earlier part on both engines, and
- * raises the EOP interrupt whose handler raises rig's word (ih.c).
+ * raises the EOP interrupt, which wakes rig's waiters (ih.c); rig reads the
+ * word through ops.signaled (completion Store).
+ *
+ * Waits. A value's waits go first on the compute queue, each a
+ * WAIT_REG_MEM64 >= the value on the producer's 64-bit word: another AMD
+ * GPU's own word, read through its memory BAR (peer.c), or for any other
+ * Store producer a relay word the host keeps equal to the producer's
+ * (relay.c). A wait rig's word already shows is dropped. Where the value's
+ * first consuming part is a copy, the usual hand-off carries the wait to
+ * SDMA: its POLL_REGMEM waits for the step the compute queue writes once
+ * the 64-bit wait passed. (POLL_REGMEM compares 32 bits, so it cannot wait
+ * on the 64-bit word itself without going wrong when the word passes a
+ * multiple of 2^32.)
  *
  * Commit rings both doorbells (SDMA's first) for everything encoded; submit
  * commits on its own every AMD_COMMIT_K values (k = 16) and then answers
@@ -25,7 +37,9 @@
  * before answering RIG_LATER, so the value it waits for runs.
  *
  * Fills run on the host in submit, as the polled device runs them: the
- * function is called with no queue context (NULL) and the value.
+ * function is called with no queue context (NULL) and the value. So a fill
+ * is ordered neither after the device's earlier work nor after the value's
+ * waits, which its queue passes later (a gap of the fill's, not of waits).
  * Times: submit leaves a profile's pair 0 (work it cannot time yet).
  */
 #include <stdio.h>
@@ -138,8 +152,7 @@ amd_room(void *edge, struct rig_part *parts, size_t n, size_t nwaits)
 	uint64_t cp = VALUE_END + HANDOFF_CP + PACKET_MAX, sdma = HANDOFF_SDMA + PACKET_MAX;
 	uint64_t arena = 0, done = amd_dev_word(d);
 
-	if (nwaits)
-		return RIG_NEVER;	/* facts.waits: rig waits on the host */
+	cp += nwaits * PM4_WAIT_REG_MEM64_DWORDS;
 	for (size_t i = 0; i < n; i++) {
 		const struct rig_part *p = &parts[i];
 		int dw;
@@ -263,6 +276,33 @@ encode_launch(struct amd_dev *d, const struct rig_launch *l)
 	amd_ring_advance(&d->cp, p);
 }
 
+/* The value's waits on the compute queue: 0, or RIG_FAILED (no relay). */
+static int
+encode_waits(struct amd_dev *d, uint64_t value, const struct rig_wait *waits,
+	     size_t nwaits, const char **failure)
+{
+	for (size_t i = 0; i < nwaits; i++) {
+		const struct rig_wait *w = &waits[i];
+		uint64_t va;
+		uint32_t *p;
+		int ret;
+
+		if (atomic_load_explicit(w->word, memory_order_acquire) >= w->value)
+			continue;
+		if (!amd_peer_word_va(d, w->word, &va) &&
+		    (ret = amd_relay_va(d, w->word, w->value, value, &va)) != 0) {
+			if (ret > 0)
+				continue;	/* waited for on the host */
+			*failure = d->fault;
+			return RIG_FAILED;
+		}
+		p = amd_ring_reserve(&d->cp, PM4_WAIT_REG_MEM64_DWORDS, pm4_nop);
+		p = pm4_wait_reg_mem64(p, PM4_FUNC_GE, va, w->value, ~0ull, 4);
+		amd_ring_advance(&d->cp, p);
+	}
+	return 0;
+}
+
 static int
 amd_submit(void *edge, uint64_t value, struct rig_part *parts, size_t n,
 	   const struct rig_wait *waits, size_t nwaits, struct rig_times *times,
@@ -271,10 +311,10 @@ amd_submit(void *edge, uint64_t value, struct rig_part *parts, size_t n,
 	struct amd_dev *d = edge;
 	uint32_t *p;
 
-	(void)waits;
-	(void)nwaits;
 	if (times)
 		*times = (struct rig_times){ 0, 0 };
+	if (nwaits && encode_waits(d, value, waits, nwaits, failure) < 0)
+		return RIG_FAILED;
 	for (size_t i = 0; i < n; i++) {
 		struct rig_part *pt = &parts[i];
 		bool sdma = is_sdma(pt);

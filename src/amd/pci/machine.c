@@ -293,6 +293,7 @@ const struct pci_machine_ops pci_sysfs_ops = {
 	.irq_open	= pci_sysfs_irq_open,
 	.irq_arm	= pci_sysfs_irq_arm,
 	.irq_close	= pci_sysfs_irq_close,
+	.peer_bus	= pci_sysfs_peer_bus,
 };
 
 static const struct rig_pci_machine this_machine = {

@@ -14,6 +14,7 @@
  *              registers, doorbells, config writes, bus mastering
  *   dma.c      DMA-able host memory: huge pages + pagemap, or VFIO type 1
  *   irq.c      interrupt sources: VFIO MSI eventfd, else a timerfd
+ *   peer.c     where a peer function's BAR sits on the bus, for DMA
  *
  * Not here: firmware (amd/firmware/), the discovery table
  * (amd/discovery/), the opener (amd/open.c), detach/attach/reset
@@ -194,6 +195,16 @@ struct pci_machine_ops {
 		       struct pci_irq *irq, bool outstanding);
 	void (*irq_close)(const struct rig_pci_machine *m, struct pci_taken *t,
 			  struct pci_irq *irq);
+	/*
+	 * peer_bus: the bus address at which t's DMA reaches bytes at offset
+	 * of BAR bar of peer, another function of the machine (a GPU's memory
+	 * BAR, for another GPU's engines). -ENOTSUP where t's DMA goes through
+	 * an IOMMU that does not map it, -ENODEV for no such function or BAR,
+	 * -ERANGE past the BAR. Any thread; a few system calls.
+	 */
+	int (*peer_bus)(const struct rig_pci_machine *m, struct pci_taken *t,
+			const char *peer, int bar, uint64_t offset, uint64_t bytes,
+			uint64_t *bus);
 };
 
 struct rig_pci_machine {
@@ -305,6 +316,10 @@ int pci_sysfs_irq_arm(const struct rig_pci_machine *m, struct pci_taken *t,
 		      struct pci_irq *irq, bool outstanding);
 void pci_sysfs_irq_close(const struct rig_pci_machine *m, struct pci_taken *t,
 			 struct pci_irq *irq);
+/* peer.c: peer_bus from the peer's sysfs resource file. */
+int pci_sysfs_peer_bus(const struct rig_pci_machine *m, struct pci_taken *t,
+		       const char *peer, int bar, uint64_t offset, uint64_t bytes,
+		       uint64_t *bus);
 
 /*
  * dma.c: the bus address of the byte at vaddr from its pagemap entry

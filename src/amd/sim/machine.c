@@ -3,8 +3,9 @@
  * amd/sim/machine.c: the machine operations (amd/pci/pci.h) on a sim. Its
  * functions and files are its sysfs tree's, read as the sysfs machine
  * reads them, and the writes that change state go to tree.c. Config space,
- * BAR reads and windows are the sim's: BAR0 maps its VRAM memfd as a
- * resource file maps; BAR5 reads go through its registers, 32 bits at a
+ * BAR reads and windows are the sim's: BAR0's window is the sim's own
+ * mapping of its VRAM memfd (shared memory, as a resource file maps it);
+ * BAR5 reads go through its registers, 32 bits at a
  * time. A doorbell or a register acts when written, so it cannot be a
  * plain page: BAR2's and BAR5's windows map as PROT_NONE, and a driver
  * that bypasses the machine's reg_read, reg_write and doorbell_write ops
@@ -12,7 +13,10 @@
  * the sim's host memory at its own bus addresses (PCI_DMA_SIM); freed, it
  * stays mapped until the sim is destroyed, so an engine that still reaches
  * it (a driver's bug) reads stale bytes rather than racing an unmap. The
- * interrupt source is the sim's MSI eventfd.
+ * interrupt source is the sim's MSI eventfd. A sim that shares its bus with
+ * others (peer.c) shares its machine too: a call naming a bus address, or a
+ * sysfs write naming one, goes to that member, and a call on a taken
+ * function to the member sim_take took.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -30,13 +34,41 @@ sim_of_machine(const struct rig_pci_machine *m)
 	return (struct amd_sim *)((char *)m - offsetof(struct amd_sim, machine));
 }
 
+/* The sim of m's bus (peer.c) that is function bus, or -ENODEV. */
 static int
-ours(struct amd_sim *s, const char *bus)
+ours(const struct rig_pci_machine *m, const char *bus, struct amd_sim **out)
 {
-	if (strcmp(bus, s->bus))
+	struct amd_sim *s = sim_of_machine(m);
+
+	if (!(*out = sim_bus_find(s, bus)))
 		return amd_fail(-ENODEV, "the sim has no function %s (it is %s)", bus,
 				s->bus);
 	return 0;
+}
+
+/* The sim a taken function is (sim_take's t->machine). */
+static struct amd_sim *
+taken(const struct rig_pci_machine *m, struct pci_taken *t)
+{
+	return t && t->machine ? t->machine : sim_of_machine(m);
+}
+
+/* The member of m's bus a sysfs write is for: the bus address a driver's
+ * bind, unbind or drivers_probe is given, or the one in the path. */
+static struct amd_sim *
+written(const struct rig_pci_machine *m, const char *rel, const char *text)
+{
+	struct amd_sim *s = sim_of_machine(m), *t;
+	char bus[32];
+
+	if (!strncmp(rel, "sys/bus/pci/drivers", 19)) {
+		snprintf(bus, sizeof(bus), "%s", text);
+		bus[strcspn(bus, "\n")] = '\0';
+	} else if (sscanf(rel, "sys/bus/pci/devices/%31[^/]", bus) != 1) {
+		return s;
+	}
+	t = sim_bus_find(s, bus);
+	return t ? t : s;
 }
 
 static int
@@ -51,7 +83,7 @@ sim_file_write(const struct rig_pci_machine *m, const char *rel,
 	       const char *text)
 {
 	bool handled;
-	int ret = sim_tree_write(sim_of_machine(m), rel, text, &handled);
+	int ret = sim_tree_write(written(m, rel, text), rel, text, &handled);
 
 	return handled ? ret : pci_sysfs_ops.file_write(m, rel, text);
 }
@@ -60,8 +92,8 @@ static int
 sim_config_read(const struct rig_pci_machine *m, const char *bus,
 		uint32_t offset, void *buf, size_t bytes)
 {
-	struct amd_sim *s = sim_of_machine(m);
-	int ret = ours(s, bus);
+	struct amd_sim *s;
+	int ret = ours(m, bus, &s);
 
 	return ret ? ret : amd_sim_config_read(s, offset, buf, bytes);
 }
@@ -70,9 +102,9 @@ static int
 sim_window_read(const struct rig_pci_machine *m, const char *bus, int bar,
 		uint64_t offset, void *buf, size_t bytes)
 {
-	struct amd_sim *s = sim_of_machine(m);
+	struct amd_sim *s;
 	uint32_t *to = buf;
-	int ret = ours(s, bus);
+	int ret = ours(m, bus, &s);
 
 	if (ret)
 		return ret;
@@ -97,8 +129,8 @@ static int
 sim_window_map(const struct rig_pci_machine *m, const char *bus, int bar,
 	       struct pci_window *out)
 {
-	struct amd_sim *s = sim_of_machine(m);
-	int ret = ours(s, bus);
+	struct amd_sim *s;
+	int ret = ours(m, bus, &s);
 	void *p;
 
 	if (ret)
@@ -115,11 +147,11 @@ sim_window_map(const struct rig_pci_machine *m, const char *bus, int bar,
 	}
 	if (bar != AMD_BAR_VRAM)
 		return amd_fail(-ENODEV, "the sim has no BAR%d", bar);
-	p = mmap(NULL, s->bar0_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 s->vram_fd, 0);
-	if (p == MAP_FAILED)
-		return amd_fail(-errno, "cannot map BAR0: %s", strerror(errno));
-	*out = (struct pci_window){ .bar = bar, .addr = p, .bytes = s->bar0_bytes };
+	/* The sim's own mapping of the memfd, BAR0's first bar0_bytes: one
+	 * address per byte, so a sanitizer pairs the engines' release stores
+	 * (RELEASE_MEM's word) with the driver's acquire loads through its
+	 * window, as the hardware's ordering pairs them. */
+	*out = (struct pci_window){ .bar = bar, .addr = s->vram, .bytes = s->bar0_bytes };
 	return 0;
 }
 
@@ -127,7 +159,7 @@ static void
 sim_window_unmap(const struct rig_pci_machine *m, struct pci_window *w)
 {
 	(void)m;
-	if (w->addr)
+	if (w->addr && w->bar != AMD_BAR_VRAM)	/* BAR0 is the sim's VRAM mapping */
 		munmap(w->addr, w->bytes);
 	w->addr = NULL;
 }
@@ -136,9 +168,9 @@ sim_window_unmap(const struct rig_pci_machine *m, struct pci_window *w)
 static int
 sim_take(const struct rig_pci_machine *m, const char *bus, struct pci_taken *out)
 {
-	struct amd_sim *s = sim_of_machine(m);
+	struct amd_sim *s;
 	char driver[64];
-	int ret = ours(s, bus);
+	int ret = ours(m, bus, &s);
 
 	if (!ret)
 		ret = pci_driver_of(m, bus, driver, sizeof(driver));
@@ -164,41 +196,37 @@ static int
 sim_config_write(const struct rig_pci_machine *m, struct pci_taken *t,
 		 uint32_t offset, const void *buf, size_t bytes)
 {
-	(void)t;
-	return amd_sim_config_write(sim_of_machine(m), offset, buf, bytes);
+	return amd_sim_config_write(taken(m, t), offset, buf, bytes);
 }
 
 static int
 sim_reg_read(const struct rig_pci_machine *m, struct pci_taken *t,
 	     uint64_t index, uint32_t *value)
 {
-	(void)t;
 	if (index >= SIM_REGS)
 		return amd_fail(-ERANGE, "register 0x%llx is past BAR5's window",
 				(unsigned long long)index);
-	return amd_sim_reg_read(sim_of_machine(m), (uint32_t)index, value);
+	return amd_sim_reg_read(taken(m, t), (uint32_t)index, value);
 }
 
 static int
 sim_reg_write(const struct rig_pci_machine *m, struct pci_taken *t,
 	      uint64_t index, uint32_t value)
 {
-	(void)t;
 	if (index >= SIM_REGS)
 		return amd_fail(-ERANGE, "register 0x%llx is past BAR5's window",
 				(unsigned long long)index);
-	return amd_sim_reg_write(sim_of_machine(m), (uint32_t)index, value);
+	return amd_sim_reg_write(taken(m, t), (uint32_t)index, value);
 }
 
 static int
 sim_doorbell_write(const struct rig_pci_machine *m, struct pci_taken *t,
 		   uint64_t offset, uint64_t value)
 {
-	(void)t;
 	if (offset >= SIM_BAR2_BYTES)
 		return amd_fail(-ERANGE, "doorbell 0x%llx is past BAR2's window",
 				(unsigned long long)offset);
-	return amd_sim_doorbell(sim_of_machine(m), offset, value);
+	return amd_sim_doorbell(taken(m, t), offset, value);
 }
 
 static int
@@ -209,13 +237,12 @@ sim_dma_alloc(const struct rig_pci_machine *m, struct pci_taken *t,
 	void *host;
 	int ret;
 
-	(void)t;
 	if (!bytes)
 		return amd_fail(-EINVAL, "0 bytes of DMA memory");
 	if (!(pages = malloc(n * sizeof(*pages))))
 		return amd_fail(-ENOMEM, "no memory for %llu bus addresses",
 				(unsigned long long)n);
-	ret = amd_sim_host_alloc(sim_of_machine(m), n * PCI_DMA_PAGE, &host, &bus);
+	ret = amd_sim_host_alloc(taken(m, t), n * PCI_DMA_PAGE, &host, &bus);
 	if (ret < 0) {
 		free(pages);
 		return ret;
@@ -242,9 +269,8 @@ static int
 sim_irq_open(const struct rig_pci_machine *m, struct pci_taken *t,
 	     struct pci_irq *out)
 {
-	int fd = dup(amd_sim_irq_fd(sim_of_machine(m)));
+	int fd = dup(amd_sim_irq_fd(taken(m, t)));
 
-	(void)t;
 	if (fd < 0)
 		return amd_fail(-errno, "cannot share the sim's MSI eventfd: %s",
 				strerror(errno));
@@ -273,6 +299,15 @@ sim_irq_close(const struct rig_pci_machine *m, struct pci_taken *t,
 	irq->fd = -1;
 }
 
+/* A peer's BAR as t's engines reach it: its bus address on the sim's bus. */
+static int
+sim_peer_bus(const struct rig_pci_machine *m, struct pci_taken *t,
+	     const char *peer, int bar, uint64_t offset, uint64_t bytes,
+	     uint64_t *bus)
+{
+	return sim_bus_bar_address(taken(m, t), peer, bar, offset, bytes, bus);
+}
+
 const struct pci_machine_ops sim_machine_ops = {
 	.functions	= pci_sysfs_functions,
 	.file_read	= sim_file_read,
@@ -292,4 +327,5 @@ const struct pci_machine_ops sim_machine_ops = {
 	.irq_open	= sim_irq_open,
 	.irq_arm	= sim_irq_arm,
 	.irq_close	= sim_irq_close,
+	.peer_bus	= sim_peer_bus,
 };

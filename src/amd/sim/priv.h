@@ -110,6 +110,17 @@ struct sim_kernel {
 	void *ctx;
 };
 
+/* peer.c: sims of one machine on one PCI bus, under lock. */
+#define SIM_BUS_SIMS		8
+struct sim_bus {
+	pthread_mutex_t lock;
+	struct amd_sim *live[SIM_BUS_SIMS];
+	int nlive, made;
+	_Atomic bool peers;		/* nlive > 1: an access may reach a peer */
+	struct { uint8_t *vram; uint64_t bytes; } kept[SIM_BUS_SIMS];
+	int nkept;
+};
+
 struct amd_sim {
 	struct sim_layout lay;
 	char bus[32];
@@ -119,6 +130,10 @@ struct amd_sim {
 	uint8_t *vram;
 	uint64_t vram_bytes;
 	uint64_t bar0_bytes;		/* BAR0's size now (resize changes it) */
+	_Atomic uint64_t bar0_now;	/* the same, for peers' engines (peer.c) */
+	uint64_t bar0_bus;		/* BAR0's bus address (peer.c) */
+	struct sim_bus *pbus;		/* the bus it is on (peer.c) */
+	int index;			/* its place on the bus */
 	pthread_mutex_t tree_lock;	/* the tree's state changes */
 	_Atomic uint32_t regs[SIM_REGS];
 	/* Registers past BAR5 (reached by RSMU index/data), under far_lock. */
@@ -209,6 +224,19 @@ int launch_dispatch(struct amd_sim *s, int qi, const uint32_t dims[3],
 int sim_tree_build(struct amd_sim *s);
 int sim_tree_write(struct amd_sim *s, const char *rel, const char *text,
 		   bool *handled);
+
+/* peer.c (what it says of the bus). sim_bus_join: s joins peer's bus, or
+ * a new one for NULL; sets s's BAR0 and host bus addresses. sim_bus_leave:
+ * whether s was the last (its VRAM is then the caller's to unmap; else the
+ * bus keeps it mapped). sim_bus_find: the member with that bus address.
+ * sim_bus_peer_ptr: bytes at a bus address in another member's BAR0, or
+ * NULL. sim_bus_bar_address: where bytes at offset of peer's BAR sit. */
+int sim_bus_join(struct amd_sim *s, struct amd_sim *peer);
+bool sim_bus_leave(struct amd_sim *s);
+struct amd_sim *sim_bus_find(struct amd_sim *s, const char *bus);
+void *sim_bus_peer_ptr(struct amd_sim *s, uint64_t bus, size_t bytes);
+int sim_bus_bar_address(struct amd_sim *s, const char *peer, int bar,
+			uint64_t offset, uint64_t bytes, uint64_t *bus);
 
 /* machine.c */
 extern const struct pci_machine_ops sim_machine_ops;

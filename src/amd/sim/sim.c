@@ -241,6 +241,7 @@ release(struct amd_sim *s)
 {
 	if (s->irq_fd >= 0)
 		close(s->irq_fd);
+	sim_bus_leave(s);	/* keeps VRAM mapped while peers may reach it */
 	if (s->vram)
 		munmap(s->vram, s->vram_bytes);
 	if (s->vram_fd >= 0)
@@ -275,9 +276,13 @@ amd_sim_create(const struct amd_sim_opts *o, struct amd_sim **out)
 	s->vram_fd = s->irq_fd = -1;
 	s->vram_bytes = o->vram_bytes ? o->vram_bytes : 1ull << 30;
 	s->bar0_bytes = s->vram_bytes;	/* `rig detach` left it as large as VRAM */
-	s->next_bus = 1ull << 32;
+	atomic_init(&s->bar0_now, s->bar0_bytes);
 	snprintf(s->bus, sizeof(s->bus), "%s", o->bus ? o->bus : "0000:03:00.0");
 	snprintf(s->root, sizeof(s->root), "%s", o->root);
+	if ((ret = sim_bus_join(s, o->peer)) < 0) {
+		free(s);
+		return amd_rewrap(__func__, ret, "");
+	}
 	pthread_mutex_init(&s->config_lock, NULL);
 	pthread_mutex_init(&s->host_lock, NULL);
 	pthread_mutex_init(&s->kernel_lock, NULL);
@@ -502,6 +507,14 @@ amd_sim_halted(struct amd_sim *s, enum amd_sim_engine e, int queue, char *why,
 	if (why && len)
 		snprintf(why, len, "%s", q->why);
 	return true;
+}
+
+bool
+amd_sim_waiting(struct amd_sim *s, enum amd_sim_engine e, int queue)
+{
+	struct sim_queue *q = s ? queue_of(s, e, queue) : NULL;
+
+	return q && atomic_load(&q->blocked);
 }
 
 int

@@ -21,6 +21,7 @@
  *   machine.c  the machine operations on a sim
  *   example.c  the examples' kernels (callback ids of their code objects)
  *   env.c      the sim a program selects with RIG_AMD_SIM
+ *   peer.c     sims of one machine on one PCI bus, reaching each other's BAR0
  *
  * Concurrency: every function here may be called from any thread at any
  * time, as a real GPU's registers and doorbells may be written by any CPU.
@@ -47,6 +48,13 @@ struct amd_sim_opts {
 	 * SCRATCH_REG6 = 0, no VM fault pending), marked with this value.
 	 */
 	uint32_t mark;
+	/*
+	 * NULL, or a sim already made whose machine and PCI bus this one
+	 * joins (amd/sim/peer.c): the same root, another bus address; each
+	 * reaches the other's BAR0 as a PCI peer, and either's machine lists
+	 * and drives both functions. A bus holds 8 sims at most.
+	 */
+	struct amd_sim *peer;
 };
 
 /*
@@ -143,6 +151,10 @@ int amd_sim_stall(struct amd_sim *s, enum amd_sim_engine e, int queue,
 /* Whether a queue halted on an error, and the halt's cause (NUL-ended). */
 bool amd_sim_halted(struct amd_sim *s, enum amd_sim_engine e, int queue,
 		    char *why, size_t len);
+/* Whether the queue's engine found it waiting on memory or a register (a
+ * WAIT_REG_MEM, WAIT_REG_MEM64 or POLL_REGMEM that has not passed) at the
+ * end of its last pass. */
+bool amd_sim_waiting(struct amd_sim *s, enum amd_sim_engine e, int queue);
 /* Blocks until every enabled, unstalled, unhalted queue is idle (rptr ==
  * wptr and no wait pending on memory), or timeout_ns passes: 0 or
  * -ETIMEDOUT. For tests. */

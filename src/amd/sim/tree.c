@@ -79,7 +79,8 @@ resource_file(struct amd_sim *s)
 		 "0x0000000000000000 0x0000000000000000 0x0000000000000000\n"
 		 "0x00000000fcc00000 0x00000000fcc7ffff 0x0000000000040200\n"
 		 "0x0000000000000000 0x0000000000000000 0x0000000000000000\n",
-		 0x7000000000ull, 0x7000000000ull + s->bar0_bytes - 1);
+		 (unsigned long long)s->bar0_bus,
+		 (unsigned long long)(s->bar0_bus + s->bar0_bytes - 1));
 	return dev_put(s, "resource", text);
 }
 
@@ -225,6 +226,7 @@ resize(struct amd_sim *s, const char *text)
 		return amd_fail(-EINVAL, "BAR0 of %s does not take size bit \"%s\"",
 				s->bus, text);
 	s->bar0_bytes = 1ull << 20 << bit;
+	atomic_store(&s->bar0_now, s->bar0_bytes);
 	return resource_file(s);
 }
 

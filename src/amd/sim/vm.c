@@ -66,7 +66,7 @@ sim_bus_ptr(struct amd_sim *s, uint64_t bus, size_t bytes)
 		if (bus >= r->bus && bus - r->bus + bytes <= r->bytes)
 			return (uint8_t *)r->ptr + (bus - r->bus);
 	}
-	return NULL;
+	return sim_bus_peer_ptr(s, bus, bytes);	/* a peer's BAR0 (peer.c) */
 }
 
 void *

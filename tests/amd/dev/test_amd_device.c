@@ -396,8 +396,9 @@ test_words_between_copies(void **state)
 
 /* Order across devices: an AMD copy's result, borrowed by a memory device
  * and by the host device, is what their copies read, with no wait between:
- * rig orders their work after the AMD value (it waits on the host, which
- * the AMD device's word, raised by its EOP handler, ends). */
+ * rig orders their work after the AMD value: the memory device's on the
+ * host, the host device's queue itself (it waits for Store producers), both
+ * ended by the AMD device's own word, which rig reads through signaled. */
 static void
 test_order_across_devices(void **state)
 {

@@ -635,7 +635,7 @@ rig_remote_agent(const struct rig_agent_config *cfg)
 	 * closed in TIME_WAIT there: UCX's TCP listener binds without
 	 * SO_REUSEADDR unless told (docs/remote.md). The environment wins. */
 	setenv("UCX_TCP_CM_REUSEADDR", "y", 0);
-	if (link_open(&a.link, false, on_message, &a, why, sizeof(why)) < 0)
+	if (link_open_shm(&a.link, false, true, on_message, &a, why, sizeof(why)) < 0)
 		return rig_why_set(func, -EINVAL, "%s", why);
 	lp = (ucp_listener_params_t){
 		.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER,

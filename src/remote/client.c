@@ -388,7 +388,7 @@ machine_connect(struct machine *m, const char *key_file, char *why, size_t why_l
 		goto out;
 	}
 	c->m = m;
-	if (link_open(&c->link, true, on_message, c, why, why_len) < 0) {
+	if (link_open_shm(&c->link, true, here(&sa), on_message, c, why, why_len) < 0) {
 		free(c);
 		goto out;
 	}

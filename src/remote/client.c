@@ -33,6 +33,7 @@ stop_threads(void)
 		struct conn *c = m->conn;
 
 		if (c && c->has_thread) {
+			atomic_store(&c->polled, false);
 			atomic_store(&c->stop, true);
 			pthread_join(c->thread, NULL);
 			c->has_thread = false;
@@ -168,6 +169,36 @@ progress(void *arg)
 		}
 	}
 	return NULL;
+}
+
+/*
+ * The waiter's own progress: rig's wait looks at a remote device's word
+ * through the driver's signaled, over and over while it spins before it
+ * sleeps (timeline/wait.c); each look progresses the worker here, so a
+ * REACHED that comes while the waiter spins is taken by the waiter itself
+ * (on_message raises the words) instead of by the progress thread, which
+ * would then have to wake it: one wake-up less per round trip. The worker
+ * is UCX's multi-thread mode, so the two threads may both progress it; a
+ * look from inside a UCX callback (a handler that reads a word) must not
+ * progress again, which the thread's flag prevents.
+ */
+void
+conn_poll(struct conn *c)
+{
+	static _Thread_local bool inside;
+	static int on = -1;
+
+	if (on < 0) {
+		const char *e = getenv("RIG_REMOTE_WAITER_POLLS");
+
+		on = !(e && !strcmp(e, "0"));
+	}
+	if (inside || !on || !link_spin_ns() || !atomic_load_explicit(&c->up, memory_order_relaxed) ||
+	    !atomic_load_explicit(&c->polled, memory_order_acquire))
+		return;
+	inside = true;
+	(void)ucp_worker_progress(c->link.worker);
+	inside = false;
 }
 
 struct conn *
@@ -374,6 +405,7 @@ machine_connect(struct machine *m, const char *key_file, char *why, size_t why_l
 		return 0;
 	}
 	if (m->conn && m->conn->has_thread) {	/* the broken one: its thread ends, its UCX state stays */
+		atomic_store(&m->conn->polled, false);
 		atomic_store(&m->conn->stop, true);
 		pthread_join(m->conn->thread, NULL);
 		m->conn->has_thread = false;
@@ -443,6 +475,7 @@ machine_connect(struct machine *m, const char *key_file, char *why, size_t why_l
 		goto out_drop;
 	}
 	c->has_thread = true;
+	atomic_store_explicit(&c->polled, true, memory_order_release);
 	pthread_mutex_lock(&m->lock);
 	m->want_id = 0;
 	pthread_mutex_unlock(&m->lock);

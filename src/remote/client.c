@@ -186,19 +186,27 @@ void
 conn_poll(struct conn *c)
 {
 	static _Thread_local bool inside;
-	static int on = -1;
+	static atomic_int on = -1;	/* read once: RIG_REMOTE_WAITER_POLLS */
+	int yes = atomic_load_explicit(&on, memory_order_relaxed);
 
-	if (on < 0) {
+	if (yes < 0) {
 		const char *e = getenv("RIG_REMOTE_WAITER_POLLS");
 
-		on = !(e && !strcmp(e, "0"));
+		yes = !(e && !strcmp(e, "0"));
+		atomic_store_explicit(&on, yes, memory_order_relaxed);
 	}
-	if (inside || !on || !link_spin_ns() || !atomic_load_explicit(&c->up, memory_order_relaxed) ||
+	if (inside || !yes || !link_spin_ns() || !atomic_load_explicit(&c->up, memory_order_relaxed) ||
 	    !atomic_load_explicit(&c->polled, memory_order_acquire))
+		return;
+	/* One waiter at a time: UCX's multi-thread worker is a spinning lock,
+	 * and several waiters spinning on it (each rig_wait looks some 50 us)
+	 * keep the progress thread, and its heartbeat, off two cores. */
+	if (atomic_exchange_explicit(&c->polling, true, memory_order_acquire))
 		return;
 	inside = true;
 	(void)ucp_worker_progress(c->link.worker);
 	inside = false;
+	atomic_store_explicit(&c->polling, false, memory_order_release);
 }
 
 struct conn *

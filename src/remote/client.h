@@ -27,6 +27,7 @@ struct conn {
 	atomic_bool up;
 	atomic_bool stop;
 	atomic_bool polled;	/* waiters may progress it (conn_poll): its handshake is over */
+	atomic_bool polling;	/* a waiter progresses it now (conn_poll) */
 	_Atomic uint64_t heard_ns;
 	struct machine *m;
 	struct conn *older;

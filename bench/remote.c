@@ -9,7 +9,12 @@
  *   remote_copy_64m    rig: a copy of 64 MiB from pinned memory of this
  *                      process into Device memory of the agent, waited.
  *                      peer: a ucp_put_nbx of 64 MiB into a process's
- *                      registered memory, then a flush.
+ *                      registered memory, then a flush (ucx_put: UCX's
+ *                      own choice of transports, which on one host puts
+ *                      through shared-memory messages the target's
+ *                      progress serves; ucx_put_cma: its transports
+ *                      limited to cma and tcp, so the put is one
+ *                      cross-memory write, as rig's agent's RMA is).
  *   remote_submit      rig: the submit of the empty kernel, batched (n
  *                      submits, one wait at the end), per submit; no peer.
  *
@@ -56,7 +61,7 @@ struct ucx {
 };
 
 static int
-ucx_init(struct ucx *u)
+ucx_init(struct ucx *u, const char *tls)
 {
 	ucp_params_t p = { .field_mask = UCP_PARAM_FIELD_FEATURES,
 			   .features = UCP_FEATURE_AM | UCP_FEATURE_RMA };
@@ -65,6 +70,8 @@ ucx_init(struct ucx *u)
 	ucp_config_t *c;
 
 	if (ucp_config_read(NULL, NULL, &c) != UCS_OK)
+		return -1;
+	if (tls && ucp_config_modify(c, "TLS", tls) != UCS_OK)
 		return -1;
 	if (ucp_init(&p, c, &u->ctx) != UCS_OK)
 		return -1;
@@ -164,7 +171,7 @@ echo_main(int fd)
 	void *rk;
 	int port;
 
-	if (ucx_init(&u) < 0 || posix_memalign(&u.mem, 4096, COPY_BYTES))
+	if (ucx_init(&u, NULL) < 0 || posix_memalign(&u.mem, 4096, COPY_BYTES))
 		_exit(1);
 	memset(u.mem, 0, COPY_BYTES);
 	mp.address = u.mem;
@@ -242,7 +249,7 @@ peer_put(void *arg, uint64_t n)
 }
 
 static int
-peer_connect(struct ucx *u, int port)
+peer_connect(struct ucx *u, int port, const char *tls)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
@@ -253,7 +260,7 @@ peer_connect(struct ucx *u, int port)
 	};
 	uint8_t hi = 1;
 
-	if (ucx_init(u) < 0)
+	if (ucx_init(u, tls) < 0)
 		return -1;
 	am_set(u, AM_PING, client_pong);
 	am_set(u, AM_HELLO, client_hello);
@@ -365,7 +372,7 @@ int
 main(int argc, char **argv)
 {
 	struct bench bn;
-	struct ucx peer = { 0 };
+	struct ucx peer = { 0 }, peer_cma = { 0 };
 	struct remote r = { 0 };
 	struct rig_opener o;
 	struct rig_device *d;
@@ -388,7 +395,8 @@ main(int argc, char **argv)
 		return 1;
 	if ((echo = fork()) == 0)
 		echo_main(pfd[1]);
-	if (read(pfd[0], &port, sizeof(port)) != sizeof(port) || peer_connect(&peer, port) < 0) {
+	if (read(pfd[0], &port, sizeof(port)) != sizeof(port) || peer_connect(&peer, port, NULL) < 0 ||
+	    peer_connect(&peer_cma, port, "cma,tcp") < 0) {
 		bench_note(&bn, "the bare UCX echo did not start");
 		goto out;
 	}
@@ -418,6 +426,7 @@ main(int argc, char **argv)
 		ucp_mem_h memh;	/* registered both ends, as rig's pinned memory is */
 
 		ucp_mem_map(peer.ctx, &mp, &memh);
+		ucp_mem_map(peer_cma.ctx, &mp, &memh);
 	}
 	uint64_t n_rt = bench_count(&bn, 2000, 200), n_copy = bench_count(&bn, 8, 2),
 		 n_batch = bench_count(&bn, 20000, 2000);
@@ -426,6 +435,8 @@ main(int argc, char **argv)
 	    bench_per_op(&bn, "remote_round_trip", "rig", BENCH_RIG, rig_round_trip, &r, n_rt, 0) ||
 	    bench_per_run(&bn, "remote_copy_64m", "ucx_put", BENCH_PEER, peer_put, &peer, n_copy,
 			  COPY_BYTES) ||
+	    bench_per_run(&bn, "remote_copy_64m", "ucx_put_cma", BENCH_PEER, peer_put, &peer_cma,
+			  n_copy, COPY_BYTES) ||
 	    bench_per_run(&bn, "remote_copy_64m", "rig", BENCH_RIG, rig_copy64, &r, n_copy,
 			  COPY_BYTES) ||
 	    bench_per_run(&bn, "remote_submit", "rig", BENCH_RIG, rig_batched, &r, n_batch, 0) ||

@@ -9,6 +9,20 @@
  * that does not decode, closes its connection and changes nothing else.
  * A client that goes (its endpoint fails, or it is silent past the
  * heartbeat bound) has its devices closed and its memory returned.
+ *
+ * Bulk: RMA travels on an endpoint of its own. The client's endpoint asks
+ * UCX for peer-failure handling (a broken connection must be seen), and
+ * UCX 1.13 then selects for RMA only transports whose memory domain can
+ * invalidate a registration (select.c's UCT_MD_FLAG_INVALIDATE): on one
+ * machine that leaves out cross-memory attach (cma), and a get becomes
+ * TCP's emulation through the client's progress thread, some ten times
+ * slower than a bare put. So the client sends its worker address (BULK)
+ * and the agent connects a second endpoint to it without error handling,
+ * used for puts, gets, flushes and rkeys alone: a failure of the peer is
+ * seen on the first endpoint; the second's operations then end with an
+ * error status (cma and tcp log such failures at DIAG only), which loses
+ * the device as any failed RMA does. An agent that cannot make it keeps
+ * RMA on the first endpoint.
  */
 #include <errno.h>
 #include <sched.h>
@@ -101,6 +115,37 @@ obj_end(struct agent *a, struct aobj *o)
 		break;
 	}
 	o->kind = AOBJ_NONE;
+}
+
+ucp_ep_h
+agent_rma_ep(struct client *c)
+{
+	return c->bulk ? c->bulk : c->ep;
+}
+
+/* BULK: the endpoint of RMA, to the client's worker (only before any pin:
+ * rkeys are unpacked on the endpoint of RMA). Making an endpoint does not
+ * progress the worker, so it may be made inside the handler. */
+static void
+on_bulk(struct agent *a, struct client *c, const struct remote_msg *m)
+{
+	ucp_ep_params_t ep = {
+		.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE,
+		.address = (const ucp_address_t *)m->u.address.at,
+		.err_mode = UCP_ERR_HANDLING_MODE_NONE,
+	};
+	bool pinned = false;
+
+	for (uint64_t i = 0; i < c->nobjs; i++)
+		pinned |= c->objs[i].kind == AOBJ_PIN;
+	if (c->bulk_asked || !m->u.address.len || pinned)
+		return gone(c, c->bulk_asked ? "a second BULK" : m->u.address.len ?
+			    "a BULK after a PIN" : "a BULK with no address");
+	c->bulk_asked = true;
+	if (ucp_ep_create(a->link.worker, &ep, &c->bulk) != UCS_OK) {
+		c->bulk = NULL;
+		agent_log(a, "client %s: no bulk endpoint; RMA goes on the first", c->peer);
+	}
 }
 
 static struct adev *
@@ -343,7 +388,7 @@ on_pin(struct agent *a, struct client *c, const struct remote_msg *m)
 	ucp_rkey_h rkey;
 	uint64_t id;
 
-	if (ucp_ep_rkey_unpack(c->ep, m->u.pin.rkey.at, &rkey) != UCS_OK)
+	if (ucp_ep_rkey_unpack(agent_rma_ep(c), m->u.pin.rkey.at, &rkey) != UCS_OK)
 		return reply_error(a, c, m->id, "the pin's rkey does not unpack");
 	if (!(id = obj_new(c, AOBJ_PIN))) {
 		ucp_rkey_destroy(rkey);
@@ -462,6 +507,7 @@ on_one(struct agent *a, struct client *c, const void *bytes, size_t len)
 	}
 	case REMOTE_PONG:
 		break;
+	case REMOTE_BULK: on_bulk(a, c, &m); break;
 	default:
 		agent_log(a, "client %s: %s is no request", c->peer, remote_type_name(m.type));
 		gone(c, "a message that is no request");
@@ -559,6 +605,7 @@ client_end(struct agent *a, struct client *c)
 			  c->peer, c->gone_why, ndev, (unsigned long long)nbuf);
 	else
 		agent_log(a, "client %s: refused: %s", c->peer, c->gone_why);
+	link_ep_drop(&a->link, c->bulk);
 	link_ep_drop(&a->link, c->ep);
 	free(c->objs);
 	free(c);
@@ -588,7 +635,7 @@ rig_remote_agent(const struct rig_agent_config *cfg)
 	 * closed in TIME_WAIT there: UCX's TCP listener binds without
 	 * SO_REUSEADDR unless told (docs/remote.md). The environment wins. */
 	setenv("UCX_TCP_CM_REUSEADDR", "y", 0);
-	if (link_open(&a.link, false, on_message, &a, why, sizeof(why)) < 0)
+	if (link_open_shm(&a.link, false, true, on_message, &a, why, sizeof(why)) < 0)
 		return rig_why_set(func, -EINVAL, "%s", why);
 	lp = (ucp_listener_params_t){
 		.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER,

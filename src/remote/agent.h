@@ -86,6 +86,9 @@ enum client_state { CLIENT_NEW, CLIENT_CHALLENGED, CLIENT_READY, CLIENT_GONE };
 
 struct client {
 	ucp_ep_h ep;
+	/* RMA's endpoint (agent.c: bulk), or NULL: RMA goes on ep. */
+	ucp_ep_h bulk;
+	bool bulk_asked;	/* BULK came: a second one is refused */
 	char peer[80];
 	enum client_state state;
 	bool admitted;		/* it proved the key */
@@ -114,6 +117,8 @@ void agent_log(struct agent *a, const char *fmt, ...) __attribute__((format(prin
 /* Send m to c; a failed send makes c gone. */
 void agent_send(struct agent *a, struct client *c, const struct remote_msg *m);
 struct aobj *agent_obj(struct client *c, uint64_t id, enum aobj_kind kind);
+/* The endpoint c's RMA goes on (its rkeys are unpacked on it). */
+ucp_ep_h agent_rma_ep(struct client *c);
 
 /* serve.c: a SUBMIT's steps queued on dev; 0, or -1 with why. */
 int serve_submit(struct agent *a, struct client *c, struct adev *dev,

@@ -9,6 +9,9 @@
  * mode: rig's submission threads send on it beside the progress thread.
  */
 #include <errno.h>
+#include <ifaddrs.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +33,7 @@ stop_threads(void)
 		struct conn *c = m->conn;
 
 		if (c && c->has_thread) {
+			atomic_store(&c->polled, false);
 			atomic_store(&c->stop, true);
 			pthread_join(c->thread, NULL);
 			c->has_thread = false;
@@ -167,6 +171,44 @@ progress(void *arg)
 	return NULL;
 }
 
+/*
+ * The waiter's own progress: rig's wait looks at a remote device's word
+ * through the driver's signaled, over and over while it spins before it
+ * sleeps (timeline/wait.c); each look progresses the worker here, so a
+ * REACHED that comes while the waiter spins is taken by the waiter itself
+ * (on_message raises the words) instead of by the progress thread, which
+ * would then have to wake it: one wake-up less per round trip. The worker
+ * is UCX's multi-thread mode, so the two threads may both progress it; a
+ * look from inside a UCX callback (a handler that reads a word) must not
+ * progress again, which the thread's flag prevents.
+ */
+void
+conn_poll(struct conn *c)
+{
+	static _Thread_local bool inside;
+	static atomic_int on = -1;	/* read once: RIG_REMOTE_WAITER_POLLS */
+	int yes = atomic_load_explicit(&on, memory_order_relaxed);
+
+	if (yes < 0) {
+		const char *e = getenv("RIG_REMOTE_WAITER_POLLS");
+
+		yes = !(e && !strcmp(e, "0"));
+		atomic_store_explicit(&on, yes, memory_order_relaxed);
+	}
+	if (inside || !yes || !link_spin_ns() || !atomic_load_explicit(&c->up, memory_order_relaxed) ||
+	    !atomic_load_explicit(&c->polled, memory_order_acquire))
+		return;
+	/* One waiter at a time: UCX's multi-thread worker is a spinning lock,
+	 * and several waiters spinning on it (each rig_wait looks some 50 us)
+	 * keep the progress thread, and its heartbeat, off two cores. */
+	if (atomic_exchange_explicit(&c->polling, true, memory_order_acquire))
+		return;
+	inside = true;
+	(void)ucp_worker_progress(c->link.worker);
+	inside = false;
+	atomic_store_explicit(&c->polling, false, memory_order_release);
+}
+
 struct conn *
 machine_conn(struct machine *m)
 {
@@ -287,6 +329,72 @@ handshake_wait(struct conn *c, uint16_t want, struct remote_msg *out, char *why,
 	return -1;
 }
 
+/* Whether sa is an address of this host in this network namespace:
+ * loopback, or one of its interfaces'. */
+static bool
+here(const struct sockaddr_storage *sa)
+{
+	struct ifaddrs *ifs, *i;
+	bool yes = false;
+
+	if (sa->ss_family == AF_INET) {
+		const struct sockaddr_in *a = (const struct sockaddr_in *)sa;
+
+		if ((ntohl(a->sin_addr.s_addr) >> 24) == 127)
+			return true;
+	} else if (sa->ss_family == AF_INET6) {
+		if (IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)sa)->sin6_addr))
+			return true;
+	} else {
+		return false;
+	}
+	if (getifaddrs(&ifs) < 0)
+		return false;
+	for (i = ifs; i && !yes; i = i->ifa_next) {
+		if (!i->ifa_addr || i->ifa_addr->sa_family != sa->ss_family)
+			continue;
+		if (sa->ss_family == AF_INET)
+			yes = ((const struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr ==
+			      ((const struct sockaddr_in *)sa)->sin_addr.s_addr;
+		else
+			yes = !memcmp(&((const struct sockaddr_in6 *)i->ifa_addr)->sin6_addr,
+				      &((const struct sockaddr_in6 *)sa)->sin6_addr,
+				      sizeof(struct in6_addr));
+	}
+	freeifaddrs(ifs);
+	return yes;
+}
+
+/*
+ * BULK: this worker's address, to which the agent connects the endpoint
+ * its RMA travels on (agent.c says why it is a second one). Only to an
+ * agent of this host and network namespace: that endpoint is for the
+ * host's own memory transports (cma), which a network's RMA does not
+ * need; and UCX takes two namespaces of one host for one machine, whose
+ * shared-memory wake-ups (abstract sockets, one set per namespace) then
+ * never arrive. Sent before any pin; where it cannot go (an address past
+ * the wire's bound, or RIG_REMOTE_BULK=0), RMA stays on the first
+ * endpoint.
+ */
+static void
+send_bulk(struct conn *c, const struct sockaddr_storage *sa)
+{
+	const char *e = getenv("RIG_REMOTE_BULK");
+	struct remote_msg msg = { .type = REMOTE_BULK };
+	ucp_address_t *addr;
+	size_t len;
+	char why[200];
+
+	if ((e && !strcmp(e, "0")) || !here(sa) ||
+	    ucp_worker_get_address(c->link.worker, &addr, &len) != UCS_OK)
+		return;
+	if (len <= REMOTE_ADDRESS_MAX) {
+		msg.u.address = (struct remote_bytes){ (const uint8_t *)addr, (uint32_t)len };
+		(void)link_send(c->ep, &msg, why, sizeof(why));	/* a failure shows at the next send */
+	}
+	ucp_worker_release_address(c->link.worker, addr);
+}
+
 int
 machine_connect(struct machine *m, const char *key_file, char *why, size_t why_len)
 {
@@ -305,6 +413,7 @@ machine_connect(struct machine *m, const char *key_file, char *why, size_t why_l
 		return 0;
 	}
 	if (m->conn && m->conn->has_thread) {	/* the broken one: its thread ends, its UCX state stays */
+		atomic_store(&m->conn->polled, false);
 		atomic_store(&m->conn->stop, true);
 		pthread_join(m->conn->thread, NULL);
 		m->conn->has_thread = false;
@@ -319,7 +428,7 @@ machine_connect(struct machine *m, const char *key_file, char *why, size_t why_l
 		goto out;
 	}
 	c->m = m;
-	if (link_open(&c->link, true, on_message, c, why, why_len) < 0) {
+	if (link_open_shm(&c->link, true, here(&sa), on_message, c, why, why_len) < 0) {
 		free(c);
 		goto out;
 	}
@@ -368,11 +477,13 @@ machine_connect(struct machine *m, const char *key_file, char *why, size_t why_l
 		snprintf(why, why_len, "AGENT %s: the agent does not prove the key", m->where);
 		goto out_drop;
 	}
+	send_bulk(c, &sa);
 	if (pthread_create(&c->thread, NULL, progress, c) != 0) {
 		snprintf(why, why_len, "no progress thread");
 		goto out_drop;
 	}
 	c->has_thread = true;
+	atomic_store_explicit(&c->polled, true, memory_order_release);
 	pthread_mutex_lock(&m->lock);
 	m->want_id = 0;
 	pthread_mutex_unlock(&m->lock);

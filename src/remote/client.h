@@ -26,6 +26,8 @@ struct conn {
 	bool has_thread;	/* thread runs and is not joined */
 	atomic_bool up;
 	atomic_bool stop;
+	atomic_bool polled;	/* waiters may progress it (conn_poll): its handshake is over */
+	atomic_bool polling;	/* a waiter progresses it now (conn_poll) */
 	_Atomic uint64_t heard_ns;
 	struct machine *m;
 	struct conn *older;
@@ -68,6 +70,11 @@ int machine_send(struct machine *m, const struct remote_msg *msg, char *why, siz
 
 /* Send len encoded bytes (malloc'd; the call owns them). 0, or -1. */
 int machine_send_bytes(struct machine *m, uint8_t *bytes, size_t len, char *why, size_t why_len);
+
+/* Progress c's worker once from a thread of rig's that looks at a remote
+ * device's word (driver.c: signaled), unless the spin is off or this
+ * thread is already inside UCX's progress. */
+void conn_poll(struct conn *c);
 
 /* The live connection's link and endpoint (for pins), or NULL. */
 struct conn *machine_conn(struct machine *m);

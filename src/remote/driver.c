@@ -411,11 +411,16 @@ remote_grow(void *t, struct rig_part *parts, size_t nparts, size_t nwaits, uint6
 	return RIG_GROWN;	/* room never answers RIG_GROW */
 }
 
+/* Reads the word, after one progress of the connection's worker where
+ * this thread may (client.c: conn_poll): a waiter that spins takes its
+ * REACHED itself. */
 static uint64_t
 remote_signaled(void *t)
 {
 	struct rdev *d = t;
 
+	if (d->conn)
+		conn_poll(d->conn);
 	return atomic_load_explicit(&d->word->word, memory_order_acquire);
 }
 

@@ -5,6 +5,18 @@
  * then always sees the whole message in its data argument, so no
  * rendezvous receive path exists to get wrong; bulk bytes never travel as
  * messages (RMA carries them, agent.c).
+ *
+ * Shared memory: rig's endpoints ask for peer-failure handling, and UCX
+ * 1.13 offers it on its shared-memory transports (posix, sysv) only where
+ * told (POSIX_ERROR_HANDLING, SYSV_ERROR_HANDLING: they then see a peer's
+ * end by its process, ep_check): without it, an agent and a client of one
+ * host talk over TCP on loopback, some twenty times the latency of a
+ * message through shared memory. Both ends must offer it (a client or
+ * agent whose environment names either setting keeps it); the client
+ * does only towards an agent of its own network namespace (client.c:
+ * UCX's shared-memory wake-ups do not cross namespaces). Set on the
+ * context's own configuration, not the environment, so that each
+ * connection of a process decides for itself.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -42,6 +54,14 @@ int
 link_open(struct link *l, bool multi, link_recv_fn recv, void *arg, char *why,
 	  size_t why_len)
 {
+	return link_open_shm(l, multi, false, recv, arg, why, why_len);
+}
+
+int
+link_open_shm(struct link *l, bool multi, bool shm, link_recv_fn recv, void *arg,
+	      char *why, size_t why_len)
+{
+	const char *e = getenv("RIG_REMOTE_SHM");
 	ucp_params_t params = {
 		.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED,
 		.features = UCP_FEATURE_AM | UCP_FEATURE_RMA | UCP_FEATURE_WAKEUP,
@@ -66,6 +86,10 @@ link_open(struct link *l, bool multi, link_recv_fn recv, void *arg, char *why,
 	l->handler = h;
 	if ((st = ucp_config_read(NULL, NULL, &config)) != UCS_OK)
 		goto fail;
+	/* The environment wins: a UCX_* setting of the user's stays. */
+	if (shm && !(e && !strcmp(e, "0")) && !getenv("UCX_POSIX_ERROR_HANDLING") &&
+	    !getenv("UCX_SYSV_ERROR_HANDLING"))
+		(void)ucp_config_modify(config, "MM_ERROR_HANDLING", "y");	/* posix and sysv: both are mm */
 	st = ucp_init(&params, config, &l->ctx);
 	ucp_config_release(config);
 	if (st != UCS_OK)

@@ -32,6 +32,12 @@ typedef void (*link_recv_fn)(void *arg, ucp_ep_h reply, const void *bytes, size_
 /* A context and worker: multi for a worker that several threads call. */
 int link_open(struct link *l, bool multi, link_recv_fn recv, void *arg,
 	      char *why, size_t why_len);
+
+/* The same, and where shm is true, UCX's shared-memory transports (posix,
+ * sysv) offer peer-failure handling (link.c says why), unless
+ * RIG_REMOTE_SHM=0. */
+int link_open_shm(struct link *l, bool multi, bool shm, link_recv_fn recv, void *arg,
+		  char *why, size_t why_len);
 void link_close(struct link *l);
 
 /* Send m on ep; UCX owns a copy until it is sent. 0, or -1 with why. */

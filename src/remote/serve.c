@@ -232,13 +232,13 @@ rma_issue(struct agent *a, struct client *c, struct step *s)
 	for (uint64_t at = 0; at < s->bytes; at += RMA_CHUNK) {
 		uint64_t n = s->bytes - at < RMA_CHUNK ? s->bytes - at : RMA_CHUNK;
 		ucs_status_ptr_t r = s->put ?
-			ucp_put_nbx(c->ep, (char *)s->local + at, n, s->remote + at, s->rkey, &p) :
-			ucp_get_nbx(c->ep, (char *)s->local + at, n, s->remote + at, s->rkey, &p);
+			ucp_put_nbx(agent_rma_ep(c), (char *)s->local + at, n, s->remote + at, s->rkey, &p) :
+			ucp_get_nbx(agent_rma_ep(c), (char *)s->local + at, n, s->remote + at, s->rkey, &p);
 
 		if (UCS_PTR_IS_ERR(r))
 			return -1;
 	}
-	s->flush = ucp_ep_flush_nbx(c->ep, &f);
+	s->flush = ucp_ep_flush_nbx(agent_rma_ep(c), &f);
 	if (UCS_PTR_IS_ERR(s->flush))
 		return -1;
 	return 0;

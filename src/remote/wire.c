@@ -28,7 +28,7 @@ static const char *const type_names[REMOTE_TYPES] = {
 	[REMOTE_PINNED] = "PINNED", [REMOTE_UNPIN] = "UNPIN",
 	[REMOTE_SUBMIT] = "SUBMIT", [REMOTE_REACHED] = "REACHED",
 	[REMOTE_LOST] = "LOST", [REMOTE_PING] = "PING", [REMOTE_PONG] = "PONG",
-	[REMOTE_ERROR] = "ERROR",
+	[REMOTE_ERROR] = "ERROR", [REMOTE_BULK] = "BULK",
 };
 
 const char *
@@ -290,6 +290,9 @@ remote_decode(const void *bytes, size_t len, struct remote_msg *m, char *why,
 	case REMOTE_ERROR:
 		m->u.error = rd_str(&r, "error text");
 		break;
+	case REMOTE_BULK:
+		m->u.address = rd_blob(&r, REMOTE_ADDRESS_MAX, "worker address");
+		break;
 	default:
 		snprintf(why, why_len, "type %u is unknown", m->type);
 		return -1;
@@ -536,6 +539,9 @@ encode_at(struct wr *w0, const struct remote_msg *m, char *why, size_t why_len)
 		break;
 	case REMOTE_ERROR:
 		wr_str(&w, m->u.error, "error text");
+		break;
+	case REMOTE_BULK:
+		wr_blob(&w, m->u.address, REMOTE_ADDRESS_MAX, "worker address");
 		break;
 	default:
 		w.bad = "type";

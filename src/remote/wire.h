@@ -27,6 +27,7 @@
 #define REMOTE_PARAMS_MAX	4096u
 #define REMOTE_RKEY_MAX		4096u
 #define REMOTE_IMAGE_MAX	(64u << 20)
+#define REMOTE_ADDRESS_MAX	4096u	/* a BULK's worker address */
 
 enum remote_type {
 	REMOTE_HELLO = 1,	/* c→a: version, client nonce */
@@ -53,6 +54,9 @@ enum remote_type {
 	REMOTE_PING,		/* either way: a heartbeat */
 	REMOTE_PONG,
 	REMOTE_ERROR,		/* a→c: a request failed, with why */
+	/* c→a, once, after WELCOME: the client's UCX worker address, for the
+	 * agent's endpoint that carries RMA alone (agent.c: bulk). */
+	REMOTE_BULK,
 	REMOTE_TYPES
 };
 
@@ -126,6 +130,7 @@ struct remote_msg {
 		struct { uint32_t dev; struct remote_bytes why; } lost;
 		uint64_t ping;				/* PING, PONG */
 		struct remote_bytes error;		/* ERROR */
+		struct remote_bytes address;		/* BULK */
 	} u;
 };
 

@@ -35,6 +35,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case REMOTE_ERROR: inside(data, size, m.u.error); break;
 	case REMOTE_LOAD: inside(data, size, m.u.load.image); break;
 	case REMOTE_PIN: inside(data, size, m.u.pin.rkey); break;
+	case REMOTE_BULK: inside(data, size, m.u.address); break;
 	case REMOTE_SUBMIT:
 		for (uint32_t i = 0; i < m.u.submit.nparts; i++)
 			inside(data, size, m.u.submit.parts[i].params);

@@ -7,7 +7,8 @@
  * process (UCX RMA both ways, 8 MiB: chunks pipelined); order across the
  * machines holds both ways through the same stamps; a wrong key, a key
  * file others may read, and a malformed message are refused and change
- * nothing for the next client; kill -9 of the agent mid-work loses the
+ * nothing for the next client, and so are a second BULK and an empty
+ * one from an admitted client; kill -9 of the agent mid-work loses the
  * device with "AGENT host:port: connection lost" and ends every wait, and
  * a reopen works once an agent listens there again; a client killed
  * mid-submit has its devices closed and its buffers returned; silence
@@ -27,6 +28,7 @@
 
 #include "agent_proc.h"
 #include "common.h"
+#include "remote/auth.h"
 #include "remote/link.h"
 
 #define N (2 << 20)	/* floats: 8 MiB a buffer */
@@ -243,6 +245,114 @@ malformed(void **state)
 	raw_send(b, len, "refused: a message before the handshake ended");
 	free(b);
 	d = open_remote("M2", key_path);
+	assert_null(rig_lost(d));
+	assert_int_equal(rig_close(d), 0);
+	rig_device_release(d);
+}
+
+/* An admitted raw client (the handshake by hand), for what only an
+ * admitted client can send. */
+static uint8_t heard[512];
+static size_t heard_len;
+
+static void
+hear(void *arg, ucp_ep_h reply, const void *bytes, size_t len)
+{
+	if (len <= sizeof(heard)) {
+		memcpy(heard, bytes, len);
+		heard_len = len;
+	}
+}
+
+/* Send m on e and progress l until the answer of type want comes. */
+static void
+ask(struct link *l, ucp_ep_h e, struct remote_msg *m, unsigned want, struct remote_msg *out)
+{
+	char why[200];
+
+	heard_len = 0;
+	assert_int_equal(link_send(e, m, why, sizeof(why)), 0);
+	for (int i = 0; i < 2000 && !heard_len; i++)
+		link_progress(l, 5);
+	assert_true(heard_len > 0);
+	assert_int_equal(remote_decode(heard, heard_len, out, why, sizeof(why)), 0);
+	assert_int_equal(out->type, want);
+}
+
+static ucp_ep_h
+admitted(struct link *l)
+{
+	struct remote_key key;
+	struct remote_msg m = { .type = REMOTE_HELLO, .id = 1 }, ans;
+	struct sockaddr_storage sa;
+	socklen_t salen;
+	uint8_t cnonce[REMOTE_NONCE];
+	char why[200];
+	ucp_ep_params_t ep;
+	ucp_ep_h e;
+
+	assert_int_equal(remote_key_load(key_path, &key, why, sizeof(why)), 0);
+	assert_int_equal(link_open(l, false, hear, NULL, why, sizeof(why)), 0);
+	assert_int_equal(link_address(agent.where, &sa, &salen, why, sizeof(why)), 0);
+	ep = (ucp_ep_params_t){
+		.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR |
+			      UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE,
+		.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER,
+		.sockaddr = { (const struct sockaddr *)&sa, salen },
+		.err_mode = UCP_ERR_HANDLING_MODE_PEER,
+	};
+	assert_int_equal(ucp_ep_create(l->worker, &ep, &e), UCS_OK);
+	assert_int_equal(remote_nonce(cnonce), 0);
+	m.u.hello.version = REMOTE_VERSION;
+	memcpy(m.u.hello.nonce, cnonce, REMOTE_NONCE);
+	ask(l, e, &m, REMOTE_CHALLENGE, &ans);
+	m = (struct remote_msg){ .type = REMOTE_AUTH, .id = 2 };
+	remote_mac(&key, false, cnonce, ans.u.nonce, m.u.mac);
+	ask(l, e, &m, REMOTE_WELCOME, &ans);
+	return e;
+}
+
+/*
+ * BULK (the client's worker address for the agent's RMA endpoint) is
+ * taken once, before any pin: a second one, and one with no address,
+ * close that client's connection and change nothing for the next.
+ */
+static void
+bulk_refusals(void **state)
+{
+	struct remote_msg m = { .type = REMOTE_BULK };
+	struct rig_device *d;
+	ucp_address_t *addr;
+	size_t len;
+	char why[200];
+	struct link l;
+	ucp_ep_h e = admitted(&l);
+
+	assert_int_equal(ucp_worker_get_address(l.worker, &addr, &len), UCS_OK);
+	m.u.address = (struct remote_bytes){ (const uint8_t *)addr, (uint32_t)len };
+	assert_int_equal(link_send(e, &m, why, sizeof(why)), 0);
+	assert_int_equal(link_send(e, &m, why, sizeof(why)), 0);
+	for (int i = 0; i < 400 && !strstr(agent.log, "a second BULK"); i++) {
+		link_progress(&l, 5);
+		agent_logged(&agent, "a second BULK", 5);
+	}
+	assert_true(agent_logged(&agent, "a second BULK; closed 0 devices, returned 0 buffers", 5000));
+	ucp_worker_release_address(l.worker, addr);
+	link_ep_drop(&l, e);
+	link_close(&l);
+
+	e = admitted(&l);
+	m.u.address = (struct remote_bytes){ NULL, 0 };
+	assert_int_equal(link_send(e, &m, why, sizeof(why)), 0);
+	for (int i = 0; i < 400 && !strstr(agent.log, "a BULK with no address"); i++) {
+		link_progress(&l, 5);
+		agent_logged(&agent, "a BULK with no address", 5);
+	}
+	assert_true(agent_logged(&agent, "a BULK with no address; closed 0 devices", 5000));
+	link_ep_drop(&l, e);
+	link_close(&l);
+
+	d = open_remote("HOST", key_path);
 	assert_null(rig_lost(d));
 	assert_int_equal(rig_close(d), 0);
 	rig_device_release(d);
@@ -670,6 +780,7 @@ main(void)
 		cmocka_unit_test(bad_keys),
 		cmocka_unit_test(flags_refuse),
 		cmocka_unit_test(malformed),
+		cmocka_unit_test(bulk_refusals),
 		cmocka_unit_test(order_across),
 		cmocka_unit_test(order_oracle),
 		cmocka_unit_test(client_killed),

@@ -6,7 +6,8 @@
  * with a NUL, a part count past the bound, bytes after the last field;
  * the key file is refused unless only its owner reads it, and the proofs
  * tell a right key from a wrong one; a batch of messages encoded into one
- * block splits back into them.
+ * block splits back into them; a BULK's worker address past its bound is
+ * refused.
  */
 #include <fcntl.h>
 #include <setjmp.h>
@@ -86,6 +87,28 @@ round_trip(void **state)
 	assert_int_equal(d.u.opened.queues[1].name.len, 6);
 	assert_memory_equal(d.u.opened.queues[1].name.at, "COPY:0", 6);
 	free(b);
+
+	/* BULK: the client's worker address, bytes as they were. */
+	{
+		static uint8_t address[REMOTE_ADDRESS_MAX + 1];
+
+		for (size_t i = 0; i < sizeof(address); i++)
+			address[i] = (uint8_t)(i * 7);
+		memset(&m, 0, sizeof(m));
+		m.type = REMOTE_BULK;
+		m.u.address = (struct remote_bytes){ address, 300 };
+		b = encode(&m, &len);
+		assert_int_equal(remote_decode(b, len, &d, why, sizeof(why)), 0);
+		assert_int_equal(d.type, REMOTE_BULK);
+		assert_int_equal(d.u.address.len, 300);
+		assert_memory_equal(d.u.address.at, address, 300);
+		assert_string_equal(remote_type_name(REMOTE_BULK), "BULK");
+		free(b);
+		/* One byte past the wire's bound is refused, naming the field. */
+		m.u.address.len = REMOTE_ADDRESS_MAX + 1;
+		assert_int_equal(remote_encode(&m, &b, &len, why, sizeof(why)), -1);
+		assert_non_null(strstr(why, "worker address"));
+	}
 }
 
 /* Decoding b must fail with a message containing cause. */

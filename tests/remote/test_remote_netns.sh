@@ -20,6 +20,10 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
+# meson stops a test past its timeout with SIGTERM: clean up then too (the
+# EXIT trap alone leaves the agent running and both namespaces behind).
+trap 'exit 143' TERM
+trap 'exit 130' INT
 if ! ip netns add "$a" 2>"$work/err"; then
 	echo "ip netns add: $(cat "$work/err"): skipped"; exit 77
 fi

@@ -157,7 +157,10 @@ timeline_wait_producer(struct timeline *self, uint32_t slot, uint64_t value)
 void
 timeline_queue_wait(struct timeline *tl, struct timeline *producer, uint64_t v)
 {
-	if (!producer->hang_ns ||
+	/* A producer with a word of its own (ops.signaled) is watched too
+	 * without a hang clock: rig's copy of its word, which the waiting
+	 * queue reads, moves only when someone reads the driver's. */
+	if (!(producer->hang_ns || producer->signaled) ||
 	    atomic_load_explicit(&tl->queue_until, memory_order_relaxed) >= v)
 		return;
 	/* seq_cst: the poller's last look before it idles reads it after it
@@ -174,7 +177,8 @@ timeline_queue_wait(struct timeline *tl, struct timeline *producer, uint64_t v)
 static bool queue_waited[RIG_WORD_SLOTS];
 
 /* Whether tl's queues wait for a value its word is below (SPEC §8, for
- * producers with a hang clock): set while route.c noted such a wait. */
+ * producers with a hang clock or a word of their own): set while route.c
+ * noted such a wait. */
 static bool
 queue_waits(struct timeline *tl, uint64_t *word)
 {
@@ -189,7 +193,9 @@ queue_waits(struct timeline *tl, uint64_t *word)
 /*
  * Whether a producer tl's queues wait for has not shown that value yet
  * (or is lost with it dropped). mark: note each such producer with a hang
- * clock in queue_waited. Only its clock runs then: tl's stall is its.
+ * clock or a word of its own in queue_waited, so the scan reads its word
+ * (raising rig's copy, which the queue reads) and runs its clock: tl's
+ * stall is the producer's then.
  */
 static bool
 waits_on_producer(struct timeline *tl, bool mark)
@@ -210,7 +216,7 @@ waits_on_producer(struct timeline *tl, bool mark)
 		    timeline_word(p) >= want)
 			continue;
 		any = true;
-		if (mark && p->hang_ns)
+		if (mark && (p->hang_ns || p->signaled))
 			queue_waited[j] = true;
 	}
 	return any;

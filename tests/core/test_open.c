@@ -85,7 +85,7 @@ static void own_free(void *t, void *r) { free(r); }
 static void
 own_locate(void *t, void *r, struct rig_location *o)
 {
-	*o = (struct rig_location){ .has_address = true, .address = (uintptr_t)r };
+	*o = (struct rig_location){ .has_address = true, .address = (uintptr_t)r, .host = r };
 }
 static uint64_t own_signaled(void *t) { return atomic_load(&own_word); }
 static const struct rig_ops own_ops = {
@@ -190,6 +190,41 @@ test_own_word_read_through_signaled(void **state)
 	rig_buffer_release(a);
 	rig_buffer_release(b);
 	rig_device_release(d);
+}
+
+/* A device whose queues wait on the GPU-like way (the host device waits
+ * for stores) for a producer with a word of its own and no hang clock:
+ * rig's copy of that word moves only when someone reads it through
+ * ops.signaled, so the poller must read it while a queue waits (the
+ * consumer's wait ran out, its word never raised, before). */
+static void
+test_queue_waits_on_own_word_without_hang_clock(void **state)
+{
+	struct rig_device *own, *host;
+	struct rig_buffer *a, *b, *view, *out;
+	struct rig_point p = { 0 }, q = { 0 };
+
+	fake_facts.completion = RIG_BY_STORE;	/* no hang_ms: setup's RIG_NONE */
+	fake_facts.host_addresses = true;
+	assert_int_equal(rig_open(&own_opener, &own), 0);
+	assert_int_equal(rig_host_device(&host), 0);
+	assert_int_equal(rig_buffer_create(own, 64, RIG_MEMORY_DEVICE, &a), 0);
+	assert_int_equal(rig_buffer_create(own, 64, RIG_MEMORY_DEVICE, &b), 0);
+	assert_int_equal(rig_buffer_create(host, 64, RIG_MEMORY_DEVICE, &out), 0);
+	if (rig_buffer_borrow(b, host, &view) != 0)
+		fail_msg("%s", rig_why());
+	atomic_store(&own_word, 0);
+	assert_int_equal(rig_buffer_copy(a, b, &p), 0);
+	assert_int_equal(rig_buffer_copy(view, out, &q), 0);	/* waits for p */
+	assert_false(rig_signaled(q));
+	atomic_store(&own_word, p.value);	/* the producer's store: nobody reads */
+	assert_int_equal(rig_wait(q, 10 * 1000000000ull), 0);
+	rig_buffer_release(view);
+	rig_buffer_release(out);
+	rig_buffer_release(a);
+	rig_buffer_release(b);
+	rig_device_release(host);
+	rig_device_release(own);
 }
 
 static void
@@ -348,6 +383,7 @@ main(void)
 		cmocka_unit_test_setup(test_one_device_per_name, setup),
 		cmocka_unit_test_setup(test_memory_devices_by_name, setup),
 		cmocka_unit_test_setup(test_own_word_read_through_signaled, setup),
+		cmocka_unit_test_setup(test_queue_waits_on_own_word_without_hang_clock, setup),
 		cmocka_unit_test_setup(test_copy_engine_names_no_queue, setup),
 		cmocka_unit_test_setup(test_copy_engine_without_copies, setup),
 		cmocka_unit_test_setup(test_hang_ms_below_one, setup),

@@ -101,8 +101,12 @@ copy_dwords(const struct amd_dev *d, const struct rig_copy *c)
 {
 	uint64_t per = sdma_packets(d->sdma_gen, c->bytes);
 
+	/* An end without an address is a slot at rig_submission_make, which
+	 * asks room of the parts alone: every region of this device has an
+	 * address, so the slot's buffer has one at submit, where room asks
+	 * again with it. Count the packets of the known length meanwhile. */
 	if (!c->dst.at.has_address || (c->fill < 0 && !c->src.at.has_address))
-		return 0;
+		return (per ? per : 1) * 7 + 1;
 	if (c->fill >= 0) {
 		uint64_t dst = c->dst.at.address + c->dst.offset;
 

@@ -92,6 +92,51 @@ test_order_chains_across_devices(void **state)
 	sim_dev_close(&f);
 }
 
+/* A prepared copy of slot 0 into slot 1 runs on SDMA:0 with each submit's
+ * buffers (its make asked room before they were known). */
+static void
+test_prepared_copy_of_slots(void **state)
+{
+	enum { WORDS = 256, BYTES = WORDS * 4, ROUNDS = 8 };
+	struct rig_buffer *src[ROUNDS], *dst[ROUNDS];
+	struct rig_part_spec part;
+	struct rig_submission *s;
+	struct rig_point p = { 0 };
+	uint32_t x[WORDS], y[WORDS];
+	struct sim_dev f;
+
+	(void)state;
+	sim_dev_open(&f, "11.0.0");
+	part = rig_part_copy(RIG_SLOT(0), RIG_SLOT(1));
+	if (rig_submission_make(f.d, &part, 1, NULL, 0, (struct rig_keep){ 0 }, &s) < 0)
+		fail_msg("make: %s", rig_why());
+	for (int r = 0; r < ROUNDS; r++) {
+		struct rig_run *run;
+
+		for (int i = 0; i < WORDS; i++)
+			x[i] = (uint32_t)(i * 7 + r * 1000003);
+		assert_int_equal(rig_buffer_create(f.d, BYTES, RIG_MEMORY_DEVICE, &src[r]), 0);
+		assert_int_equal(rig_buffer_create(f.d, BYTES, RIG_MEMORY_DEVICE, &dst[r]), 0);
+		assert_int_equal(rig_buffer_write(src[r], 0, x, BYTES), 0);
+		assert_int_equal(rig_run_take(s, &run), 0);
+		if (rig_submit(run, (struct rig_buffer *[]){ src[r], dst[r] }, 2, NULL, 0, &p) < 0)
+			fail_msg("submit: %s", rig_why());
+	}
+	if (rig_wait(p, 30 * SIM_SECOND) < 0)
+		fail_msg("wait: %s", rig_why());
+	for (int r = 0; r < ROUNDS; r++) {
+		for (int i = 0; i < WORDS; i++)
+			x[i] = (uint32_t)(i * 7 + r * 1000003);
+		assert_int_equal(rig_buffer_read(dst[r], 0, y, BYTES), 0);
+		assert_memory_equal(x, y, BYTES);
+		rig_buffer_release(src[r]);
+		rig_buffer_release(dst[r]);
+	}
+	assert_null(rig_lost(f.d));
+	rig_submission_release(s);
+	sim_dev_close(&f);
+}
+
 /* ---- loss and culprits ------------------------------------------------- */
 
 /* A launch whose destination no page maps (its ref is a view of a live
@@ -133,15 +178,14 @@ test_fault_loses_it_naming_the_culprit(void **state)
 	assert_int_equal(rig_image_function(img, "add", &fn), 0);
 	{
 		struct rig_ref refs[] = { RIG_READ(0, 0), RIG_WRITE(1, 8) };
-		/* Part 0 a copy, part 1 the faulting launch. (The copy names
-		 * its buffers: AMD-PCI's room refuses a copy of slots at the
-		 * submission's make, before their buffers are known.) */
+		/* Part 0 a copy of slot 0 into slot 1, part 1 the faulting
+		 * launch. */
 		struct rig_part_spec parts[2];
 
 		a = NULL;
 		assert_int_equal(rig_buffer_create(f.d, 64, RIG_MEMORY_DEVICE, &a), 0);
 		assert_int_equal(rig_buffer_create(f.d, 64, RIG_MEMORY_DEVICE, &b), 0);
-		parts[0] = rig_part_copy(RIG_BUFFER(a), RIG_BUFFER(b));
+		parts[0] = rig_part_copy(RIG_SLOT(0), RIG_SLOT(1));
 		parts[1] = rig_part_launch(fn, 20, refs, 2);
 		if (rig_submission_make(f.d, parts, 2, NULL, 0, (struct rig_keep){ 0 }, &s) < 0)
 			fail_msg("submission: %s", rig_why());
@@ -342,6 +386,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_order_chains_across_devices),
+		cmocka_unit_test(test_prepared_copy_of_slots),
 		cmocka_unit_test(test_fault_loses_it_naming_the_culprit),
 		cmocka_unit_test(test_stalled_sdma_is_a_hang),
 		cmocka_unit_test(test_released_memory_returns_after_its_points),

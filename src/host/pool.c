@@ -43,7 +43,10 @@
  * so a faulted launch's value is never stored. Then that thread yields
  * once (hand_over): a waiter awake for the launch's end (timeline/wait.c
  * yields near the end it expects) may share its core, and would otherwise
- * run only once this thread's next wait has spent its pauses.
+ * run only once this thread's next wait has spent its pauses. Not after a
+ * launch of one call (the runner's alone): those are short, their waiters
+ * rarely sleep, and back to back each yield would cost a batch of them
+ * ~0.3 us a value (bench/host.c's batched_submit, 406 -> 745 ns).
  *
  * Faults (host_pool_launch): a kernel task is `guarded`, and each thread
  * runs its chunks armed (guard.h). A thread whose call faulted (or was
@@ -255,8 +258,9 @@ complete(struct host_pool_done *done)
 	done->stored = true;
 }
 
-/* After a completion: a waiter that yields on this core runs now (see the
- * top); a system call of well under a microsecond where none does. */
+/* After a split launch's completion: a waiter that yields on this core
+ * runs now (see the top); a system call of well under a microsecond where
+ * none does, once per launch of several chunks. */
 static void
 hand_over(void)
 {
@@ -410,10 +414,9 @@ host_pool_launch(struct host_pool *p, struct host_guard *runner, host_range_fn f
 		HOST_GUARDED(runner, f, fn(params, 0, n));
 		if (f)
 			*fault = runner->fault;
-		else if (done) {
-			complete(done);
-			hand_over();
-		}
+		else if (done)
+			complete(done);	/* no hand_over: a batch of small
+					 * launches would pay a yield for each */
 		return f;
 	}
 	run(p, runner, true, fn, params, n, chunk, done, ranges);

@@ -100,13 +100,16 @@ also_lost(const struct timeline *also)
 uint64_t
 timeline_expect_next(uint64_t expect_ns, uint64_t waited_ns)
 {
-	/* A quarter of the way to the last: one slow value (a loaded
-	 * machine's) moves the expectation, but does not make it. */
+	/* Half the way down to a shorter wait, a sixteenth up to a longer
+	 * one: the expectation follows the short end of the waits, so one
+	 * slow value (a loaded machine's) moves it little, and a wait wakes
+	 * early rather than late (an end before the wake costs a sleeper's
+	 * wake-up; one a little after it, a few more yields). */
 	if (expect_ns == 0)
 		return waited_ns;
 	if (waited_ns >= expect_ns)
-		return expect_ns + (waited_ns - expect_ns) / 4;
-	return expect_ns - (expect_ns - waited_ns) / 4;
+		return expect_ns + (waited_ns - expect_ns) / 16;
+	return expect_ns - (expect_ns - waited_ns) / 2;
 }
 
 void

@@ -7,7 +7,8 @@
  * and a wait yields a bounded time only (wait.c says why both).
  *
  *  - the rule: timeline_expect_next() and timeline_yield_span() for a
- *    table of cases (first wait, slower, faster, long waits capped);
+ *    table of cases (first wait, slower, faster, an outlier, long waits
+ *    capped);
  *  - awake at the end: after waits of about EXPECT_NS, a wait whose value
  *    is stored once it sleeps, with no wake at all (no rig_word_wake, no
  *    poller looks), still returns, once it wakes for the expected end: a sleeping
@@ -86,10 +87,10 @@ test_rule(void **state)
 	} rule[] = {
 		{ 0, 1000, 1000 },			/* the first wait sets it */
 		{ 1000, 1000, 1000 },
-		{ 1000, 2000, 1250 },			/* a quarter of the way */
-		{ 1000, 0, 750 },
-		{ 4 * MS, 100 * MS, 4 * MS + 24 * MS },	/* one slow wait moves it */
-		{ UINT64_MAX / 2, UINT64_MAX, UINT64_MAX / 2 + UINT64_MAX / 8 + 1 },
+		{ 1000, 2000, 1062 },			/* a sixteenth of the way up */
+		{ 1000, 0, 500 },			/* half the way down */
+		{ 4 * MS, 100 * MS, 10 * MS },		/* one slow wait moves it little */
+		{ UINT64_MAX / 2, UINT64_MAX, UINT64_MAX / 2 + UINT64_MAX / 32 + 1 },
 	};
 	uint64_t from, to;
 

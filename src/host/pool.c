@@ -40,7 +40,13 @@
  * after the decrement, stores the next value after it: the word never goes
  * backwards. Its acquire read of state also sees every other thread's
  * fault record (each wrote it before its release decrement or the close),
- * so a faulted launch's value is never stored.
+ * so a faulted launch's value is never stored. Then that thread yields
+ * once (hand_over): a waiter awake for the launch's end (timeline/wait.c
+ * yields near the end it expects) may share its core, and would otherwise
+ * run only once this thread's next wait has spent its pauses. Not after a
+ * launch of one call (the runner's alone): those are short, their waiters
+ * rarely sleep, and back to back each yield would cost a batch of them
+ * ~0.3 us a value (bench/host.c's batched_submit, 406 -> 745 ns).
  *
  * Faults (host_pool_launch): a kernel task is `guarded`, and each thread
  * runs its chunks armed (guard.h). A thread whose call faulted (or was
@@ -252,9 +258,19 @@ complete(struct host_pool_done *done)
 	done->stored = true;
 }
 
+/* After a split launch's completion: a waiter that yields on this core
+ * runs now (see the top); a system call of well under a microsecond where
+ * none does, once per launch of several chunks. */
+static void
+hand_over(void)
+{
+	sched_yield();
+}
+
 static void
 leave(struct host_pool *p)
 {
+	bool completed = false;
 	uint64_t was, t;
 
 	if (p->done) {
@@ -262,8 +278,10 @@ leave(struct host_pool *p)
 		 * top) happen before this thread's store of the word. */
 		t = atomic_load_explicit(&p->state, memory_order_acquire);
 		if ((t & CLOSED) && (t & JOINED) == 1 &&
-		    !atomic_load_explicit(&p->faulted, memory_order_relaxed))
+		    !atomic_load_explicit(&p->faulted, memory_order_relaxed)) {
 			complete(p->done);
+			completed = true;
+		}
 	}
 	/* Release pairs with the runner's acquire in wait_joined(): what fn
 	 * wrote is visible to it. */
@@ -274,6 +292,8 @@ leave(struct host_pool *p)
 	 * leaver may bump while this one does: ec_mp. */
 	if ((was & JOINED) == 1 && (was & CLOSED))
 		ck_ec32_inc(&p->left_ec, ec_mp());
+	if (completed)
+		hand_over();
 }
 
 static void *
@@ -395,14 +415,17 @@ host_pool_launch(struct host_pool *p, struct host_guard *runner, host_range_fn f
 		if (f)
 			*fault = runner->fault;
 		else if (done)
-			complete(done);
+			complete(done);	/* no hand_over: a batch of small
+					 * launches would pay a yield for each */
 		return f;
 	}
 	run(p, runner, true, fn, params, n, chunk, done, ranges);
 	if (!atomic_load_explicit(&p->faulted, memory_order_relaxed)) {
 		/* No worker ended it last: the runner completes the value. */
-		if (done && !done->stored)
+		if (done && !done->stored) {
 			complete(done);
+			hand_over();
+		}
 		return false;
 	}
 	*fault = p->fault;

@@ -39,6 +39,10 @@ struct timeline {
 	_Atomic uint64_t commit_want;	/* highest value a waiter needs committed */
 	_Atomic uint32_t waiters;	/* threads in the sleeping part of a wait (the poller
 					 * watches the word while any are) */
+	/* How long a wait that sleeps takes here, as the last ones did
+	 * (wait.c; 0: none yet). A hint each wait tunes: relaxed loads and
+	 * stores. */
+	_Atomic uint64_t expect_ns;
 	_Atomic(const char *) lost;	/* why the device was lost (loss->reason); NULL while live */
 	struct rig_loss *loss;		/* the loss's record, set before lost */
 	_Atomic uint64_t lost_at;	/* values above it were dropped by the loss */
@@ -150,6 +154,18 @@ void timeline_raise(_Atomic uint64_t *a, uint64_t v);
 
 /* ---- wait.c ---- */
 
+/* A wait's yields (wait.c): before it sleeps; before the end it expects
+ * from the last waits; after that end, at most. */
+#define TIMELINE_YIELD_NS	50000u
+#define TIMELINE_EARLY_NS	200000u
+#define TIMELINE_LATE_MAX_NS	1000000u
+/* The end a timeline's waits expect, after one that took waited_ns from its
+ * start to its value (expect_ns: what they expected; 0: nothing yet). */
+uint64_t timeline_expect_next(uint64_t expect_ns, uint64_t waited_ns);
+/* Where a wait that started at start_ns and expects expect_ns (> 0) yields:
+ * from *from_ns to *to_ns. */
+void timeline_yield_span(uint64_t start_ns, uint64_t expect_ns, uint64_t *from_ns,
+			 uint64_t *to_ns);
 /* Block until v is signaled or timeout_ns passes: 0, RIG_ELOST, RIG_ETIMEDOUT. */
 int timeline_wait(struct timeline *tl, uint64_t v, uint64_t timeout_ns);
 /* The same, ending too (RIG_ELOST) once also is lost, which it looks at

@@ -11,13 +11,35 @@
  * A waiter first spins briefly (work that is about to complete costs no
  * system call; briefly, since the thread that ends the wait may share the
  * waiter's core), then makes sure its value is committed (no call ever sleeps
- * on work a driver still holds), then looks for up to SPIN_NS more,
- * yielding the core between looks (short work on another thread finishes
- * without a wake-up's latency), then sleeps on the event count beside the
- * word (words.c). The word is the driver's, so the count moves only when
- * someone bumps it: the polling thread, which watches every word that has
- * waiters; whoever loses the device; and a driver that calls
- * rig_word_wake() after it stores the word.
+ * on work a driver still holds), then looks for up to TIMELINE_YIELD_NS
+ * more, yielding the core between looks (short work on another thread
+ * finishes without a wake-up's latency), then sleeps on the event count
+ * beside the word (words.c), waking itself near the end it expects (below).
+ * The word is the driver's, so the count moves only when someone bumps it:
+ * the polling thread, which watches every word that has waiters; whoever
+ * loses the device; and a driver that calls rig_word_wake() after it
+ * stores the word.
+ *
+ * Awake at the expected end. A sleeper's wake-up costs the futex's system
+ * call on the waker and, on this virtual machine, some 10-40 us before the
+ * sleeper runs again (bench/host.c's last_group_to_wait), while a thread that
+ * yields is on a run queue and runs at the next yield of the thread that
+ * ended its wait. Yielding through the whole wait costs the other work,
+ * though: a waiter that yields looks busy, so a worker that wakes finds no
+ * idle core and may queue behind another (on two cores, a 1 ms host launch
+ * took 2 ms with its waiter yielding throughout, the program's threads at
+ * real-time priority standing in for an idle machine). So a wait that goes
+ * past its first TIMELINE_YIELD_NS sleeps until shortly before the end its
+ * timeline expects (expect_ns, from the last waits there:
+ * timeline_expect_next()), then yields from TIMELINE_EARLY_NS before that
+ * end to as long after it (and an eighth of the wait more,
+ * TIMELINE_LATE_MAX_NS at most), then sleeps again until it is woken; a bump
+ * that comes while it sleeps wakes it as ever. So a wait yields at most
+ * TIMELINE_YIELD_NS + 2 x TIMELINE_EARLY_NS + TIMELINE_LATE_MAX_NS, and a
+ * process that waits for nothing spends nothing. A waiter past
+ * TIMELINE_YIELD_NS counts itself among the waiters, asleep or yielding (the
+ * poller watches the word and its hang clock runs). Timeouts and losses tell
+ * nothing of how long values take, and leave expect_ns as it was.
  *
  * Why no wake is lost: the waiter reads the count f, then checks the word,
  * then sleeps only while the count is still f (ck_ec32_wait(), which flags
@@ -40,7 +62,6 @@
  * its wait keeps that thread off until it yields: 256 made a host round
  * trip ~11 us instead of ~4-5 us on two cores. */
 #define SPINS 16
-#define SPIN_NS 50000u		/* yielding looks after the commit */
 #define LONE_NAP_NS 100000u	/* with no poller thread, look this often */
 /* Ask again for a commit that a blocking driver call held up, and look at
  * the other timeline of a wait that ends with its loss, this often. */
@@ -50,14 +71,6 @@ static int
 outcome(struct timeline *tl, uint64_t v)
 {
 	return timeline_reached(tl, v) ? 0 : RIG_ELOST;
-}
-
-static uint64_t
-deadline_after(uint64_t timeout_ns)
-{
-	uint64_t now = rig_now_ns();
-
-	return timeout_ns > UINT64_MAX - now ? UINT64_MAX : now + timeout_ns;
 }
 
 /* Sleep while the count shows f, until the clock shows until_ns at most
@@ -84,17 +97,57 @@ also_lost(const struct timeline *also)
 	return also && atomic_load_explicit(&also->lost, memory_order_acquire);
 }
 
+uint64_t
+timeline_expect_next(uint64_t expect_ns, uint64_t waited_ns)
+{
+	/* Half the way down to a shorter wait, a sixteenth up to a longer
+	 * one: the expectation follows the short end of the waits, so one
+	 * slow value (a loaded machine's) moves it little, and a wait wakes
+	 * early rather than late (an end before the wake costs a sleeper's
+	 * wake-up; one a little after it, a few more yields). */
+	if (expect_ns == 0)
+		return waited_ns;
+	if (waited_ns >= expect_ns)
+		return expect_ns + (waited_ns - expect_ns) / 16;
+	return expect_ns - (expect_ns - waited_ns) / 2;
+}
+
+void
+timeline_yield_span(uint64_t start_ns, uint64_t expect_ns, uint64_t *from_ns, uint64_t *to_ns)
+{
+	uint64_t late = expect_ns / 8 < TIMELINE_LATE_MAX_NS ? expect_ns / 8 : TIMELINE_LATE_MAX_NS;
+
+	*from_ns = start_ns + (expect_ns > TIMELINE_EARLY_NS ? expect_ns - TIMELINE_EARLY_NS : 0);
+	*to_ns = start_ns + expect_ns + TIMELINE_EARLY_NS + late;
+}
+
+/* Look at v, yielding between looks, until the clock shows until or the
+ * deadline; true once the wait is over (v, or also's loss). */
+static bool
+yield_until(struct timeline *tl, uint64_t v, bool settled, struct timeline *also,
+	    uint64_t until, uint64_t deadline)
+{
+	uint64_t now;
+
+	while ((now = rig_now_ns()) < until && now < deadline) {
+		if (over(tl, v, settled) || also_lost(also))
+			return true;
+		sched_yield();
+	}
+	return false;
+}
+
 /*
  * The wait. also: a timeline whose loss ends it too (or NULL). A commit
  * the driver cannot take now (a call that may block holds it: 1) is asked
  * again every RETRY_NS, so the wait keeps its deadline and never sleeps
- * behind the call.
+ * behind the call; such a wait does not yield near its expected end.
  */
 static int
 wait_for(struct timeline *tl, uint64_t v, uint64_t timeout_ns, bool settled,
 	 struct timeline *also)
 {
-	uint64_t deadline, now, nap, until;
+	uint64_t start, deadline, now, nap, until, expect, yield_from = 0, yield_to = 0;
 	bool pending;
 	int ret;
 
@@ -103,22 +156,23 @@ wait_for(struct timeline *tl, uint64_t v, uint64_t timeout_ns, bool settled,
 			return outcome(tl, v);
 		ck_pr_stall();
 	}
-	deadline = deadline_after(timeout_ns);
+	start = rig_now_ns();
+	deadline = timeout_ns > UINT64_MAX - start ? UINT64_MAX : start + timeout_ns;
 	ret = tl->commit(tl, v);
 	pending = ret > 0;
 	if (ret < 0 && !settled)
 		return outcome(tl, v);	/* lost: v is signaled */
-	for (until = rig_now_ns() + SPIN_NS; rig_now_ns() < until &&
-	     rig_now_ns() < deadline;) {
-		if (over(tl, v, settled))
-			return outcome(tl, v);
-		sched_yield();
-	}
+	if (yield_until(tl, v, settled, NULL, start + TIMELINE_YIELD_NS, deadline))
+		return outcome(tl, v);
 
 	atomic_fetch_add(&tl->waiters, 1);
 	nap = poller_kick() ? UINT64_MAX : LONE_NAP_NS;
 	if (also && nap > RETRY_NS)
 		nap = RETRY_NS;
+	/* Relaxed: a hint; another waiter's tuning may land in between. */
+	expect = atomic_load_explicit(&tl->expect_ns, memory_order_relaxed);
+	if (expect && !pending)
+		timeline_yield_span(start, expect, &yield_from, &yield_to);
 	for (;;) {
 		uint32_t f = ck_ec32_value(tl->futex);	/* an acquire: before the look */
 
@@ -143,11 +197,23 @@ wait_for(struct timeline *tl, uint64_t v, uint64_t timeout_ns, bool settled,
 			ret = RIG_ETIMEDOUT;
 			break;
 		}
+		if (yield_to && now >= yield_from) {
+			/* Near the expected end: awake for it (see the top). */
+			yield_until(tl, v, settled, also, yield_to, deadline);
+			yield_to = 0;
+			continue;
+		}
 		until = pending && nap > RETRY_NS ? now + RETRY_NS :
 			nap == UINT64_MAX ? UINT64_MAX : now + nap;
+		if (yield_to && yield_from < until)
+			until = yield_from;
 		sleep_on(tl->futex, f, deadline < until ? deadline : until);
 	}
 	atomic_fetch_sub(&tl->waiters, 1);
+	if (ret == 0)
+		atomic_store_explicit(&tl->expect_ns,
+				      timeline_expect_next(expect, rig_now_ns() - start),
+				      memory_order_relaxed);
 	return ret;
 }
 

@@ -39,6 +39,24 @@ extern "C" {
 int rig_remote_opener(const char *where, const char *name, const char *key_file,
 		      struct rig_opener *out);
 
+/*
+ * rig_remote_disk_opener() - fill *out as the opener of the disk name
+ * ("DISK", or any name) of the machine whose agent listens at where and
+ * serves disks (`rig agent --disk-root DIR`), named "name@host:port", for
+ * rig_open_io(). Its files are the agent's, named by paths relative to
+ * the agent's root: rig_disk_create_file() and rig_disk_of_file() refuse
+ * a path that leaves it ("..", an absolute path, a symlink out) with the
+ * agent's cause, and change nothing. A copy between one of its files and
+ * memory this process addresses (rig_buffer_copy) carries the bytes by
+ * UCX RMA; rig_disk_barrier() runs fsync there. key_file as for
+ * rig_remote_opener(). Does no I/O; the opener lives as long as the
+ * process. Any thread.
+ * Returns 0; RIG_EINVAL for where that is not host:port, an empty name or
+ * one longer than 200 bytes; RIG_ENOMEM.
+ */
+int rig_remote_disk_opener(const char *where, const char *name, const char *key_file,
+			   struct rig_io_opener *out);
+
 /* What rig_remote_agent() serves, and how (`rig agent --help`). */
 struct rig_agent_config {
 	const char *listen;		/* "host:port"; NULL: "127.0.0.1:7411"; port 0: any */
@@ -48,6 +66,8 @@ struct rig_agent_config {
 	uint32_t heartbeat_ms;		/* a client silent this long is gone; 0: 3000 */
 	const volatile sig_atomic_t *stop; /* the loop ends once *stop is set; NULL: never */
 	void (*log)(const char *line);	/* one line per client and per loss; NULL: stderr */
+	const char *disk_root;		/* serve disks whose files lie beneath this
+					 * directory only; NULL: no disks */
 };
 
 /*

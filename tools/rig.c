@@ -287,16 +287,17 @@ static const char agent_usage[] =
 "\n"
 "SYNOPSIS\n"
 "    rig agent [--listen HOST:PORT] [--key FILE] [--heartbeat-ms N]\n"
-"              [--no-host] [--no-memory]\n"
+"              [--no-host] [--no-memory] [--disk-root DIR]\n"
 "\n"
 "DESCRIPTION\n"
 "    Listens over UCX (TCP here; RDMA or shared memory where the machine\n"
 "    has them) and serves HOST and memory devices to the clients that\n"
 "    prove the shared key (rig_remote_opener(3)). Each client's work runs\n"
 "    as this process's rig work. Logs one line on stderr per client\n"
-"    admitted, refused or gone, and per device lost. Serves no disk, no\n"
-"    GPU and no file: it opens nothing a client names but HOST and memory\n"
-"    devices. Runs until SIGINT or SIGTERM.\n"
+"    admitted, refused or gone, per device lost and per file path refused.\n"
+"    Serves disks only with --disk-root, and no GPU: it opens nothing a\n"
+"    client names but HOST, memory devices, and files beneath the disk\n"
+"    root. Runs until SIGINT or SIGTERM.\n"
 "\n"
 "OPTIONS\n"
 "    --listen HOST:PORT  where to listen (default 127.0.0.1:7411; port 0:\n"
@@ -307,6 +308,11 @@ static const char agent_usage[] =
 "                        their memory returns (default 3000).\n"
 "    --no-host           do not serve HOST.\n"
 "    --no-memory         do not serve memory devices.\n"
+"    --disk-root DIR     serve disks (rig_remote_disk_opener(3)) whose files\n"
+"                        lie beneath DIR: a client's path is relative to it,\n"
+"                        and one that leaves it (\"..\", an absolute path, a\n"
+"                        symlink out) is refused and opens nothing. Without\n"
+"                        it, no disk is served. Needs /proc mounted.\n"
 "    -h, --help          prints this text and exits.\n"
 "\n"
 "ENVIRONMENT\n"
@@ -361,6 +367,8 @@ cmd_agent(int argc, char **argv)
 			c.host = 0;
 		} else if (!strcmp(f, "--no-memory")) {
 			c.memory = 0;
+		} else if (!strcmp(f, "--disk-root") && has) {
+			c.disk_root = argv[++i];
 		} else {
 			return usage_error("agent: unknown flag or missing value: %s", f);
 		}

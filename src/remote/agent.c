@@ -168,6 +168,7 @@ shared_put(struct agent *a, struct shared_dev *sd)
 	*p = sd->next;
 	(void)rig_close(sd->d);
 	rig_device_release(sd->d);
+	agent_disk_end(sd);
 	free(sd->name);
 	free(sd);
 }
@@ -453,6 +454,10 @@ on_one(struct agent *a, struct client *c, const void *bytes, size_t len)
 		else
 			serve_issue(a, c, dev);	/* at once: not a loop's turn later */
 		break;
+	case REMOTE_OPEN_DISK: case REMOTE_FILE_CREATE: case REMOTE_FILE_OPEN:
+	case REMOTE_FILE_SIZE:
+		agent_disk_request(a, c, &m);
+		break;
 	case REMOTE_PING: {
 		struct remote_msg r = { .type = REMOTE_PONG, .id = m.id };
 
@@ -583,13 +588,17 @@ rig_remote_agent(const struct rig_agent_config *cfg)
 		return rig_why_set(func, -EINVAL, "%s", why);
 	if (remote_key_find(cfg->key_file, &a.key, why, sizeof(why)) < 0)
 		return rig_why_set(func, -EINVAL, "%s", why);
+	if (agent_disk_start(&a, why, sizeof(why)) < 0)
+		return rig_why_set(func, -EINVAL, "%s", why);
 	a.heartbeat_ns = (cfg->heartbeat_ms ? cfg->heartbeat_ms : 3000) * 1000000ull;
 	/* An agent restarted on its port finds the connections its last run
 	 * closed in TIME_WAIT there: UCX's TCP listener binds without
 	 * SO_REUSEADDR unless told (docs/remote.md). The environment wins. */
 	setenv("UCX_TCP_CM_REUSEADDR", "y", 0);
-	if (link_open(&a.link, false, on_message, &a, why, sizeof(why)) < 0)
+	if (link_open(&a.link, false, on_message, &a, why, sizeof(why)) < 0) {
+		agent_disk_stop(&a);
 		return rig_why_set(func, -EINVAL, "%s", why);
+	}
 	lp = (ucp_listener_params_t){
 		.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER,
 		.sockaddr = { (const struct sockaddr *)&sa, salen },
@@ -597,6 +606,7 @@ rig_remote_agent(const struct rig_agent_config *cfg)
 	};
 	if (ucp_listener_create(a.link.worker, &lp, &a.listener) != UCS_OK) {
 		link_close(&a.link);
+		agent_disk_stop(&a);
 		return rig_why_set(func, -EINVAL, "UCX cannot listen on %s", listen);
 	}
 	if (ucp_listener_query(a.listener, &la) == UCS_OK) {
@@ -672,6 +682,48 @@ rig_remote_agent(const struct rig_agent_config *cfg)
 	}
 	ucp_listener_destroy(a.listener);
 	link_close(&a.link);
+	agent_disk_stop(&a);
 	memset(&a.key, 0, sizeof(a.key));
 	return 0;
+}
+
+/* ---- For agent_disk.c ---- */
+
+uint64_t
+agent_obj_add(struct client *c, enum aobj_kind kind)
+{
+	return obj_new(c, kind);
+}
+
+struct adev *
+agent_dev(struct client *c, uint32_t id)
+{
+	return dev_of(c, id);
+}
+
+struct adev *
+agent_dev_add(struct client *c, struct shared_dev *sd)
+{
+	struct adev *dev = calloc(1, sizeof(*dev));
+
+	if (!dev)
+		return NULL;
+	dev->id = ++c->next_dev;
+	dev->sd = sd;
+	dev->expect = 1;
+	dev->next = c->devs;
+	c->devs = dev;
+	return dev;
+}
+
+void
+agent_shared_put(struct agent *a, struct shared_dev *sd)
+{
+	shared_put(a, sd);
+}
+
+void
+agent_error(struct agent *a, struct client *c, uint32_t id, const char *why)
+{
+	reply_error(a, c, id, why);
 }

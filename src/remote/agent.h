@@ -32,6 +32,8 @@ struct aobj {
 struct shared_dev {
 	char *name;
 	struct rig_device *d;
+	struct rig_io_opener *io;	/* a disk's opener (agent_disk.c), or NULL */
+	struct rig_device *stage;	/* a disk's staging memory device */
 	int users;
 	struct shared_dev *next;
 };
@@ -45,6 +47,9 @@ struct step {
 	bool last;		/* the value's last step */
 	bool issued, done;
 	struct rig_point pt;	/* RIG: its point once issued */
+	bool barrier;		/* RIG: rig_disk_barrier(src) (agent_disk.c) */
+	struct rig_buffer *hold;	/* memory the step's RMA touches, kept till it retires */
+	ucp_rkey_h own_rkey;	/* an rkey of the step's own, destroyed with it */
 	/* What to issue. RIG: a launch (run of fn) or a copy of two views. */
 	struct rig_submission *s;
 	uint32_t grid[3], group[3];
@@ -108,12 +113,32 @@ struct agent {
 	struct shared_dev *shared;
 	uint64_t heartbeat_ns;
 	char where[80];
+	int rootfd;		/* --disk-root, or -1: no disks */
 };
 
 void agent_log(struct agent *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Send m to c; a failed send makes c gone. */
 void agent_send(struct agent *a, struct client *c, const struct remote_msg *m);
 struct aobj *agent_obj(struct client *c, uint64_t id, enum aobj_kind kind);
+
+/* agent.c, for agent_disk.c: a new object's id (0: no memory), a
+ * client's device by id, a new device of c on sd (NULL: no memory), a
+ * shared device's user gone, an ERROR answer to request id. */
+uint64_t agent_obj_add(struct client *c, enum aobj_kind kind);
+struct adev *agent_dev(struct client *c, uint32_t id);
+struct adev *agent_dev_add(struct client *c, struct shared_dev *sd);
+void agent_shared_put(struct agent *a, struct shared_dev *sd);
+void agent_error(struct agent *a, struct client *c, uint32_t id, const char *why);
+
+/* agent_disk.c: the disk root opened (0, or -1 with why), and closed; a
+ * disk's request (OPEN_DISK, FILE_*), answered; a shared disk's end; a
+ * file op of a SUBMIT as its chain of steps, or NULL with why. */
+int agent_disk_start(struct agent *a, char *why, size_t why_len);
+void agent_disk_stop(struct agent *a);
+void agent_disk_request(struct agent *a, struct client *c, const struct remote_msg *m);
+void agent_disk_end(struct shared_dev *sd);
+struct step *serve_file_steps(struct client *c, struct adev *dev, const struct remote_part *p,
+			      char *why, size_t why_len);
 
 /* serve.c: a SUBMIT's steps queued on dev; 0, or -1 with why. */
 int serve_submit(struct agent *a, struct client *c, struct adev *dev,

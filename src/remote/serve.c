@@ -23,6 +23,9 @@ step_free(struct step *s)
 	free(s->params);
 	rig_buffer_release(s->src);
 	rig_buffer_release(s->dst);
+	rig_buffer_release(s->hold);
+	if (s->own_rkey)
+		ucp_rkey_destroy(s->own_rkey);
 	free(s);
 }
 
@@ -166,6 +169,8 @@ serve_submit(struct agent *a, struct client *c, struct adev *dev,
 
 		if (p->kind == REMOTE_PART_COPY) {
 			s = copy_step(c, dev, p, why, why_len);
+		} else if (p->kind == REMOTE_PART_FILE) {
+			s = serve_file_steps(c, dev, p, why, why_len);	/* a chain */
 		} else {
 			struct aobj *fn = agent_obj(c, p->fn, AOBJ_FUNCTION);
 
@@ -196,12 +201,15 @@ serve_submit(struct agent *a, struct client *c, struct adev *dev,
 			}
 			return -1;
 		}
-		s->value = m->u.submit.value;
 		if (last)
 			last->next = s;
 		else
 			first = s;
-		last = s;
+		for (last = s; ; last = last->next) {
+			last->value = m->u.submit.value;
+			if (!last->next)
+				break;
+		}
 	}
 	last->last = true;
 	for (struct step *s = first, *n; s; s = n) {
@@ -275,7 +283,9 @@ issue(struct agent *a, struct client *c, struct adev *dev, struct step *s)
 		}
 		return 0;
 	}
-	if (s->s) {
+	if (s->barrier) {
+		ret = rig_disk_barrier(s->src, &s->pt);
+	} else if (s->s) {
 		if ((ret = rig_run_take(s->s, &r)) == 0 &&
 		    (ret = rig_run_store(r, 0, s->grid, s->group, s->params, s->nparams)) < 0)
 			rig_run_release(r);

@@ -53,6 +53,12 @@ enum remote_type {
 	REMOTE_PING,		/* either way: a heartbeat */
 	REMOTE_PONG,
 	REMOTE_ERROR,		/* a→c: a request failed, with why */
+	/* Disks (--disk-root): files beneath the agent's root only. */
+	REMOTE_OPEN_DISK,	/* c→a: a disk by name; answered OPENED */
+	REMOTE_FILE_CREATE,	/* c→a: a new file of bytes zero bytes at a path */
+	REMOTE_FILE_OPEN,	/* c→a: the existing file at a path, for writing or not */
+	REMOTE_FILE_SIZE,	/* c→a: a file's length now */
+	REMOTE_FILE_IS,		/* a→c: a file's id and length */
 	REMOTE_TYPES
 };
 
@@ -89,7 +95,16 @@ struct remote_span {
 	uint64_t offset;
 };
 
-enum remote_part_kind { REMOTE_PART_COPY = 1, REMOTE_PART_LAUNCH = 2 };
+enum remote_part_kind { REMOTE_PART_COPY = 1, REMOTE_PART_LAUNCH = 2, REMOTE_PART_FILE = 3 };
+
+/* A disk's op (REMOTE_PART_FILE): the bytes of a read or write travel by
+ * RMA to or from the client's memory at address, registered under rkey. */
+enum remote_file_op {
+	REMOTE_FILE_NOP = 0,	/* nothing: a value with no op keeps its place */
+	REMOTE_FILE_READ,	/* the file's bytes at offset into the client's memory */
+	REMOTE_FILE_WRITE,	/* the client's bytes into the file at offset */
+	REMOTE_FILE_BARRIER,	/* the file's written data made durable (fsync) */
+};
 struct remote_part {
 	uint8_t kind;
 	/* copy */
@@ -101,6 +116,10 @@ struct remote_part {
 	uint32_t grid[3], group[3];
 	uint32_t shared_bytes;
 	struct remote_bytes params;
+	/* file: op on file, bytes at offset, the client's end */
+	uint8_t op;
+	uint64_t file, offset, address;
+	struct remote_bytes rkey;
 };
 
 struct remote_msg {
@@ -126,6 +145,10 @@ struct remote_msg {
 		struct { uint32_t dev; struct remote_bytes why; } lost;
 		uint64_t ping;				/* PING, PONG */
 		struct remote_bytes error;		/* ERROR */
+		struct { uint32_t dev; struct remote_bytes path; uint64_t bytes; } file_create;
+		struct { uint32_t dev; struct remote_bytes path; uint8_t write; } file_open;
+		struct { uint64_t id; uint64_t bytes; } file_is;	/* FILE_IS */
+		/* OPEN_DISK: name; FILE_SIZE: handle */
 	} u;
 };
 

@@ -316,6 +316,51 @@ chain(void **state)
 	free(y);
 }
 
+/*
+ * The agent's HOST beside its disk: a file to and from Pinned memory of
+ * the remote HOST (this process's memory: RMA) works; a copy between a
+ * file and the HOST's Device memory (no host address here) and a borrow
+ * of a remote file (no host map here) are refused, naming the cause.
+ */
+static void
+remote_host_ends(void **state)
+{
+	struct rig_device *disk = open_disk(agent.where), *host, *m = memory();
+	struct rig_buffer *pin, *pin2, *dev, *file, *borrowed = NULL;
+	struct rig_opener o;
+	uint8_t *x = malloc(1 << 20), *y = malloc(1 << 20);
+
+	assert_int_equal(rig_remote_opener(agent.where, "HOST", key_path, &o), 0);
+	if (rig_open(&o, &host) < 0)
+		fail_msg("open HOST@%s: %s", agent.where, rig_why());
+	pattern(x, 1 << 20, 5);
+	assert_int_equal(rig_buffer_create(host, 1 << 20, RIG_MEMORY_PINNED, &pin), 0);
+	assert_int_equal(rig_buffer_create(host, 1 << 20, RIG_MEMORY_PINNED, &pin2), 0);
+	assert_int_equal(rig_buffer_create(host, 1 << 20, RIG_MEMORY_DEVICE, &dev), 0);
+	assert_int_equal(rig_disk_create_file(disk, "host.bin", 1 << 20, &file), 0);
+	assert_int_equal(rig_buffer_write(pin, 0, x, 1 << 20), 0);
+	assert_int_equal(rig_buffer_copy(pin, file, NULL), 0);
+	assert_int_equal(rig_buffer_copy(file, pin2, NULL), 0);
+	assert_int_equal(rig_buffer_read(pin2, 0, y, 1 << 20), 0);
+	assert_memory_equal(x, y, 1 << 20);
+	refused_with(rig_buffer_copy(file, dev, NULL), "rig_buffer_copy", "no host address");
+	refused_with(rig_buffer_borrow(file, m, &borrowed), "rig_buffer_borrow",
+		     "maps no file into host memory");
+	assert_null(borrowed);
+	assert_null(rig_lost(disk));
+	rig_buffer_release(file);
+	rig_buffer_release(pin);
+	rig_buffer_release(pin2);
+	rig_buffer_release(dev);
+	assert_int_equal(rig_close(host), 0);
+	rig_device_release(host);
+	assert_int_equal(rig_close(disk), 0);
+	rig_device_release(disk);
+	rig_device_release(m);
+	free(x);
+	free(y);
+}
+
 /* kill -9 of the agent mid-write: the disk is lost with the machine's
  * reason, the wait ends, and a reopen works once an agent is back. */
 static void
@@ -370,6 +415,7 @@ main(void)
 		cmocka_unit_test(paths_refused),
 		cmocka_unit_test(no_disk_root),
 		cmocka_unit_test(chain),
+		cmocka_unit_test(remote_host_ends),
 		cmocka_unit_test(agent_killed),
 	};
 

@@ -21,7 +21,8 @@ enum aobj_kind { AOBJ_NONE, AOBJ_BUFFER, AOBJ_IMAGE, AOBJ_FUNCTION, AOBJ_PIN };
 struct aobj {
 	enum aobj_kind kind;
 	union {
-		struct { struct rig_buffer *b; ucp_mem_h memh; void *host; uint64_t bytes; } buf;
+		struct { struct rig_buffer *b; ucp_mem_h memh; void *host; uint64_t bytes;
+			 uint32_t dev; /* the client's device it lies on */ } buf;
 		struct rig_image *img;
 		struct rig_function *fn;
 		struct { ucp_rkey_h rkey; uint64_t address, bytes; } pin;
@@ -34,6 +35,7 @@ struct shared_dev {
 	struct rig_device *d;
 	struct rig_io_opener *io;	/* a disk's opener (agent_disk.c), or NULL */
 	struct rig_device *stage;	/* a disk's staging memory device */
+	struct rig_opener *amd;		/* an AMD GPU's opener (agent_amd.c), or NULL */
 	int users;
 	struct shared_dev *next;
 };
@@ -114,6 +116,8 @@ struct agent {
 	uint64_t heartbeat_ns;
 	char where[80];
 	int rootfd;		/* --disk-root, or -1: no disks */
+	struct amd_sim *sim;	/* --amd-sim's software GPU, or NULL */
+	char sim_root[64];	/* its sysfs tree's folder */
 };
 
 void agent_log(struct agent *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -139,6 +143,18 @@ void agent_disk_request(struct agent *a, struct client *c, const struct remote_m
 void agent_disk_end(struct shared_dev *sd);
 struct step *serve_file_steps(struct client *c, struct adev *dev, const struct remote_part *p,
 			      char *why, size_t why_len);
+
+/* agent_amd.c: the software GPU made (--amd-sim; 0, or -1 with why) and
+ * gone; whether a name is an AMD GPU's; GPU name opened into *out with
+ * its opener kept in sd (0, or -1 with why); that opener freed; the
+ * GPUs a MACHINE_GPUS asks for, answered. */
+int agent_amd_start(struct agent *a, char *why, size_t why_len);
+void agent_amd_stop(struct agent *a);
+bool agent_amd_name(const char *name);
+int agent_amd_open(struct agent *a, struct shared_dev *sd, const char *name,
+		   struct rig_device **out, char *why, size_t why_len);
+void agent_amd_end(struct shared_dev *sd);
+void agent_amd_gpus(struct agent *a, struct client *c, const struct remote_msg *m);
 
 /* serve.c: a SUBMIT's steps queued on dev; 0, or -1 with why. */
 int serve_submit(struct agent *a, struct client *c, struct adev *dev,

@@ -213,6 +213,7 @@ on_file(struct agent *a, struct client *c, const struct remote_msg *m)
 	o = &c->objs[id - 1];
 	o->u.buf.b = b;
 	o->u.buf.bytes = rig_buffer_length(b);
+	o->u.buf.dev = dev->id;
 	r.u.file_is.id = id;
 	r.u.file_is.bytes = o->u.buf.bytes;
 	agent_send(a, c, &r);
@@ -224,7 +225,7 @@ file_obj(struct client *c, struct adev *dev, uint64_t id)
 {
 	struct aobj *o = agent_obj(c, id, AOBJ_BUFFER);
 
-	return o && rig_buffer_device(o->u.buf.b) == dev->sd->d ? o : NULL;
+	return o && o->u.buf.dev == dev->id ? o : NULL;
 }
 
 static void

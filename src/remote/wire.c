@@ -31,6 +31,7 @@ static const char *const type_names[REMOTE_TYPES] = {
 	[REMOTE_ERROR] = "ERROR", [REMOTE_OPEN_DISK] = "OPEN_DISK",
 	[REMOTE_FILE_CREATE] = "FILE_CREATE", [REMOTE_FILE_OPEN] = "FILE_OPEN",
 	[REMOTE_FILE_SIZE] = "FILE_SIZE", [REMOTE_FILE_IS] = "FILE_IS",
+	[REMOTE_MACHINE_GPUS] = "MACHINE_GPUS", [REMOTE_GPUS_ARE] = "GPUS_ARE",
 };
 
 const char *
@@ -250,6 +251,25 @@ remote_decode(const void *bytes, size_t len, struct remote_msg *m, char *why,
 	case REMOTE_FILE_IS:
 		m->u.file_is.id = rd64(&r, "file id");
 		m->u.file_is.bytes = rd64(&r, "file bytes");
+		break;
+	case REMOTE_MACHINE_GPUS:
+		break;
+	case REMOTE_GPUS_ARE:
+		m->u.gpus.n = rd8(&r, "GPU count");
+		if (m->u.gpus.n > REMOTE_GPUS_MAX && !r.bad)
+			r.bad = "GPU count";
+		for (uint32_t i = 0; i < m->u.gpus.n && !r.bad; i++) {
+			struct remote_gpu *g = &m->u.gpus.gpus[i];
+
+			g->bus = rd_str(&r, "GPU bus");
+			if (!r.bad && (g->bus.len == 0 || g->bus.len > 31))
+				r.bad = "GPU bus";
+			g->vendor = rd16(&r, "GPU vendor");
+			g->device = rd16(&r, "GPU device");
+			g->class_code = rd32(&r, "GPU class");
+			for (unsigned b = 0; b < REMOTE_BARS; b++)
+				g->bar_bytes[b] = rd64(&r, "GPU BAR bytes");
+		}
 		break;
 	case REMOTE_OPENED:
 		rd_facts(&r, &m->u.opened);
@@ -521,6 +541,25 @@ encode_at(struct wr *w0, const struct remote_msg *m, char *why, size_t why_len)
 	case REMOTE_FILE_IS:
 		wr64(&w, m->u.file_is.id);
 		wr64(&w, m->u.file_is.bytes);
+		break;
+	case REMOTE_MACHINE_GPUS:
+		break;
+	case REMOTE_GPUS_ARE:
+		if (m->u.gpus.n > REMOTE_GPUS_MAX) {
+			w.bad = "GPU count";
+			break;
+		}
+		wr8(&w, m->u.gpus.n);
+		for (uint32_t i = 0; i < m->u.gpus.n; i++) {
+			const struct remote_gpu *g = &m->u.gpus.gpus[i];
+
+			wr_str(&w, g->bus, "GPU bus");
+			wr16(&w, g->vendor);
+			wr16(&w, g->device);
+			wr32(&w, g->class_code);
+			for (unsigned b = 0; b < REMOTE_BARS; b++)
+				wr64(&w, g->bar_bytes[b]);
+		}
 		break;
 	case REMOTE_OPENED:
 		wr_facts(&w, &m->u.opened);

@@ -27,6 +27,8 @@
 #define REMOTE_PARAMS_MAX	4096u
 #define REMOTE_RKEY_MAX		4096u
 #define REMOTE_IMAGE_MAX	(64u << 20)
+#define REMOTE_GPUS_MAX		16u
+#define REMOTE_BARS		6u
 
 enum remote_type {
 	REMOTE_HELLO = 1,	/* c→a: version, client nonce */
@@ -59,6 +61,9 @@ enum remote_type {
 	REMOTE_FILE_OPEN,	/* c→a: the existing file at a path, for writing or not */
 	REMOTE_FILE_SIZE,	/* c→a: a file's length now */
 	REMOTE_FILE_IS,		/* a→c: a file's id and length */
+	/* A machine handle (rig_remote_machine): the agent's AMD GPUs. */
+	REMOTE_MACHINE_GPUS,	/* c→a: the AMD GPUs the agent serves */
+	REMOTE_GPUS_ARE,	/* a→c: them, in bus order */
 	REMOTE_TYPES
 };
 
@@ -122,6 +127,14 @@ struct remote_part {
 	struct remote_bytes rkey;
 };
 
+/* A PCI function of the agent's machine (an AMD GPU it serves). */
+struct remote_gpu {
+	struct remote_bytes bus;	/* "0000:03:00.0" */
+	uint16_t vendor, device;
+	uint32_t class_code;
+	uint64_t bar_bytes[REMOTE_BARS];
+};
+
 struct remote_msg {
 	uint16_t type;
 	uint32_t id;		/* the request's id; a reply carries its request's */
@@ -148,7 +161,8 @@ struct remote_msg {
 		struct { uint32_t dev; struct remote_bytes path; uint64_t bytes; } file_create;
 		struct { uint32_t dev; struct remote_bytes path; uint8_t write; } file_open;
 		struct { uint64_t id; uint64_t bytes; } file_is;	/* FILE_IS */
-		/* OPEN_DISK: name; FILE_SIZE: handle */
+		/* OPEN_DISK: name; FILE_SIZE: handle; MACHINE_GPUS: nothing */
+		struct { uint32_t n; struct remote_gpu gpus[REMOTE_GPUS_MAX]; } gpus;
 	} u;
 };
 

@@ -34,6 +34,13 @@ main(int argc, char **argv)
 			m.u.file_create.path = remote_str("runs/data.bin");
 			m.u.file_create.bytes = 1 << 20;
 		}
+		if (t == REMOTE_GPUS_ARE) {
+			m.u.gpus.n = 2;
+			m.u.gpus.gpus[0] = (struct remote_gpu){ remote_str("0000:03:00.0"), 0x1002,
+				0x744c, 0x030000, { 1ull << 30, 0, 2 << 20, 0, 0, 1 << 20 } };
+			m.u.gpus.gpus[1] = (struct remote_gpu){ remote_str("0000:83:00.0"), 0x1002,
+				0x74a1, 0x120000, { 1ull << 34 } };
+		}
 		if (t == REMOTE_FILE_OPEN) {
 			m.u.file_open.path = remote_str("runs/data.bin");
 			m.u.file_open.write = 1;

@@ -361,6 +361,35 @@ remote_host_ends(void **state)
 	free(y);
 }
 
+/*
+ * A device closed and opened again at once: the agent may end the first
+ * (the loop's turn) after the second's files were made on the same disk
+ * of its own; only the first's files go with it (the agent once ended
+ * every file of that disk, the second's too).
+ */
+static void
+reopened_device_keeps_its_buffers(void **state)
+{
+	struct rig_device *m = memory();
+	struct rig_buffer *src, *file;
+	struct rig_point p;
+
+	assert_int_equal(rig_buffer_create(m, 1 << 16, RIG_MEMORY_DEVICE, &src), 0);
+	for (int round = 0; round < 8; round++) {
+		struct rig_device *disk = open_disk(agent.where);
+
+		assert_int_equal(rig_disk_create_file(disk, "again.bin", 1 << 16, &file), 0);
+		assert_int_equal(rig_buffer_copy(src, file, &p), 0);
+		if (rig_wait(p, 30ull * 1000000000) < 0)
+			fail_msg("round %d: %s", round, rig_why());
+		rig_buffer_release(file);
+		assert_int_equal(rig_close(disk), 0);
+		rig_device_release(disk);
+	}
+	rig_buffer_release(src);
+	rig_device_release(m);
+}
+
 /* kill -9 of the agent mid-write: the disk is lost with the machine's
  * reason, the wait ends, and a reopen works once an agent is back. */
 static void
@@ -416,6 +445,7 @@ main(void)
 		cmocka_unit_test(no_disk_root),
 		cmocka_unit_test(chain),
 		cmocka_unit_test(remote_host_ends),
+		cmocka_unit_test(reopened_device_keeps_its_buffers),
 		cmocka_unit_test(agent_killed),
 	};
 

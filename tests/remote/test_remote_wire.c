@@ -256,6 +256,42 @@ file_messages(void **state)
 	free(b);
 }
 
+/* The agent's GPUs, for a machine handle. */
+static void
+gpu_messages(void **state)
+{
+	uint8_t *b, bad[512];
+	size_t len;
+
+	memset(&m, 0, sizeof(m));
+	m.type = REMOTE_GPUS_ARE;
+	m.u.gpus.n = 1;
+	m.u.gpus.gpus[0] = (struct remote_gpu){ remote_str("0000:03:00.0"), 0x1002, 0x744c,
+		0x030000, { 1ull << 30, 0, 2 << 20, 0, 0, 1 << 20 } };
+	b = encode(&m, &len);
+	assert_int_equal(remote_decode(b, len, &d, why, sizeof(why)), 0);
+	assert_int_equal(d.u.gpus.n, 1);
+	assert_int_equal(d.u.gpus.gpus[0].device, 0x744c);
+	assert_int_equal(d.u.gpus.gpus[0].class_code, 0x030000);
+	assert_int_equal(d.u.gpus.gpus[0].bar_bytes[5], 1 << 20);
+	assert_memory_equal(d.u.gpus.gpus[0].bus.at, "0000:03:00.0", 12);
+	memcpy(bad, b, len);
+	bad[REMOTE_HEADER] = REMOTE_GPUS_MAX + 1;
+	refused(bad, len, "GPU count");
+	memcpy(bad, b, len);
+	bad[REMOTE_HEADER + 1] = 0;	/* an empty bus */
+	bad[REMOTE_HEADER + 2] = 0;
+	refused(bad, len, "GPU bus");
+	free(b);
+
+	memset(&m, 0, sizeof(m));
+	m.type = REMOTE_MACHINE_GPUS;
+	b = encode(&m, &len);
+	assert_int_equal(len, REMOTE_HEADER);
+	assert_int_equal(remote_decode(b, len, &d, why, sizeof(why)), 0);
+	free(b);
+}
+
 static char key_path[256];
 
 static void
@@ -357,6 +393,7 @@ main(void)
 		cmocka_unit_test(batch),
 		cmocka_unit_test(malformed),
 		cmocka_unit_test(file_messages),
+		cmocka_unit_test(gpu_messages),
 		cmocka_unit_test(keys),
 	};
 

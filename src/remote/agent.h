@@ -52,6 +52,9 @@ struct step {
 	bool barrier;		/* RIG: rig_disk_barrier(src) (agent_disk.c) */
 	struct rig_buffer *hold;	/* memory the step's RMA touches, kept till it retires */
 	ucp_rkey_h own_rkey;	/* an rkey of the step's own, destroyed with it */
+	void *stage;		/* RMA: host memory of the step's own, between the
+				 * client's and a buffer the host reaches only by
+				 * rig_buffer_read/write (src): an AMD GPU's */
 	/* What to issue. RIG: a launch (run of fn) or a copy of two views. */
 	struct rig_submission *s;
 	uint32_t grid[3], group[3];

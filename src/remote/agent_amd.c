@@ -14,10 +14,12 @@
  * clean session of rig's left, as the AMD device's tests start it.
  *
  * What a client reaches of it is what the remote driver carries:
- * launches, and copies between two of its buffers (rig work on the GPU's
- * SDMA). Copies between the GPU's memory and the client's are refused
- * (serve.c finds no host address for RMA: the agent does not yet learn
- * where the host maps a GPU region).
+ * launches, copies between two of its buffers (rig work on the GPU's
+ * SDMA), and copies between its memory and the client's: the agent does
+ * not learn where the host maps a GPU region (rig's public calls give
+ * the GPU's address), so such a copy passes through staging memory of
+ * the step's own, by rig_buffer_read() or rig_buffer_write() of the
+ * GPU's buffer and RMA to or from the client (serve.c).
  */
 #define _XOPEN_SOURCE 700
 #include <errno.h>

@@ -24,6 +24,7 @@ step_free(struct step *s)
 	rig_buffer_release(s->src);
 	rig_buffer_release(s->dst);
 	rig_buffer_release(s->hold);
+	free(s->stage);
 	if (s->own_rkey)
 		ucp_rkey_destroy(s->own_rkey);
 	free(s);
@@ -128,7 +129,18 @@ copy_step(struct client *c, struct adev *dev, const struct remote_part *p, char 
 
 		if (end_view(c, mine, p->bytes, NULL, &b, why, why_len) < 0)
 			goto fail;
-		if (!b->u.buf.host) {
+		if (!b->u.buf.host && dev->sd->amd) {
+			/* The agent does not learn where the host maps a GPU
+			 * region: the bytes pass through memory of the
+			 * step's own, by rig's host access (serve_stage). */
+			if (end_view(c, mine, p->bytes, &s->src, &b, why, why_len) < 0)
+				goto fail;
+			if (!(s->stage = malloc(p->bytes ? p->bytes : 1))) {
+				snprintf(why, why_len, "no memory for %llu bytes of staging",
+					 (unsigned long long)p->bytes);
+				goto fail;
+			}
+		} else if (!b->u.buf.host) {
 			snprintf(why, why_len, "buffer %llu has no host address for RMA",
 				 (unsigned long long)mine->id);
 			goto fail;
@@ -141,7 +153,7 @@ copy_step(struct client *c, struct adev *dev, const struct remote_part *p, char 
 		}
 		s->kind = STEP_RMA;
 		s->put = mine == &p->src;
-		s->local = (char *)b->u.buf.host + mine->offset;
+		s->local = s->stage ? s->stage : (char *)b->u.buf.host + mine->offset;
 		s->remote = pin->u.pin.address + theirs->offset;
 		s->bytes = p->bytes;
 		s->rkey = pin->u.pin.rkey;
@@ -277,6 +289,12 @@ issue(struct agent *a, struct client *c, struct adev *dev, struct step *s)
 
 	s->issued = true;
 	if (s->kind == STEP_RMA) {
+		/* A put of staged bytes: the GPU's bytes first (every step
+		 * before this one retired, so the read waits for nothing). */
+		if (s->stage && s->put && rig_buffer_read(s->src, 0, s->stage, s->bytes) < 0) {
+			serve_lose(a, c, dev, rig_why());
+			return -1;
+		}
 		if (rma_issue(a, c, s) < 0) {
 			serve_lose(a, c, dev, "RMA to the client failed");
 			return -1;
@@ -312,9 +330,15 @@ step_done(struct agent *a, struct client *c, struct adev *dev, struct step *s)
 				return false;
 			ucp_request_free(s->flush);
 			s->flush = NULL;
-			if (st != UCS_OK)
+			if (st != UCS_OK) {
 				serve_lose(a, c, dev, "RMA to the client failed");
+				return true;
+			}
 		}
+		/* A get into staging: now the bytes go to the GPU, before any
+		 * later step is issued (rig orders it after earlier work). */
+		if (s->stage && !s->put && rig_buffer_write(s->src, 0, s->stage, s->bytes) < 0)
+			serve_lose(a, c, dev, rig_why());
 		return true;
 	}
 	if (!rig_signaled(s->pt))

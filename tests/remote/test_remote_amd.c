@@ -6,8 +6,9 @@
  * handle of the agent (rig_remote_machine) is what the AMD openers take:
  * rig_amd_pci_count() and rig_amd_pci_buses() list the agent's GPU,
  * rig_amd_pci_gpu() gives the opener "AMD-PCI@host:port", whose open
- * boots the GPU there; memory is allocated on it and a copy between two
- * of its buffers runs on its SDMA; a close leaves it clean, so it opens
+ * boots the GPU there; bytes of this process's Pinned memory go to its
+ * VRAM (RMA to the agent, then its host access of the GPU's memory),
+ * across it on its SDMA, and back; a close leaves it clean, so it opens
  * again. Refused: a GPU the agent lacks, the calls that need the
  * machine's own PCI functions (describe), an agent without --amd, and a
  * bad address. Skipped (77) without RIG_TEST_FIRMWARE.
@@ -28,6 +29,8 @@
 #include "rig.h"
 #include "rig_amd_pci.h"
 #include "rig_remote.h"
+
+#define BYTES (4u << 20)
 
 static char key_path[128];
 static struct agent_proc agent;
@@ -78,14 +81,16 @@ machine_lists(void **state)
 	rig_pci_machine_release(m);
 }
 
-/* GPU 0 of the handle opens through the agent and runs a copy there. */
+/* GPU 0 of the handle opens through the agent; bytes of this process go
+ * to its VRAM, across it on its SDMA, and back. */
 static void
 gpu_opens(void **state)
 {
 	struct rig_pci_machine *m = remote_machine(agent.where);
 	struct rig_opener *o;
 	struct rig_device *d;
-	struct rig_buffer *a, *b;
+	struct rig_buffer *a, *b, *in, *out;
+	uint8_t *x = malloc(BYTES), *y = malloc(BYTES);
 	struct rig_point p;
 	char name[100];
 
@@ -97,19 +102,33 @@ gpu_opens(void **state)
 			fail_msg("open %s (round %d): %s", name, round, rig_why());
 		assert_string_equal(rig_name(d), name);
 		assert_null(rig_lost(d));
-		assert_int_equal(rig_buffer_create(d, 1 << 20, RIG_MEMORY_DEVICE, &a), 0);
-		assert_int_equal(rig_buffer_create(d, 1 << 20, RIG_MEMORY_DEVICE, &b), 0);
-		assert_int_equal(rig_buffer_copy(a, b, &p), 0);
+		assert_int_equal(rig_buffer_create(d, BYTES, RIG_MEMORY_DEVICE, &a), 0);
+		assert_int_equal(rig_buffer_create(d, BYTES, RIG_MEMORY_DEVICE, &b), 0);
+		assert_int_equal(rig_buffer_create(d, BYTES, RIG_MEMORY_PINNED, &in), 0);
+		assert_int_equal(rig_buffer_create(d, BYTES, RIG_MEMORY_PINNED, &out), 0);
+		for (size_t k = 0; k < BYTES; k++)
+			x[k] = (uint8_t)(k * 131 + round);
+		/* Here to the GPU's VRAM (RMA), across it (SDMA), and back. */
+		assert_int_equal(rig_buffer_write(in, 0, x, BYTES), 0);
+		assert_int_equal(rig_buffer_copy(in, a, NULL), 0);
+		assert_int_equal(rig_buffer_copy(a, b, NULL), 0);
+		assert_int_equal(rig_buffer_copy(b, out, &p), 0);
 		if (rig_wait(p, 60ull * 1000000000) < 0)
-			fail_msg("copy on %s: %s", name, rig_why());
+			fail_msg("copies on %s: %s", name, rig_why());
+		assert_int_equal(rig_buffer_read(out, 0, y, BYTES), 0);
+		assert_memory_equal(x, y, BYTES);
 		rig_buffer_release(a);
 		rig_buffer_release(b);
+		rig_buffer_release(in);
+		rig_buffer_release(out);
 		/* Closed clean: the next round opens it again. */
 		assert_int_equal(rig_close(d), 0);
 		rig_device_release(d);
 	}
 	rig_amd_pci_opener_free(o);
 	rig_pci_machine_release(m);
+	free(x);
+	free(y);
 	assert_true(agent_logged(&agent, "opened AMD-PCI as device", 1000));
 }
 

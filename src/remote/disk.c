@@ -47,6 +47,7 @@ struct rdisk {
 	RIG_ATOMIC(uint64_t) *word;	/* the word make was given */
 	uint64_t last;			/* the last value sent */
 	atomic_int refs;		/* 1 until stop, and one per file */
+	atomic_bool stopped;		/* size and release may follow stop */
 	struct reg *regs, *regs_tail;	/* oldest first */
 	char failbuf[320];
 };
@@ -312,7 +313,7 @@ disk_size(void *t, void *file, uint64_t *bytes)
 	struct remote_msg req = { .type = REMOTE_FILE_SIZE }, ans;
 	char why[200];
 
-	if (f->conn != k->conn || !k->dev)
+	if (f->conn != k->conn || atomic_load(&k->stopped))
 		return -ENOTCONN;
 	req.u.handle = f->id;
 	if (call(k, &req, &ans, why, sizeof(why)) < 0)
@@ -354,6 +355,7 @@ disk_stop(void *t, const char *reason)
 	retire(k, true);
 	if ((f = rdev_failure(k->dev)))
 		snprintf(k->failbuf, sizeof(k->failbuf), "%s", f);
+	atomic_store(&k->stopped, true);
 	rdev_end(k->dev);
 	k->dev = NULL;
 	put(k);

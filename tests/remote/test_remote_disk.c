@@ -268,6 +268,30 @@ opener_refused(void **state)
 	assert_int_equal(rig_remote_disk_opener("nohost", "DISK", NULL, &o), RIG_EINVAL);
 	assert_non_null(strstr(rig_why(), "rig_remote_disk_opener"));
 	assert_int_equal(rig_remote_disk_opener("127.0.0.1:1", "DISK", NULL, NULL), RIG_EINVAL);
+	assert_non_null(strstr(rig_why(), "out is NULL"));
+	{
+		char long_name[202], long_key[5000];
+
+		memset(long_name, 'n', sizeof(long_name) - 1);
+		long_name[sizeof(long_name) - 1] = 0;
+		memset(long_key, 'k', sizeof(long_key) - 1);
+		long_key[sizeof(long_key) - 1] = 0;
+		assert_int_equal(rig_remote_disk_opener("127.0.0.1:1", long_name, NULL, &o),
+				 RIG_EINVAL);
+		assert_non_null(strstr(rig_why(), "more than 200"));
+		assert_int_equal(rig_remote_disk_opener("127.0.0.1:1", "DISK", long_key, &o),
+				 RIG_EINVAL);
+		assert_non_null(strstr(rig_why(), "too long"));
+	}
+	/* The same opener twice: one, with the machine's name. */
+	{
+		struct rig_io_opener o2;
+
+		assert_int_equal(rig_remote_disk_opener("127.0.0.1:1", "DISK", NULL, &o), 0);
+		assert_int_equal(rig_remote_disk_opener("127.0.0.1:1", "DISK", NULL, &o2), 0);
+		assert_string_equal(o.name, "DISK@127.0.0.1:1");
+		assert_ptr_equal(o.arg, o2.arg);
+	}
 }
 
 /*

@@ -39,6 +39,45 @@ extern "C" {
 int rig_remote_opener(const char *where, const char *name, const char *key_file,
 		      struct rig_opener *out);
 
+/*
+ * rig_remote_disk_opener() - fill *out as the opener of the disk name
+ * ("DISK", or any name) of the machine whose agent listens at where and
+ * serves disks (`rig agent --disk-root DIR`), named "name@host:port", for
+ * rig_open_io(). Its files are the agent's, named by paths relative to
+ * the agent's root: rig_disk_create_file() and rig_disk_of_file() refuse
+ * a path that leaves it ("..", an absolute path, a symlink out) with the
+ * agent's cause, and change nothing. A copy between one of its files and
+ * memory this process addresses (rig_buffer_copy) carries the bytes by
+ * UCX RMA; rig_disk_barrier() runs fsync there. key_file as for
+ * rig_remote_opener(). Does no I/O; the opener lives as long as the
+ * process. Any thread.
+ * Returns 0; RIG_EINVAL for where that is not host:port, an empty name or
+ * one longer than 200 bytes; RIG_ENOMEM.
+ */
+int rig_remote_disk_opener(const char *where, const char *name, const char *key_file,
+			   struct rig_io_opener *out);
+
+struct rig_pci_machine;
+
+/*
+ * rig_remote_machine() - *out becomes the machine whose agent listens at
+ * where, as the AMD path's machine handle (rig_amd_pci.h): with it,
+ * rig_amd_pci_buses() and rig_amd_pci_count() list the AMD GPUs the agent
+ * serves (`rig agent --amd`), in its bus order, and rig_amd_pci_gpu(m,
+ * firmware, i) gives the opener of its GPU i, named "AMD-PCI[:i]@where":
+ * the agent opens the GPU with its own opener and firmware directories
+ * (firmware here is ignored), and this process drives it as any remote
+ * device. Every other call that reaches the machine's PCI functions
+ * itself (rig_amd_pci_describe(), detach, attach, reset) is refused: the
+ * functions are the agent's. key_file as for rig_remote_opener(). Does
+ * no I/O. Release with rig_pci_machine_release() once its openers are
+ * freed. Any thread.
+ * Returns 0; RIG_EINVAL for NULL where or out, where not host:port, a key
+ * file path too long; RIG_ENOMEM.
+ */
+int rig_remote_machine(const char *where, const char *key_file,
+		       struct rig_pci_machine **out);
+
 /* What rig_remote_agent() serves, and how (`rig agent --help`). */
 struct rig_agent_config {
 	const char *listen;		/* "host:port"; NULL: "127.0.0.1:7411"; port 0: any */
@@ -48,6 +87,13 @@ struct rig_agent_config {
 	uint32_t heartbeat_ms;		/* a client silent this long is gone; 0: 3000 */
 	const volatile sig_atomic_t *stop; /* the loop ends once *stop is set; NULL: never */
 	void (*log)(const char *line);	/* one line per client and per loss; NULL: stderr */
+	const char *disk_root;		/* serve disks whose files lie beneath this
+					 * directory only; NULL: no disks */
+	int amd;			/* serve this machine's AMD GPUs ("AMD-PCI[:i]") */
+	const char *const *amd_firmware; /* NULL-ended firmware directories, or NULL */
+	const char *amd_sim;		/* serve a software GPU of this GC version
+					 * ("11.0.0"...) instead of the machine's GPUs:
+					 * for tests and demos; NULL: none */
 };
 
 /*

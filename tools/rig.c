@@ -311,16 +311,19 @@ static const char agent_usage[] =
 "\n"
 "SYNOPSIS\n"
 "    rig agent [--listen HOST:PORT] [--key FILE] [--heartbeat-ms N]\n"
-"              [--no-host] [--no-memory]\n"
+"              [--no-host] [--no-memory] [--disk-root DIR]\n"
+"              [--amd] [--amd-firmware DIR]... [--amd-sim GC]\n"
 "\n"
 "DESCRIPTION\n"
 "    Listens over UCX (TCP here; RDMA or shared memory where the machine\n"
 "    has them) and serves HOST and memory devices to the clients that\n"
 "    prove the shared key (rig_remote_opener(3)). Each client's work runs\n"
 "    as this process's rig work. Logs one line on stderr per client\n"
-"    admitted, refused or gone, and per device lost. Serves no disk, no\n"
-"    GPU and no file: it opens nothing a client names but HOST and memory\n"
-"    devices. Runs until SIGINT or SIGTERM.\n"
+"    admitted, refused or gone, per device lost and per file path refused.\n"
+"    Serves disks only with --disk-root, and AMD GPUs only with --amd: it\n"
+"    opens nothing a client names but HOST, memory devices, files beneath\n"
+"    the disk root and, with --amd, the machine's AMD GPUs (\"AMD-PCI[:i]\").\n"
+"    Runs until SIGINT or SIGTERM.\n"
 "\n"
 "OPTIONS\n"
 "    --listen HOST:PORT  where to listen (default 127.0.0.1:7411; port 0:\n"
@@ -331,6 +334,19 @@ static const char agent_usage[] =
 "                        their memory returns (default 3000).\n"
 "    --no-host           do not serve HOST.\n"
 "    --no-memory         do not serve memory devices.\n"
+"    --disk-root DIR     serve disks (rig_remote_disk_opener(3)) whose files\n"
+"                        lie beneath DIR: a client's path is relative to it,\n"
+"                        and one that leaves it (\"..\", an absolute path, a\n"
+"                        symlink out) is refused and opens nothing. Without\n"
+"                        it, no disk is served. Needs /proc mounted.\n"
+"    --amd               serve this machine's AMD GPUs to machine handles\n"
+"                        (rig_remote_machine(3)): they are listed and\n"
+"                        opened here, with the openers of rig_amd_pci.h.\n"
+"    --amd-firmware DIR  a directory of AMD firmware images the opens search\n"
+"                        first (up to 8; then rig's usual directories).\n"
+"    --amd-sim GC        with --amd: serve a software GPU of GC version GC\n"
+"                        (11.0.0, 11.0.2, 12.0.0, 12.0.1, 9.4.3) instead of\n"
+"                        the machine's GPUs, for tests and demos.\n"
 "    -h, --help          prints this text and exits.\n"
 "\n"
 "ENVIRONMENT\n"
@@ -361,6 +377,8 @@ cmd_agent(int argc, char **argv)
 {
 	struct rig_agent_config c = { .host = 1, .memory = 1, .stop = &agent_stop,
 				      .log = agent_line };
+	static const char *amd_fw[9];
+	int namd_fw = 0;
 	struct sigaction sa = { .sa_handler = agent_on_signal };
 
 	for (int i = 2; i < argc; i++) {
@@ -385,10 +403,23 @@ cmd_agent(int argc, char **argv)
 			c.host = 0;
 		} else if (!strcmp(f, "--no-memory")) {
 			c.memory = 0;
+		} else if (!strcmp(f, "--disk-root") && has) {
+			c.disk_root = argv[++i];
+		} else if (!strcmp(f, "--amd")) {
+			c.amd = 1;
+		} else if (!strcmp(f, "--amd-firmware") && has) {
+			if (namd_fw == 8)
+				return usage_error("--amd-firmware %s: more than 8 directories", argv[i + 1]);
+			amd_fw[namd_fw++] = argv[++i];
+		} else if (!strcmp(f, "--amd-sim") && has) {
+			c.amd_sim = argv[++i];
 		} else {
 			return usage_error("agent: unknown flag or missing value: %s", f);
 		}
 	}
+	if (c.amd_sim && !c.amd)
+		return usage_error("--amd-sim %s needs --amd", c.amd_sim);
+	c.amd_firmware = namd_fw ? amd_fw : NULL;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	return rig_remote_agent(&c) < 0 ? failed() : 0;

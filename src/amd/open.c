@@ -470,6 +470,18 @@ rig_amd_pci_gpu(const struct rig_pci_machine *m, const char *const *firmware,
 	op->m = pci_machine_or_this(m);
 	op->this_machine = op->m == rig_pci_machine_this();
 	op->i = i;
+	/* A machine whose GPUs another process opens (a machine behind an
+	 * agent, remote/machine.c): its opener, not ours. */
+	if (op->m->ops->gpu_opener) {
+		int ret = op->m->ops->gpu_opener(op->m, i, &op->opener);
+
+		if (ret < 0) {
+			rig_amd_pci_opener_free(&op->opener);
+			return ret;
+		}
+		*out = &op->opener;
+		return 0;
+	}
 	if (i == 0)
 		snprintf(op->name, sizeof(op->name), "AMD-PCI");
 	else

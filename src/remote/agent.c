@@ -171,26 +171,41 @@ shared_open(struct agent *a, const char *name, char *why, size_t why_len)
 			sd->users++;
 			return sd;
 		}
-	if (!strcmp(name, "HOST")) {
+	if (!(sd = calloc(1, sizeof(*sd)))) {
+		snprintf(why, why_len, "no memory");
+		return NULL;
+	}
+	if (agent_amd_name(name)) {
+		ret = agent_amd_open(a, sd, name, &d, why, why_len);	/* agent_amd.c */
+		if (ret < 0) {
+			free(sd);
+			return NULL;
+		}
+	} else if (!strcmp(name, "HOST")) {
 		if (!a->c->host) {
 			snprintf(why, why_len, "this agent does not serve HOST (--no-host)");
+			free(sd);
 			return NULL;
 		}
 		ret = rig_host_device(&d);
 	} else {
 		if (!a->c->memory) {
 			snprintf(why, why_len, "this agent serves no memory devices (--no-memory): %.100s", name);
+			free(sd);
 			return NULL;
 		}
 		ret = rig_memory_device(name, &d);
 	}
 	if (ret < 0) {
 		snprintf(why, why_len, "%s", rig_why());
+		free(sd);
 		return NULL;
 	}
-	if (!(sd = calloc(1, sizeof(*sd))) || !(sd->name = strdup(name))) {
-		free(sd);
+	if (!(sd->name = strdup(name))) {
+		(void)rig_close(d);
 		rig_device_release(d);
+		agent_amd_end(sd);
+		free(sd);
 		snprintf(why, why_len, "no memory");
 		return NULL;
 	}
@@ -213,6 +228,8 @@ shared_put(struct agent *a, struct shared_dev *sd)
 	*p = sd->next;
 	(void)rig_close(sd->d);
 	rig_device_release(sd->d);
+	agent_disk_end(sd);
+	agent_amd_end(sd);
 	free(sd->name);
 	free(sd);
 }
@@ -230,7 +247,9 @@ dev_end(struct agent *a, struct client *c, struct adev *dev)
 	for (uint64_t i = 0; i < c->nobjs; i++) {
 		struct aobj *o = &c->objs[i];
 
-		if (o->kind == AOBJ_BUFFER && rig_buffer_device(o->u.buf.b) == dev->sd->d)
+		/* By the client's device, not rig's: a device the client
+		 * opened again shares rig's, and its buffers stay. */
+		if (o->kind == AOBJ_BUFFER && o->u.buf.dev == dev->id)
 			obj_end(a, o);
 	}
 	shared_put(a, dev->sd);
@@ -286,6 +305,14 @@ on_open(struct agent *a, struct client *c, const struct remote_msg *m)
 			1u << 4 /* RIG_RUNS(RIG_LAUNCH_PART) */ };
 		r.u.opened.queues[1] = (struct remote_queue){ remote_str("COPY:0"), 1u << 3 };
 		r.u.opened.copy_engine = 1;
+	} else if (sd->amd) {
+		/* The AMD device's queues (amd/dev/ops.c): launches on
+		 * COMPUTE:0, copies on SDMA:0, its copy engine. */
+		r.u.opened.nqueues = 2;
+		r.u.opened.queues[0] = (struct remote_queue){ remote_str("COMPUTE:0"), 1u << 4 };
+		r.u.opened.queues[1] = (struct remote_queue){ remote_str("SDMA:0"), 1u << 3 };
+		r.u.opened.copy_engine = 1;
+		r.u.opened.alignment = 256;
 	} else {
 		r.u.opened.nqueues = 1;
 		r.u.opened.queues[0] = (struct remote_queue){ remote_str("MEMORY"), 1u << 3 };
@@ -319,9 +346,11 @@ on_alloc(struct agent *a, struct client *c, const struct remote_msg *m)
 	o = &c->objs[id - 1];
 	o->u.buf.b = b;
 	o->u.buf.bytes = m->u.alloc.bytes;
+	o->u.buf.dev = dev->id;
 	/* HOST's and memory devices' addresses are host addresses: the
 	 * agent's end of RMA, registered with UCX once. */
-	o->u.buf.host = (void *)(uintptr_t)rig_buffer_address(b);
+	o->u.buf.host = dev->sd->amd ? NULL :	/* a GPU address, not the host's */
+			(void *)(uintptr_t)rig_buffer_address(b);
 	if (o->u.buf.host && m->u.alloc.bytes) {
 		mp = (ucp_mem_map_params_t){
 			.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH,
@@ -498,6 +527,11 @@ on_one(struct agent *a, struct client *c, const void *bytes, size_t len)
 		else
 			serve_issue(a, c, dev);	/* at once: not a loop's turn later */
 		break;
+	case REMOTE_OPEN_DISK: case REMOTE_FILE_CREATE: case REMOTE_FILE_OPEN:
+	case REMOTE_FILE_SIZE:
+		agent_disk_request(a, c, &m);
+		break;
+	case REMOTE_MACHINE_GPUS: agent_amd_gpus(a, c, &m); break;
 	case REMOTE_PING: {
 		struct remote_msg r = { .type = REMOTE_PONG, .id = m.id };
 
@@ -630,13 +664,22 @@ rig_remote_agent(const struct rig_agent_config *cfg)
 		return rig_why_set(func, -EINVAL, "%s", why);
 	if (remote_key_find(cfg->key_file, &a.key, why, sizeof(why)) < 0)
 		return rig_why_set(func, -EINVAL, "%s", why);
+	if (agent_disk_start(&a, why, sizeof(why)) < 0)
+		return rig_why_set(func, -EINVAL, "%s", why);
+	if (agent_amd_start(&a, why, sizeof(why)) < 0) {
+		agent_disk_stop(&a);
+		return rig_why_set(func, -EINVAL, "%s", why);
+	}
 	a.heartbeat_ns = (cfg->heartbeat_ms ? cfg->heartbeat_ms : 3000) * 1000000ull;
 	/* An agent restarted on its port finds the connections its last run
 	 * closed in TIME_WAIT there: UCX's TCP listener binds without
 	 * SO_REUSEADDR unless told (docs/remote.md). The environment wins. */
 	setenv("UCX_TCP_CM_REUSEADDR", "y", 0);
-	if (link_open_shm(&a.link, false, true, on_message, &a, why, sizeof(why)) < 0)
+	if (link_open_shm(&a.link, false, true, on_message, &a, why, sizeof(why)) < 0) {
+		agent_disk_stop(&a);
+		agent_amd_stop(&a);
 		return rig_why_set(func, -EINVAL, "%s", why);
+	}
 	lp = (ucp_listener_params_t){
 		.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER,
 		.sockaddr = { (const struct sockaddr *)&sa, salen },
@@ -644,6 +687,8 @@ rig_remote_agent(const struct rig_agent_config *cfg)
 	};
 	if (ucp_listener_create(a.link.worker, &lp, &a.listener) != UCS_OK) {
 		link_close(&a.link);
+		agent_disk_stop(&a);
+		agent_amd_stop(&a);
 		return rig_why_set(func, -EINVAL, "UCX cannot listen on %s", listen);
 	}
 	if (ucp_listener_query(a.listener, &la) == UCS_OK) {
@@ -719,6 +764,49 @@ rig_remote_agent(const struct rig_agent_config *cfg)
 	}
 	ucp_listener_destroy(a.listener);
 	link_close(&a.link);
+	agent_disk_stop(&a);
+	agent_amd_stop(&a);
 	memset(&a.key, 0, sizeof(a.key));
 	return 0;
+}
+
+/* ---- For agent_disk.c ---- */
+
+uint64_t
+agent_obj_add(struct client *c, enum aobj_kind kind)
+{
+	return obj_new(c, kind);
+}
+
+struct adev *
+agent_dev(struct client *c, uint32_t id)
+{
+	return dev_of(c, id);
+}
+
+struct adev *
+agent_dev_add(struct client *c, struct shared_dev *sd)
+{
+	struct adev *dev = calloc(1, sizeof(*dev));
+
+	if (!dev)
+		return NULL;
+	dev->id = ++c->next_dev;
+	dev->sd = sd;
+	dev->expect = 1;
+	dev->next = c->devs;
+	c->devs = dev;
+	return dev;
+}
+
+void
+agent_shared_put(struct agent *a, struct shared_dev *sd)
+{
+	shared_put(a, sd);
+}
+
+void
+agent_error(struct agent *a, struct client *c, uint32_t id, const char *why)
+{
+	reply_error(a, c, id, why);
 }

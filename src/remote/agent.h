@@ -21,7 +21,8 @@ enum aobj_kind { AOBJ_NONE, AOBJ_BUFFER, AOBJ_IMAGE, AOBJ_FUNCTION, AOBJ_PIN };
 struct aobj {
 	enum aobj_kind kind;
 	union {
-		struct { struct rig_buffer *b; ucp_mem_h memh; void *host; uint64_t bytes; } buf;
+		struct { struct rig_buffer *b; ucp_mem_h memh; void *host; uint64_t bytes;
+			 uint32_t dev; /* the client's device it lies on */ } buf;
 		struct rig_image *img;
 		struct rig_function *fn;
 		struct { ucp_rkey_h rkey; uint64_t address, bytes; } pin;
@@ -32,6 +33,9 @@ struct aobj {
 struct shared_dev {
 	char *name;
 	struct rig_device *d;
+	struct rig_io_opener *io;	/* a disk's opener (agent_disk.c), or NULL */
+	struct rig_device *stage;	/* a disk's staging memory device */
+	struct rig_opener *amd;		/* an AMD GPU's opener (agent_amd.c), or NULL */
 	int users;
 	struct shared_dev *next;
 };
@@ -45,6 +49,12 @@ struct step {
 	bool last;		/* the value's last step */
 	bool issued, done;
 	struct rig_point pt;	/* RIG: its point once issued */
+	bool barrier;		/* RIG: rig_disk_barrier(src) (agent_disk.c) */
+	struct rig_buffer *hold;	/* memory the step's RMA touches, kept till it retires */
+	ucp_rkey_h own_rkey;	/* an rkey of the step's own, destroyed with it */
+	void *stage;		/* RMA: host memory of the step's own, between the
+				 * client's and a buffer the host reaches only by
+				 * rig_buffer_read/write (src): an AMD GPU's */
 	/* What to issue. RIG: a launch (run of fn) or a copy of two views. */
 	struct rig_submission *s;
 	uint32_t grid[3], group[3];
@@ -111,6 +121,9 @@ struct agent {
 	struct shared_dev *shared;
 	uint64_t heartbeat_ns;
 	char where[80];
+	int rootfd;		/* --disk-root, or -1: no disks */
+	struct amd_sim *sim;	/* --amd-sim's software GPU, or NULL */
+	char sim_root[64];	/* its sysfs tree's folder */
 };
 
 void agent_log(struct agent *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -119,6 +132,37 @@ void agent_send(struct agent *a, struct client *c, const struct remote_msg *m);
 struct aobj *agent_obj(struct client *c, uint64_t id, enum aobj_kind kind);
 /* The endpoint c's RMA goes on (its rkeys are unpacked on it). */
 ucp_ep_h agent_rma_ep(struct client *c);
+
+/* agent.c, for agent_disk.c: a new object's id (0: no memory), a
+ * client's device by id, a new device of c on sd (NULL: no memory), a
+ * shared device's user gone, an ERROR answer to request id. */
+uint64_t agent_obj_add(struct client *c, enum aobj_kind kind);
+struct adev *agent_dev(struct client *c, uint32_t id);
+struct adev *agent_dev_add(struct client *c, struct shared_dev *sd);
+void agent_shared_put(struct agent *a, struct shared_dev *sd);
+void agent_error(struct agent *a, struct client *c, uint32_t id, const char *why);
+
+/* agent_disk.c: the disk root opened (0, or -1 with why), and closed; a
+ * disk's request (OPEN_DISK, FILE_*), answered; a shared disk's end; a
+ * file op of a SUBMIT as its chain of steps, or NULL with why. */
+int agent_disk_start(struct agent *a, char *why, size_t why_len);
+void agent_disk_stop(struct agent *a);
+void agent_disk_request(struct agent *a, struct client *c, const struct remote_msg *m);
+void agent_disk_end(struct shared_dev *sd);
+struct step *serve_file_steps(struct client *c, struct adev *dev, const struct remote_part *p,
+			      char *why, size_t why_len);
+
+/* agent_amd.c: the software GPU made (--amd-sim; 0, or -1 with why) and
+ * gone; whether a name is an AMD GPU's; GPU name opened into *out with
+ * its opener kept in sd (0, or -1 with why); that opener freed; the
+ * GPUs a MACHINE_GPUS asks for, answered. */
+int agent_amd_start(struct agent *a, char *why, size_t why_len);
+void agent_amd_stop(struct agent *a);
+bool agent_amd_name(const char *name);
+int agent_amd_open(struct agent *a, struct shared_dev *sd, const char *name,
+		   struct rig_device **out, char *why, size_t why_len);
+void agent_amd_end(struct shared_dev *sd);
+void agent_amd_gpus(struct agent *a, struct client *c, const struct remote_msg *m);
 
 /* serve.c: a SUBMIT's steps queued on dev; 0, or -1 with why. */
 int serve_submit(struct agent *a, struct client *c, struct adev *dev,

@@ -86,4 +86,19 @@ uint32_t rdev_id(const struct rdev *d);
 struct conn *rdev_conn(const struct rdev *d);
 struct rdev *rdev_next(const struct rdev *d);
 
+/*
+ * driver.c, for the remote disk (disk.c): open a device of the machine
+ * by a request of type (REMOTE_OPEN, REMOTE_OPEN_DISK) for name, whose
+ * reached values raise word; 0, or a negative errno with why. The rest:
+ * its machine, the word's value at open, its events fd, its failure
+ * (NULL while it runs), and its end (CLOSE sent, the handle freed).
+ */
+int rdev_open(struct machine *m, const char *key_file, uint16_t type, const char *name,
+	      RIG_ATOMIC(uint64_t) *word, struct rdev **out, char *why, size_t why_len);
+struct machine *rdev_machine(const struct rdev *d);
+uint64_t rdev_base(const struct rdev *d);
+int rdev_efd(const struct rdev *d);
+const char *rdev_failure(struct rdev *d);
+void rdev_end(struct rdev *d);
+
 #endif

@@ -651,20 +651,19 @@ static const struct rig_driver remote_driver = {
 
 /* ---- The opener ---- */
 
-static int
-remote_make(const struct rig_opener *o, RIG_ATOMIC(uint64_t) *word, void **handle,
-	    char *why, size_t why_len)
+int
+rdev_open(struct machine *mach, const char *key_file, uint16_t type, const char *name,
+	  RIG_ATOMIC(uint64_t) *word, struct rdev **out, char *why, size_t why_len)
 {
-	const struct ropener *op = o->arg;
-	struct remote_msg req = { .type = REMOTE_OPEN }, ans;
+	struct remote_msg req = { .type = type }, ans;
 	const struct remote_facts *f = &ans.u.opened;
 	uint8_t *keep = NULL;
 	struct rdev *d;
 
-	if (machine_connect(op->m, op->has_key_file ? op->key_file : NULL, why, why_len) < 0)
+	if (machine_connect(mach, key_file, why, why_len) < 0)
 		return -ECONNREFUSED;
-	req.u.name = remote_str(op->name);
-	if (machine_call(op->m, &req, &ans, &keep, why, why_len) < 0)
+	req.u.name = remote_str(name);
+	if (machine_call(mach, &req, &ans, &keep, why, why_len) < 0)
 		return -ENODEV;
 	if (!(d = calloc(1, sizeof(*d))) || !(d->word = calloc(1, sizeof(*d->word)))) {
 		free(d);
@@ -680,8 +679,8 @@ remote_make(const struct rig_opener *o, RIG_ATOMIC(uint64_t) *word, void **handl
 		return -errno;
 	}
 	d->driver = &remote_driver;
-	d->m = op->m;
-	d->conn = machine_conn(op->m);
+	d->m = mach;
+	d->conn = machine_conn(mach);
 	d->id = f->dev;
 	d->given = word;
 	d->base = atomic_load(word);
@@ -709,8 +708,51 @@ remote_make(const struct rig_opener *o, RIG_ATOMIC(uint64_t) *word, void **handl
 	/* A connection that broke while we opened: lost at once, not never. */
 	if (!machine_conn(d->m))
 		rdev_lose(d, "connection lost");
-	*handle = d;
+	*out = d;
 	return 0;
+}
+
+static int
+remote_make(const struct rig_opener *o, RIG_ATOMIC(uint64_t) *word, void **handle,
+	    char *why, size_t why_len)
+{
+	const struct ropener *op = o->arg;
+
+	return rdev_open(op->m, op->has_key_file ? op->key_file : NULL, REMOTE_OPEN,
+			 op->name, word, (struct rdev **)handle, why, why_len);
+}
+
+/* ---- For the remote disk (disk.c), which is an rdev underneath ---- */
+
+struct machine *
+rdev_machine(const struct rdev *d)
+{
+	return d->m;
+}
+
+uint64_t
+rdev_base(const struct rdev *d)
+{
+	return d->base;
+}
+
+int
+rdev_efd(const struct rdev *d)
+{
+	return d->efd;
+}
+
+const char *
+rdev_failure(struct rdev *d)
+{
+	return atomic_load(&d->failure);
+}
+
+void
+rdev_end(struct rdev *d)
+{
+	remote_stop(d, "closed");
+	remote_release(d);
 }
 
 int

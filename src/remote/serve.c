@@ -23,6 +23,10 @@ step_free(struct step *s)
 	free(s->params);
 	rig_buffer_release(s->src);
 	rig_buffer_release(s->dst);
+	rig_buffer_release(s->hold);
+	free(s->stage);
+	if (s->own_rkey)
+		ucp_rkey_destroy(s->own_rkey);
 	free(s);
 }
 
@@ -125,7 +129,18 @@ copy_step(struct client *c, struct adev *dev, const struct remote_part *p, char 
 
 		if (end_view(c, mine, p->bytes, NULL, &b, why, why_len) < 0)
 			goto fail;
-		if (!b->u.buf.host) {
+		if (!b->u.buf.host && dev->sd->amd) {
+			/* The agent does not learn where the host maps a GPU
+			 * region: the bytes pass through memory of the
+			 * step's own, by rig's host access (serve_stage). */
+			if (end_view(c, mine, p->bytes, &s->src, &b, why, why_len) < 0)
+				goto fail;
+			if (!(s->stage = malloc(p->bytes ? p->bytes : 1))) {
+				snprintf(why, why_len, "no memory for %llu bytes of staging",
+					 (unsigned long long)p->bytes);
+				goto fail;
+			}
+		} else if (!b->u.buf.host) {
 			snprintf(why, why_len, "buffer %llu has no host address for RMA",
 				 (unsigned long long)mine->id);
 			goto fail;
@@ -138,7 +153,7 @@ copy_step(struct client *c, struct adev *dev, const struct remote_part *p, char 
 		}
 		s->kind = STEP_RMA;
 		s->put = mine == &p->src;
-		s->local = (char *)b->u.buf.host + mine->offset;
+		s->local = s->stage ? s->stage : (char *)b->u.buf.host + mine->offset;
 		s->remote = pin->u.pin.address + theirs->offset;
 		s->bytes = p->bytes;
 		s->rkey = pin->u.pin.rkey;
@@ -166,6 +181,8 @@ serve_submit(struct agent *a, struct client *c, struct adev *dev,
 
 		if (p->kind == REMOTE_PART_COPY) {
 			s = copy_step(c, dev, p, why, why_len);
+		} else if (p->kind == REMOTE_PART_FILE) {
+			s = serve_file_steps(c, dev, p, why, why_len);	/* a chain */
 		} else {
 			struct aobj *fn = agent_obj(c, p->fn, AOBJ_FUNCTION);
 
@@ -196,12 +213,15 @@ serve_submit(struct agent *a, struct client *c, struct adev *dev,
 			}
 			return -1;
 		}
-		s->value = m->u.submit.value;
 		if (last)
 			last->next = s;
 		else
 			first = s;
-		last = s;
+		for (last = s; ; last = last->next) {
+			last->value = m->u.submit.value;
+			if (!last->next)
+				break;
+		}
 	}
 	last->last = true;
 	for (struct step *s = first, *n; s; s = n) {
@@ -269,13 +289,21 @@ issue(struct agent *a, struct client *c, struct adev *dev, struct step *s)
 
 	s->issued = true;
 	if (s->kind == STEP_RMA) {
+		/* A put of staged bytes: the GPU's bytes first (every step
+		 * before this one retired, so the read waits for nothing). */
+		if (s->stage && s->put && rig_buffer_read(s->src, 0, s->stage, s->bytes) < 0) {
+			serve_lose(a, c, dev, rig_why());
+			return -1;
+		}
 		if (rma_issue(a, c, s) < 0) {
 			serve_lose(a, c, dev, "RMA to the client failed");
 			return -1;
 		}
 		return 0;
 	}
-	if (s->s) {
+	if (s->barrier) {
+		ret = rig_disk_barrier(s->src, &s->pt);
+	} else if (s->s) {
 		if ((ret = rig_run_take(s->s, &r)) == 0 &&
 		    (ret = rig_run_store(r, 0, s->grid, s->group, s->params, s->nparams)) < 0)
 			rig_run_release(r);
@@ -302,9 +330,15 @@ step_done(struct agent *a, struct client *c, struct adev *dev, struct step *s)
 				return false;
 			ucp_request_free(s->flush);
 			s->flush = NULL;
-			if (st != UCS_OK)
+			if (st != UCS_OK) {
 				serve_lose(a, c, dev, "RMA to the client failed");
+				return true;
+			}
 		}
+		/* A get into staging: now the bytes go to the GPU, before any
+		 * later step is issued (rig orders it after earlier work). */
+		if (s->stage && !s->put && rig_buffer_write(s->src, 0, s->stage, s->bytes) < 0)
+			serve_lose(a, c, dev, rig_why());
 		return true;
 	}
 	if (!rig_signaled(s->pt))

@@ -29,6 +29,10 @@ static const char *const type_names[REMOTE_TYPES] = {
 	[REMOTE_SUBMIT] = "SUBMIT", [REMOTE_REACHED] = "REACHED",
 	[REMOTE_LOST] = "LOST", [REMOTE_PING] = "PING", [REMOTE_PONG] = "PONG",
 	[REMOTE_ERROR] = "ERROR", [REMOTE_BULK] = "BULK",
+	[REMOTE_OPEN_DISK] = "OPEN_DISK",
+	[REMOTE_FILE_CREATE] = "FILE_CREATE", [REMOTE_FILE_OPEN] = "FILE_OPEN",
+	[REMOTE_FILE_SIZE] = "FILE_SIZE", [REMOTE_FILE_IS] = "FILE_IS",
+	[REMOTE_MACHINE_GPUS] = "MACHINE_GPUS", [REMOTE_GPUS_ARE] = "GPUS_ARE",
 };
 
 const char *
@@ -145,6 +149,15 @@ rd_part(struct rd *r, struct remote_part *p)
 			p->group[i] = rd32(r, "launch group");
 		p->shared_bytes = rd32(r, "launch shared bytes");
 		p->params = rd_blob(r, REMOTE_PARAMS_MAX, "launch params");
+	} else if (p->kind == REMOTE_PART_FILE) {
+		p->op = rd8(r, "file op");
+		if (p->op > REMOTE_FILE_BARRIER && !r->bad)
+			r->bad = "file op";
+		p->file = rd64(r, "file id");
+		p->offset = rd64(r, "file offset");
+		p->address = rd64(r, "file's client address");
+		p->bytes = rd64(r, "file bytes");
+		p->rkey = rd_blob(r, REMOTE_RKEY_MAX, "file rkey");
 	} else if (!r->bad) {
 		r->bad = "part kind";
 	}
@@ -219,9 +232,45 @@ remote_decode(const void *bytes, size_t len, struct remote_msg *m, char *why,
 		rd_raw(&r, m->u.mac, REMOTE_MAC, "mac");
 		break;
 	case REMOTE_OPEN:
+	case REMOTE_OPEN_DISK:
 		m->u.name = rd_str(&r, "device name");
 		if (!r.bad && m->u.name.len == 0)
 			r.bad = "device name";
+		break;
+	case REMOTE_FILE_CREATE:
+		m->u.file_create.dev = rd32(&r, "device id");
+		m->u.file_create.path = rd_str(&r, "path");
+		m->u.file_create.bytes = rd64(&r, "bytes");
+		break;
+	case REMOTE_FILE_OPEN:
+		m->u.file_open.dev = rd32(&r, "device id");
+		m->u.file_open.path = rd_str(&r, "path");
+		m->u.file_open.write = rd8(&r, "write");
+		if (m->u.file_open.write > 1 && !r.bad)
+			r.bad = "write";
+		break;
+	case REMOTE_FILE_IS:
+		m->u.file_is.id = rd64(&r, "file id");
+		m->u.file_is.bytes = rd64(&r, "file bytes");
+		break;
+	case REMOTE_MACHINE_GPUS:
+		break;
+	case REMOTE_GPUS_ARE:
+		m->u.gpus.n = rd8(&r, "GPU count");
+		if (m->u.gpus.n > REMOTE_GPUS_MAX && !r.bad)
+			r.bad = "GPU count";
+		for (uint32_t i = 0; i < m->u.gpus.n && !r.bad; i++) {
+			struct remote_gpu *g = &m->u.gpus.gpus[i];
+
+			g->bus = rd_str(&r, "GPU bus");
+			if (!r.bad && (g->bus.len == 0 || g->bus.len > 31))
+				r.bad = "GPU bus";
+			g->vendor = rd16(&r, "GPU vendor");
+			g->device = rd16(&r, "GPU device");
+			g->class_code = rd32(&r, "GPU class");
+			for (unsigned b = 0; b < REMOTE_BARS; b++)
+				g->bar_bytes[b] = rd64(&r, "GPU BAR bytes");
+		}
 		break;
 	case REMOTE_OPENED:
 		rd_facts(&r, &m->u.opened);
@@ -243,6 +292,7 @@ remote_decode(const void *bytes, size_t len, struct remote_msg *m, char *why,
 	case REMOTE_UNLOAD:
 	case REMOTE_PINNED:
 	case REMOTE_UNPIN:
+	case REMOTE_FILE_SIZE:
 		m->u.handle = rd64(&r, "handle");
 		break;
 	case REMOTE_LOAD:
@@ -416,6 +466,13 @@ wr_part(struct wr *w, const struct remote_part *p)
 			wr32(w, p->group[i]);
 		wr32(w, p->shared_bytes);
 		wr_blob(w, p->params, REMOTE_PARAMS_MAX, "launch params");
+	} else if (p->kind == REMOTE_PART_FILE) {
+		wr8(w, p->op);
+		wr64(w, p->file);
+		wr64(w, p->offset);
+		wr64(w, p->address);
+		wr64(w, p->bytes);
+		wr_blob(w, p->rkey, REMOTE_RKEY_MAX, "file rkey");
 	} else if (!w->bad) {
 		w->bad = "part kind";
 	}
@@ -472,7 +529,41 @@ encode_at(struct wr *w0, const struct remote_msg *m, char *why, size_t why_len)
 		put(&w, m->u.mac, REMOTE_MAC);
 		break;
 	case REMOTE_OPEN:
+	case REMOTE_OPEN_DISK:
 		wr_str(&w, m->u.name, "device name");
+		break;
+	case REMOTE_FILE_CREATE:
+		wr32(&w, m->u.file_create.dev);
+		wr_str(&w, m->u.file_create.path, "path");
+		wr64(&w, m->u.file_create.bytes);
+		break;
+	case REMOTE_FILE_OPEN:
+		wr32(&w, m->u.file_open.dev);
+		wr_str(&w, m->u.file_open.path, "path");
+		wr8(&w, m->u.file_open.write);
+		break;
+	case REMOTE_FILE_IS:
+		wr64(&w, m->u.file_is.id);
+		wr64(&w, m->u.file_is.bytes);
+		break;
+	case REMOTE_MACHINE_GPUS:
+		break;
+	case REMOTE_GPUS_ARE:
+		if (m->u.gpus.n > REMOTE_GPUS_MAX) {
+			w.bad = "GPU count";
+			break;
+		}
+		wr8(&w, m->u.gpus.n);
+		for (uint32_t i = 0; i < m->u.gpus.n; i++) {
+			const struct remote_gpu *g = &m->u.gpus.gpus[i];
+
+			wr_str(&w, g->bus, "GPU bus");
+			wr16(&w, g->vendor);
+			wr16(&w, g->device);
+			wr32(&w, g->class_code);
+			for (unsigned b = 0; b < REMOTE_BARS; b++)
+				wr64(&w, g->bar_bytes[b]);
+		}
 		break;
 	case REMOTE_OPENED:
 		wr_facts(&w, &m->u.opened);
@@ -494,6 +585,7 @@ encode_at(struct wr *w0, const struct remote_msg *m, char *why, size_t why_len)
 	case REMOTE_UNLOAD:
 	case REMOTE_PINNED:
 	case REMOTE_UNPIN:
+	case REMOTE_FILE_SIZE:
 		wr64(&w, m->u.handle);
 		break;
 	case REMOTE_LOAD:

@@ -28,6 +28,8 @@
 #define REMOTE_RKEY_MAX		4096u
 #define REMOTE_IMAGE_MAX	(64u << 20)
 #define REMOTE_ADDRESS_MAX	4096u	/* a BULK's worker address */
+#define REMOTE_GPUS_MAX		16u
+#define REMOTE_BARS		6u
 
 enum remote_type {
 	REMOTE_HELLO = 1,	/* c→a: version, client nonce */
@@ -57,6 +59,15 @@ enum remote_type {
 	/* c→a, once, after WELCOME: the client's UCX worker address, for the
 	 * agent's endpoint that carries RMA alone (agent.c: bulk). */
 	REMOTE_BULK,
+	/* Disks (--disk-root): files beneath the agent's root only. */
+	REMOTE_OPEN_DISK,	/* c→a: a disk by name; answered OPENED */
+	REMOTE_FILE_CREATE,	/* c→a: a new file of bytes zero bytes at a path */
+	REMOTE_FILE_OPEN,	/* c→a: the existing file at a path, for writing or not */
+	REMOTE_FILE_SIZE,	/* c→a: a file's length now */
+	REMOTE_FILE_IS,		/* a→c: a file's id and length */
+	/* A machine handle (rig_remote_machine): the agent's AMD GPUs. */
+	REMOTE_MACHINE_GPUS,	/* c→a: the AMD GPUs the agent serves */
+	REMOTE_GPUS_ARE,	/* a→c: them, in bus order */
 	REMOTE_TYPES
 };
 
@@ -93,7 +104,16 @@ struct remote_span {
 	uint64_t offset;
 };
 
-enum remote_part_kind { REMOTE_PART_COPY = 1, REMOTE_PART_LAUNCH = 2 };
+enum remote_part_kind { REMOTE_PART_COPY = 1, REMOTE_PART_LAUNCH = 2, REMOTE_PART_FILE = 3 };
+
+/* A disk's op (REMOTE_PART_FILE): the bytes of a read or write travel by
+ * RMA to or from the client's memory at address, registered under rkey. */
+enum remote_file_op {
+	REMOTE_FILE_NOP = 0,	/* nothing: a value with no op keeps its place */
+	REMOTE_FILE_READ,	/* the file's bytes at offset into the client's memory */
+	REMOTE_FILE_WRITE,	/* the client's bytes into the file at offset */
+	REMOTE_FILE_BARRIER,	/* the file's written data made durable (fsync) */
+};
 struct remote_part {
 	uint8_t kind;
 	/* copy */
@@ -105,6 +125,18 @@ struct remote_part {
 	uint32_t grid[3], group[3];
 	uint32_t shared_bytes;
 	struct remote_bytes params;
+	/* file: op on file, bytes at offset, the client's end */
+	uint8_t op;
+	uint64_t file, offset, address;
+	struct remote_bytes rkey;
+};
+
+/* A PCI function of the agent's machine (an AMD GPU it serves). */
+struct remote_gpu {
+	struct remote_bytes bus;	/* "0000:03:00.0" */
+	uint16_t vendor, device;
+	uint32_t class_code;
+	uint64_t bar_bytes[REMOTE_BARS];
 };
 
 struct remote_msg {
@@ -131,6 +163,11 @@ struct remote_msg {
 		uint64_t ping;				/* PING, PONG */
 		struct remote_bytes error;		/* ERROR */
 		struct remote_bytes address;		/* BULK */
+		struct { uint32_t dev; struct remote_bytes path; uint64_t bytes; } file_create;
+		struct { uint32_t dev; struct remote_bytes path; uint8_t write; } file_open;
+		struct { uint64_t id; uint64_t bytes; } file_is;	/* FILE_IS */
+		/* OPEN_DISK: name; FILE_SIZE: handle; MACHINE_GPUS: nothing */
+		struct { uint32_t n; struct remote_gpu gpus[REMOTE_GPUS_MAX]; } gpus;
 	} u;
 };
 

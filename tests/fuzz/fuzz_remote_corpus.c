@@ -28,6 +28,23 @@ main(int argc, char **argv)
 		m.id = t;
 		if (t == REMOTE_OPEN)
 			m.u.name = remote_str("HOST");
+		if (t == REMOTE_OPEN_DISK)
+			m.u.name = remote_str("DISK");
+		if (t == REMOTE_FILE_CREATE) {
+			m.u.file_create.path = remote_str("runs/data.bin");
+			m.u.file_create.bytes = 1 << 20;
+		}
+		if (t == REMOTE_GPUS_ARE) {
+			m.u.gpus.n = 2;
+			m.u.gpus.gpus[0] = (struct remote_gpu){ remote_str("0000:03:00.0"), 0x1002,
+				0x744c, 0x030000, { 1ull << 30, 0, 2 << 20, 0, 0, 1 << 20 } };
+			m.u.gpus.gpus[1] = (struct remote_gpu){ remote_str("0000:83:00.0"), 0x1002,
+				0x74a1, 0x120000, { 1ull << 34 } };
+		}
+		if (t == REMOTE_FILE_OPEN) {
+			m.u.file_open.path = remote_str("runs/data.bin");
+			m.u.file_open.write = 1;
+		}
 		if (t == REMOTE_ERROR)
 			m.u.error = remote_str("rig_open: no such device");
 		if (t == REMOTE_LOST)
@@ -56,6 +73,29 @@ main(int argc, char **argv)
 		if (remote_encode(&m, &b, &len, why, sizeof(why)) < 0)
 			return fprintf(stderr, "%s: %s\n", remote_type_name(t), why), 1;
 		snprintf(path, sizeof(path), "%s/%s", argv[1], remote_type_name(t));
+		if (!(f = fopen(path, "wb")) || fwrite(b, 1, len, f) != len || fclose(f))
+			return perror(path), 1;
+		free(b);
+	}
+	/* A disk's SUBMIT: each file op, the bytes' rkey a blob. */
+	{
+		static const uint8_t rkey[40] = { 9, 8, 7 };
+		uint8_t *b;
+		size_t len;
+		FILE *f;
+
+		memset(&m, 0, sizeof(m));
+		m.type = REMOTE_SUBMIT;
+		m.u.submit.nparts = 4;
+		for (unsigned op = REMOTE_FILE_NOP; op <= REMOTE_FILE_BARRIER; op++)
+			m.u.submit.parts[op] = (struct remote_part){ .kind = REMOTE_PART_FILE,
+				.op = (uint8_t)op, .file = 5, .offset = 4096, .address = 0x7f0000001000,
+				.bytes = op == REMOTE_FILE_READ || op == REMOTE_FILE_WRITE ? 4096 : 0,
+				.rkey = { rkey, op == REMOTE_FILE_READ || op == REMOTE_FILE_WRITE ?
+					  (uint32_t)sizeof(rkey) : 0 } };
+		if (remote_encode(&m, &b, &len, why, sizeof(why)) < 0)
+			return fprintf(stderr, "disk SUBMIT: %s\n", why), 1;
+		snprintf(path, sizeof(path), "%s/SUBMIT_FILE", argv[1]);
 		if (!(f = fopen(path, "wb")) || fwrite(b, 1, len, f) != len || fclose(f))
 			return perror(path), 1;
 		free(b);

@@ -32,7 +32,8 @@ encode(const struct remote_msg *msg, size_t *len)
 {
 	uint8_t *b = NULL;
 
-	assert_int_equal(remote_encode(msg, &b, len, why, sizeof(why)), 0);
+	if (remote_encode(msg, &b, len, why, sizeof(why)) != 0)
+		fail_msg("encode: %s", why);
 	return b;
 }
 
@@ -184,6 +185,136 @@ malformed(void **state)
 	assert_non_null(strstr(why, "alignment"));
 }
 
+/* A disk's messages: file requests and ops, and their refusals. */
+static void
+file_messages(void **state)
+{
+	static const uint8_t rkey[33] = { 1, 2, 3 };
+	uint8_t *b, bad[256];
+	size_t len;
+
+	memset(&m, 0, sizeof(m));
+	m.type = REMOTE_FILE_CREATE;
+	m.id = 9;
+	m.u.file_create.dev = 2;
+	m.u.file_create.path = remote_str("runs/out.bin");
+	m.u.file_create.bytes = 1ull << 33;
+	b = encode(&m, &len);
+	assert_int_equal(remote_decode(b, len, &d, why, sizeof(why)), 0);
+	assert_int_equal(d.u.file_create.dev, 2);
+	assert_int_equal(d.u.file_create.bytes, 1ull << 33);
+	assert_int_equal(d.u.file_create.path.len, 12);
+	assert_memory_equal(d.u.file_create.path.at, "runs/out.bin", 12);
+	free(b);
+
+	memset(&m, 0, sizeof(m));
+	m.type = REMOTE_FILE_OPEN;
+	m.u.file_open.dev = 3;
+	m.u.file_open.path = remote_str("in.bin");
+	m.u.file_open.write = 1;
+	b = encode(&m, &len);
+	assert_int_equal(remote_decode(b, len, &d, why, sizeof(why)), 0);
+	assert_int_equal(d.u.file_open.write, 1);
+	memcpy(bad, b, len);
+	bad[len - 1] = 2;	/* write is a flag */
+	refused(bad, len, "write");
+	free(b);
+
+	memset(&m, 0, sizeof(m));
+	m.type = REMOTE_FILE_IS;
+	m.u.file_is.id = 17;
+	m.u.file_is.bytes = 4096;
+	b = encode(&m, &len);
+	assert_int_equal(remote_decode(b, len, &d, why, sizeof(why)), 0);
+	assert_int_equal(d.u.file_is.id, 17);
+	assert_int_equal(d.u.file_is.bytes, 4096);
+	free(b);
+
+	memset(&m, 0, sizeof(m));
+	m.type = REMOTE_FILE_SIZE;
+	m.u.handle = 17;
+	b = encode(&m, &len);
+	assert_int_equal(remote_decode(b, len, &d, why, sizeof(why)), 0);
+	assert_int_equal(d.u.handle, 17);
+	free(b);
+
+	memset(&m, 0, sizeof(m));
+	m.type = REMOTE_SUBMIT;
+	m.u.submit.dev = 1;
+	m.u.submit.value = 5;
+	m.u.submit.nparts = 2;
+	m.u.submit.parts[0] = (struct remote_part){ .kind = REMOTE_PART_FILE,
+		.op = REMOTE_FILE_WRITE, .file = 4, .offset = 512, .address = 0x1000,
+		.bytes = 4096, .rkey = { rkey, sizeof(rkey) } };
+	m.u.submit.parts[1] = (struct remote_part){ .kind = REMOTE_PART_FILE,
+		.op = REMOTE_FILE_BARRIER, .file = 4 };
+	b = encode(&m, &len);
+	assert_int_equal(remote_decode(b, len, &d, why, sizeof(why)), 0);
+	assert_int_equal(d.u.submit.parts[0].op, REMOTE_FILE_WRITE);
+	assert_int_equal(d.u.submit.parts[0].offset, 512);
+	assert_int_equal(d.u.submit.parts[0].address, 0x1000);
+	assert_int_equal(d.u.submit.parts[0].rkey.len, sizeof(rkey));
+	assert_memory_equal(d.u.submit.parts[0].rkey.at, rkey, sizeof(rkey));
+	assert_int_equal(d.u.submit.parts[1].op, REMOTE_FILE_BARRIER);
+	/* The op is past its kinds: refused. Its byte follows the part kind,
+	 * after the submit's 16 bytes of dev, value and count. */
+	memcpy(bad, b, len);
+	bad[REMOTE_HEADER + 16 + 1] = 9;
+	refused(bad, len, "file op");
+	/* The rkey's length past the bound. */
+	memcpy(bad, b, len);
+	bad[REMOTE_HEADER + 16 + 1 + 33 + 3] = 0x7f;
+	refused(bad, len, "file rkey");
+	free(b);
+
+	/* An empty disk name, as an empty device name. */
+	memset(&m, 0, sizeof(m));
+	m.type = REMOTE_OPEN_DISK;
+	m.u.name = remote_str("DISK");
+	b = encode(&m, &len);
+	memcpy(bad, b, len);
+	bad[REMOTE_HEADER] = 0;
+	bad[12] = 2;
+	refused(bad, REMOTE_HEADER + 2, "device name");
+	free(b);
+}
+
+/* The agent's GPUs, for a machine handle. */
+static void
+gpu_messages(void **state)
+{
+	uint8_t *b, bad[512];
+	size_t len;
+
+	memset(&m, 0, sizeof(m));
+	m.type = REMOTE_GPUS_ARE;
+	m.u.gpus.n = 1;
+	m.u.gpus.gpus[0] = (struct remote_gpu){ remote_str("0000:03:00.0"), 0x1002, 0x744c,
+		0x030000, { 1ull << 30, 0, 2 << 20, 0, 0, 1 << 20 } };
+	b = encode(&m, &len);
+	assert_int_equal(remote_decode(b, len, &d, why, sizeof(why)), 0);
+	assert_int_equal(d.u.gpus.n, 1);
+	assert_int_equal(d.u.gpus.gpus[0].device, 0x744c);
+	assert_int_equal(d.u.gpus.gpus[0].class_code, 0x030000);
+	assert_int_equal(d.u.gpus.gpus[0].bar_bytes[5], 1 << 20);
+	assert_memory_equal(d.u.gpus.gpus[0].bus.at, "0000:03:00.0", 12);
+	memcpy(bad, b, len);
+	bad[REMOTE_HEADER] = REMOTE_GPUS_MAX + 1;
+	refused(bad, len, "GPU count");
+	memcpy(bad, b, len);
+	bad[REMOTE_HEADER + 1] = 0;	/* an empty bus */
+	bad[REMOTE_HEADER + 2] = 0;
+	refused(bad, len, "GPU bus");
+	free(b);
+
+	memset(&m, 0, sizeof(m));
+	m.type = REMOTE_MACHINE_GPUS;
+	b = encode(&m, &len);
+	assert_int_equal(len, REMOTE_HEADER);
+	assert_int_equal(remote_decode(b, len, &d, why, sizeof(why)), 0);
+	free(b);
+}
+
 static char key_path[256];
 
 static void
@@ -284,6 +415,8 @@ main(void)
 		cmocka_unit_test(round_trip),
 		cmocka_unit_test(batch),
 		cmocka_unit_test(malformed),
+		cmocka_unit_test(file_messages),
+		cmocka_unit_test(gpu_messages),
 		cmocka_unit_test(keys),
 	};
 

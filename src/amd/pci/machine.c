@@ -23,8 +23,13 @@ int
 pci_path(const struct rig_pci_machine *m, char *buf, size_t len,
 	 const char *rel)
 {
-	int n = snprintf(buf, len, "%s/%s", m->root, rel);
+	int n;
 
+	/* A machine behind an agent (remote/machine.c) has no files here. */
+	if (m->ops->gpu_opener)
+		return amd_fail(-EOPNOTSUPP, "%s is a machine behind an agent: its %s is the agent's",
+				m->root + strlen("/dev/null/"), rel);
+	n = snprintf(buf, len, "%s/%s", m->root, rel);
 	if (n < 0 || (size_t)n >= len)
 		return amd_fail(-EINVAL, "path %s/%s is too long", m->root, rel);
 	return 0;

@@ -205,6 +205,14 @@ struct pci_machine_ops {
 	int (*peer_bus)(const struct rig_pci_machine *m, struct pci_taken *t,
 			const char *peer, int bar, uint64_t offset, uint64_t bytes,
 			uint64_t *bus);
+	/*
+	 * Optional (NULL for the sysfs machine and the simulator): GPU i's
+	 * opener where another process drives the machine's GPUs (a machine
+	 * behind an agent, remote/machine.c): rig_amd_pci_gpu() hands out
+	 * what this fills, with its name. 0, or a negative status with
+	 * amd_why() saying why.
+	 */
+	int (*gpu_opener)(const struct rig_pci_machine *m, int i, struct rig_opener *out);
 };
 
 struct rig_pci_machine {

@@ -279,7 +279,7 @@ io_steps(struct client *c, struct aobj *file, const struct remote_part *p,
 		snprintf(why, why_len, "no memory for a step");
 		goto fail;
 	}
-	if (ucp_ep_rkey_unpack(c->ep, p->rkey.at, &rkey) != UCS_OK) {
+	if (ucp_ep_rkey_unpack(agent_rma_ep(c), p->rkey.at, &rkey) != UCS_OK) {
 		rkey = NULL;
 		snprintf(why, why_len, "a file op's rkey does not unpack");
 		goto fail;

@@ -386,7 +386,8 @@ test_many_threads_feed(void **state)
 	tdisk_stop(&t);
 }
 
-/* stop with thousands of values queued returns promptly and shows them,
+/* stop with thousands of values queued returns promptly (issues no more of
+ * them) and shows them,
  * in both modes (the threads mode cancels the pieces no worker took). */
 static void
 test_stop_with_io_in_flight(void **state)
@@ -415,9 +416,13 @@ test_stop_with_io_in_flight(void **state)
 		t0 = now_ns();
 		print_message("# %s: ", disk_mode(t.d));
 		tdisk_stop(&t);
-		print_message("stop with %d MiB queued took %.1f ms\n", N,
-			      (double)(now_ns() - t0) / 1e6);
-		assert_true(now_ns() - t0 < 2 * SECOND_NS);
+		disk_stats(t.d, &st);
+		print_message("stop with %d MiB queued took %.1f ms, %llu pieces issued\n", N,
+			      (double)(now_ns() - t0) / 1e6, (unsigned long long)st.pieces);
+		/* Promptly: what was queued behind the pieces in flight was
+		 * dropped, not run (a count, not a time: a loaded machine is
+		 * slow either way). */
+		assert_true(st.pieces < N);
 		assert_int_equal(atomic_load(&t.word), last);
 		free(host);
 	}

@@ -442,7 +442,13 @@ alloc_put(struct alloc *a)
 {
 	struct rig_device *d = a->d;
 
-	if (atomic_fetch_sub(&a->refs, 1) != 1)
+	/* The last reference needs no locked decrement: every new reference
+	 * is taken through one already held (a view, a borrow, a hold), so
+	 * while ours is the only one nobody adds another. Acquire: pairs
+	 * with the earlier holders' decrements, their uses seen before ours
+	 * ends. */
+	if (atomic_load_explicit(&a->refs, memory_order_acquire) != 1 &&
+	    atomic_fetch_sub(&a->refs, 1) != 1)
 		return;
 	note_uses(a);
 	if (park(d, a))

@@ -80,13 +80,17 @@ lock_all_quiet(struct use *u, size_t n)
 	}
 }
 
-/* A use's waits; a buffer used whole inline (stamp.h). */
+/* A use's waits; a buffer used whole inline (stamp.h), noted in u for
+ * its record: a prepare that finds the map whole splits nothing, and one
+ * that does not leaves it more than one segment, so the answer holds
+ * until the record under the same lock. */
 static inline int
-prepare(const struct use *u, struct waitset *ws)
+prepare(struct use *u, struct waitset *ws)
 {
 	struct stamps *s = &u->a->stamps;
 
-	if (u->lo < u->hi && stamps_whole(s, u->lo, u->hi))
+	u->whole = u->lo < u->hi && stamps_whole(s, u->lo, u->hi);
+	if (u->whole)
 		return seg_prepare(&s->seg[0], u->kind, ws);
 	return stamps_prepare(s, u->lo, u->hi, u->kind, ws);
 }
@@ -97,7 +101,7 @@ record(const struct use *u, struct stamp st)
 {
 	struct stamps *s = &u->a->stamps;
 
-	if (u->lo < u->hi && stamps_whole(s, u->lo, u->hi))
+	if (u->whole)
 		seg_record(&s->seg[0], u->kind, st);
 	else
 		stamps_record(s, u->lo, u->hi, u->kind, st);
@@ -140,8 +144,10 @@ claim_arrows(const struct use *u, size_t n, int own, struct claim_arrow *out,
 	for (size_t i = 0; i < n && k < cap; i++) {
 		struct waitset t;
 
+		struct use again = u[i];
+
 		waitset_init(&t, own);
-		if (prepare(&u[i], &t) == 0)
+		if (prepare(&again, &t) == 0)
 			for (size_t j = 0; j < t.n && k < cap; j++)
 				out[k++] = (struct claim_arrow){ t.w[j], u[i].a,
 								 u[i].lo * 4, u[i].hi * 4 };

@@ -22,6 +22,7 @@ struct use {
 	struct alloc *a;
 	uint64_t lo, hi;		/* words */
 	enum use_kind kind;
+	bool whole;			/* set by the claim: its map's one segment, whole */
 };
 /*
  * Lock the allocations of u[0..n) (by address, each once) and add to ws
@@ -82,8 +83,23 @@ int copy_post(const char *func, struct rig_device *d, const struct rig_buffer *s
  * waits into job->waits and job->host_waits of v's job, each with room
  * for ws->n.
  */
-int route_check(const char *func, struct rig_device *d, struct waitset *ws);
-void route_commit(struct rig_device *d, const struct waitset *ws, struct job *job,
-		  uint64_t v);
+int route_check_all(const char *func, struct rig_device *d, struct waitset *ws);
+void route_commit_all(struct rig_device *d, const struct waitset *ws, struct job *job,
+		      uint64_t v);
+/* Inline for the common case, a submit that waits for nothing (a device's
+ * own earlier values never enter ws): no call. */
+static inline int
+route_check(const char *func, struct rig_device *d, struct waitset *ws)
+{
+	return ws->n ? route_check_all(func, d, ws) : 0;
+}
+
+static inline void
+route_commit(struct rig_device *d, const struct waitset *ws, struct job *job,
+	     uint64_t v)
+{
+	if (ws->n)
+		route_commit_all(d, ws, job, v);
+}
 
 #endif

@@ -32,7 +32,7 @@ dropped(const char *func, struct timeline *tl, uint64_t value)
 }
 
 int
-route_check(const char *func, struct rig_device *d, struct waitset *ws)
+route_check_all(const char *func, struct rig_device *d, struct waitset *ws)
 {
 	size_t keep = 0;
 
@@ -70,8 +70,8 @@ route_check(const char *func, struct rig_device *d, struct waitset *ws)
 }
 
 void
-route_commit(struct rig_device *d, const struct waitset *ws, struct job *job,
-	     uint64_t v)
+route_commit_all(struct rig_device *d, const struct waitset *ws, struct job *job,
+		 uint64_t v)
 {
 	for (size_t i = 0; i < ws->n; i++) {
 		struct stamp st = ws->w[i];

@@ -16,6 +16,17 @@
  * What a thread stored in a run before giving it back is visible to the
  * thread that takes it next (release on give back, acquire on take; ck's
  * asm is told to ThreadSanitizer by hand).
+ *
+ * References. A taken run holds one on its submission, so it stays valid
+ * after rig_submission_release(). The cached run keeps the one it was
+ * taken with, so a lone taker's take and give back cost no locked count:
+ * the cache's exchange hands the reference over with the run. Runs on
+ * the stack hold none. The program's release sets released, then takes
+ * the cached run out (and its reference back); a give back that cached
+ * its run then reads released and, set, takes the cache out again. Both
+ * pairs are sequentially consistent, so whichever comes second in their
+ * order sees the other: no run stays cached, holding a reference, after
+ * the release.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -89,12 +100,14 @@ rig_run_take(struct rig_submission *s, struct rig_run **out)
 		*out = &s->shared;
 		return 0;
 	}
+	/* The cached run comes with its reference (above). */
 	r = atomic_exchange_explicit(&s->cached, NULL, memory_order_acquire);
-	if (!r)
-		r = pop(s);
-	if (!r && !(r = make_run(s)))
-		return rig_fail(RIG_ENOMEM, "no memory for a new run of %zu bytes", s->run_bytes);
-	submission_get(s);
+	if (!r) {
+		if (!(r = pop(s)) && !(r = make_run(s)))
+			return rig_fail(RIG_ENOMEM, "no memory for a new run of %zu bytes",
+					s->run_bytes);
+		submission_get(s);
+	}
 	submission_hold(s, 1);
 	*out = r;
 	return 0;
@@ -111,11 +124,30 @@ run_give_back(struct rig_run *r)
 		submission_put(s);	/* may free s, and r with it */
 		return;
 	}
-	/* Pairs with the acquire exchange in take: the stores travel. */
-	if (!atomic_compare_exchange_strong_explicit(&s->cached, &none, r,
-			memory_order_release, memory_order_relaxed))
+	/* Pairs with the acquire exchange in take: the stores travel. The
+	 * run keeps its reference in the cache, unless the program has let
+	 * s go (seq_cst: against runs_release(), above). */
+	if (atomic_compare_exchange_strong_explicit(&s->cached, &none, r,
+			memory_order_seq_cst, memory_order_relaxed)) {
+		if (!atomic_load(&s->released))
+			return;
+		if (!(r = atomic_exchange(&s->cached, NULL)))
+			return;		/* the release took it */
+	}
+	push(s, r);
+	submission_put(s);	/* may free s */
+}
+
+void
+runs_release(struct rig_submission *s)
+{
+	struct rig_run *r;
+
+	atomic_store(&s->released, true);
+	if ((r = atomic_exchange(&s->cached, NULL))) {
 		push(s, r);
-	submission_put(s);
+		submission_put(s);	/* its reference; the program's remains */
+	}
 }
 
 void

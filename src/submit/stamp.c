@@ -74,15 +74,6 @@ waitset_insert(struct waitset *ws, struct stamp st)
 	return 0;
 }
 
-void
-waitset_fini(struct waitset *ws)
-{
-	if (ws->w != ws->small)
-		free(ws->w);
-	ws->w = NULL;
-	ws->n = ws->cap = 0;
-}
-
 /* The index of the segment holding word x (x < the last hi). */
 static size_t
 find(const struct stamps *s, uint64_t x)

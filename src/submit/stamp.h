@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 struct stamp {
 	uint32_t slot;
@@ -93,7 +94,16 @@ waitset_add(struct waitset *ws, struct stamp st)
 		return 0;
 	return waitset_insert(ws, st);
 }
-void waitset_fini(struct waitset *ws);
+/* Inline: a submit's set is most often empty, or in its small array,
+ * and this is on every submit's path. */
+static inline void
+waitset_fini(struct waitset *ws)
+{
+	if (ws->w && ws->w != ws->small)
+		free(ws->w);
+	ws->w = NULL;
+	ws->n = ws->cap = 0;
+}
 /* An empty set for a claim by the device of slot own (-1: the host),
  * without zeroing its small array (a submit's hot path). */
 static inline void

@@ -84,9 +84,9 @@ submission_put(struct rig_submission *s)
 
 	if (atomic_fetch_sub(&s->refs, 1) != 1)
 		return;
-	/* Pairs with note_last()'s release: every submit through s came
-	 * before its run was given back, so last is its last value. */
-	last = atomic_load_explicit(&s->last_value, memory_order_acquire);
+	/* Every submit through s came before its run was given back, and
+	 * so before its put, whose decrement our last one follows. */
+	last = submission_last(s);
 	if (last && !device_done_with(s->d, last)) {
 		/* The deferred reference comes back here once it is. */
 		atomic_store(&s->refs, 1);
@@ -96,11 +96,34 @@ submission_put(struct rig_submission *s)
 	submission_free(s);
 }
 
+uint64_t
+submission_last(const struct rig_submission *s)
+{
+	/* Pairs with note_last()'s release, for the shared run. */
+	uint64_t last = atomic_load_explicit(&s->last_value, memory_order_acquire);
+	uint32_t n = atomic_load_explicit(&s->nruns, memory_order_relaxed);
+
+	for (uint32_t i = 0; i < n && i / RUN_CHUNK < RUN_CHUNKS; i++) {
+		const struct rig_run *chunk =
+			atomic_load_explicit(&s->chunk[i / RUN_CHUNK], memory_order_acquire);
+
+		if (!chunk) {		/* a make that ran out of memory */
+			i += RUN_CHUNK - 1 - i % RUN_CHUNK;
+			continue;
+		}
+		if (chunk[i % RUN_CHUNK].last > last)
+			last = chunk[i % RUN_CHUNK].last;
+	}
+	return last;
+}
+
 void
 rig_submission_release(struct rig_submission *s)
 {
-	if (s)
+	if (s) {
+		runs_release(s);
 		submission_put(s);
+	}
 }
 
 /* ---- Validation, part by part ---- */

@@ -67,6 +67,12 @@ struct rig_run {
 	uint32_t index;
 	ck_stack_entry_t entry;		/* the free stack's link */
 	unsigned char *bytes;		/* the blocks, run_bytes */
+	/* The last value submitted through this run: its taker's alone (a
+	 * run has one taker at a time, and values drawn through it only
+	 * grow, each taker's after the last one's give back), read by the
+	 * submission's last put (submission_last). Not for the shared run,
+	 * which many take at once: last_value, a compare-and-swap, is. */
+	uint64_t last;
 };
 
 #define RUN_CHUNK 64
@@ -75,7 +81,7 @@ struct rig_run {
 struct rig_submission {
 	struct rig_device *d;
 	_Atomic uint32_t refs;		/* the program's, and each taken run's */
-	_Atomic uint64_t last_value;	/* the last value submitted through it */
+	_Atomic uint64_t last_value;	/* the last value submitted through its shared run */
 	struct sub_part *parts;
 	size_t nparts;
 	struct rig_part *dparts;	/* the driver's view; see above */
@@ -88,8 +94,11 @@ struct rig_submission {
 	size_t arg_bytes;		/* bytes of a job's params */
 	size_t nwords_uses;		/* uses of buffers named by parts */
 	/* Runs: the lone taker's cache, then a lock-free stack (ck_stack,
-	 * tagged against ABA), over chunks that never move. */
+	 * tagged against ABA), over chunks that never move. The cached run
+	 * keeps the reference it was taken with (runs.c), until the program's
+	 * release (released) takes it back. */
 	struct rig_run *_Atomic cached;
+	_Atomic bool released;		/* rig_submission_release() was called */
 	alignas(16) ck_stack_t free_runs;	/* 16-byte aligned: a double-width CAS */
 	_Atomic uint32_t nruns;
 	struct rig_run *_Atomic chunk[RUN_CHUNKS];
@@ -100,7 +109,12 @@ void submission_get(struct rig_submission *s);
 /* hold.c: a taken run holds its submission's buffers (delta +1, then -1). */
 void submission_hold(struct rig_submission *s, int delta);
 void submission_put(struct rig_submission *s);
-/* run.c: give a run back (cache, else the free stack). */
+/* The last value submitted through s, by any run: once no run is taken
+ * (its last put). */
+uint64_t submission_last(const struct rig_submission *s);
+/* runs.c: give a run back (cache, else the free stack); the program's
+ * release, which takes back the reference the cached run keeps. */
 void run_give_back(struct rig_run *r);
+void runs_release(struct rig_submission *s);
 
 #endif

@@ -268,8 +268,9 @@ submit_owner_of(struct submitter *s, uint64_t value)
  * the cursor moves past v. direct: a submitter's own value, which goes
  * only if room says it fits now (false: nothing was done, and the job goes
  * to the ring, where the thread waits for room instead of the submitter).
+ * Inlined into its three callers, each of which fixes more and direct.
  */
-static bool
+static inline __attribute__((always_inline)) bool
 run_locked(struct submitter *s, uint64_t v, struct job *job, bool more, bool direct)
 {
 	static struct job empty;
@@ -318,7 +319,8 @@ run_locked(struct submitter *s, uint64_t v, struct job *job, bool more, bool dir
 		commit_locked(s, v);
 	}
 out:
-	free(job->heap);
+	if (job->heap)
+		free(job->heap);
 	/* Release: what was done for v is seen with the cursor (a direct
 	 * runner adds the fence the ring's sleep handshake needs). */
 	atomic_store_explicit(&s->next, v + 1, memory_order_release);

@@ -309,16 +309,28 @@ collect_uses(const struct rig_submission *s, struct rig_buffer *const *buffers,
 	return n;
 }
 
-/* The submission's last value: what it keeps stays until that value's
- * work is done (submission_put). */
 static void
-note_last(struct rig_submission *s, uint64_t v)
+note_last_shared(struct rig_submission *s, uint64_t v)
 {
 	uint64_t last = atomic_load_explicit(&s->last_value, memory_order_relaxed);
 
 	while (last < v && !atomic_compare_exchange_weak_explicit(&s->last_value, &last, v,
 			memory_order_release, memory_order_relaxed))
 		;
+}
+
+/* The submission's last value: what it keeps stays until that value's
+ * work is done (submission_put). A run of its own notes it in the run,
+ * with no locked instruction (submission.h); the shared run, which many
+ * threads take at once, by a compare-and-swap. */
+static void
+note_last(struct rig_submission *s, struct rig_run *r, uint64_t v)
+{
+	if (r != &s->shared) {
+		r->last = v;
+		return;
+	}
+	note_last_shared(s, v);
 }
 
 /*
@@ -373,7 +385,7 @@ place_job_as(struct rig_run *r, struct rig_buffer *const *buffers,
 	fill_work(sj, r, buffers);
 	claim_unlock(u, n);
 	route_commit(d, &ws, &sj->job, v);
-	note_last(s, v);
+	note_last(s, r, v);
 	if (profiled) {
 		uint32_t queues, nlaunch;
 

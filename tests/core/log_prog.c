@@ -31,7 +31,10 @@ polled(const char *name, uint64_t budget)
 static void *
 unstall(void *p)
 {
-	struct timespec t = { 0, 30 * 1000 * 1000 };
+	/* Well past the 10 ms a reclaim wait is logged after, so the log line
+	 * comes even when this process is descheduled between pthread_create
+	 * and the wait (30 ms was not enough once under ASan at load 20). */
+	struct timespec t = { 0, 200 * 1000 * 1000 };
 
 	nanosleep(&t, NULL);
 	rig_polled_stall(p, false);
@@ -64,7 +67,7 @@ main(void)
 	rig_device_release(d);
 
 	/* A budget of 8 KiB: the second 8 KiB buffer waits for the first's
-	 * copy, which the stalled worker runs 30 ms later. */
+	 * copy, which the stalled worker runs 200 ms later. */
 	CHECK(rig_open(rig_polled_opener(tight), &t) == 0);
 	CHECK(rig_buffer_create(t, 8192, RIG_MEMORY_DEVICE, &a) == 0);
 	rig_polled_stall(tight, true);

@@ -59,14 +59,16 @@ static void
 test_not_lost_with_no_waiter(void **state)
 {
 	struct polled_dev pd = polled_open((struct rig_polled_config){
-		.name = "H2", .hang_ms = RIG_SOME(50) });
+		.name = "H2", .hang_ms = RIG_SOME(300) });
 	struct rig_buffer *a = buffer_new(pd.d, 64), *b = buffer_new(pd.d, 64);
 	struct rig_point p;
 
 	rig_polled_stall(pd.p, true);
 	assert_int_equal(rig_buffer_copy(a, b, &p), 0);
-	sleep_ms(300);				/* six hang_ms, nobody waiting */
+	sleep_ms(1200);				/* four hang_ms, nobody waiting */
 	assert_null(rig_lost(pd.d));
+	/* The wait starts the clock: the unstalled worker has hang_ms to end
+	 * the value (50 ms ran out once at load 30). */
 	rig_polled_stall(pd.p, false);
 	assert_int_equal(rig_wait(p, 30 * SECOND_NS), 0);
 	assert_null(rig_lost(pd.d));

@@ -96,6 +96,15 @@ struct rdev *rdev_next(const struct rdev *d);
 int rdev_open(struct machine *m, const char *key_file, uint16_t type, const char *name,
 	      RIG_ATOMIC(uint64_t) *word, struct rdev **out, char *why, size_t why_len);
 struct machine *rdev_machine(const struct rdev *d);
+
+/* driver.c: the checks both remote openers make of where, name and
+ * key_file (what: "device" or "disk", as their messages name it); 0, or
+ * -EINVAL with rig_why() set for func. */
+#define REMOTE_OPENER_WHERE_MAX		79u
+#define REMOTE_OPENER_NAME_MAX		200u
+#define REMOTE_OPENER_KEY_FILE_MAX	4095u
+int remote_opener_args(const char *func, const char *what, const char *where,
+		       const char *name, const char *key_file);
 uint64_t rdev_base(const struct rdev *d);
 int rdev_efd(const struct rdev *d);
 const char *rdev_failure(struct rdev *d);

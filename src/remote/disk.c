@@ -58,10 +58,10 @@ struct rfile {
 };
 
 struct dopener {
-	char where[80];
-	char name[201];
+	char where[REMOTE_OPENER_WHERE_MAX + 1];
+	char name[REMOTE_OPENER_NAME_MAX + 1];
 	char full[300];
-	char key_file[4096];
+	char key_file[REMOTE_OPENER_KEY_FILE_MAX + 1];
 	bool has_key_file;
 	struct machine *m;
 	struct dopener *next;
@@ -421,24 +421,11 @@ rig_remote_disk_opener(const char *where, const char *name, const char *key_file
 {
 	static const char func[] = "rig_remote_disk_opener";
 	struct dopener *op;
-	char why[200];
 
 	if (!out)
 		return rig_why_set(func, -EINVAL, "out is NULL");
-	if (!where)
-		return rig_why_set(func, -EINVAL, "where is NULL");
-	if (!name || !*name)
-		return rig_why_set(func, -EINVAL, "the disk's name is %s", name ? "empty" : "NULL");
-	if (strlen(name) > 200)
-		return rig_why_set(func, -EINVAL, "the disk's name has %zu bytes, more than 200",
-				   strlen(name));
-	if (strlen(where) >= sizeof(op->where))
-		return rig_why_set(func, -EINVAL, "\"%s\" is longer than %zu bytes", where,
-				   sizeof(op->where) - 1);
-	if (key_file && strlen(key_file) >= sizeof(op->key_file))
-		return rig_why_set(func, -EINVAL, "the key file's path is too long");
-	if (link_address_check(where, why, sizeof(why)) < 0)
-		return rig_why_set(func, -EINVAL, "%s", why);
+	if (remote_opener_args(func, "disk", where, name, key_file) < 0)
+		return -EINVAL;
 	/* One opener per (where, name, key file), kept for the process's
 	 * life: asking twice makes nothing new. */
 	pthread_mutex_lock(&dopeners_lock);

@@ -69,10 +69,10 @@ struct rdev {
 };
 
 struct ropener {
-	char where[80];
-	char name[201];
+	char where[REMOTE_OPENER_WHERE_MAX + 1];
+	char name[REMOTE_OPENER_NAME_MAX + 1];
 	char full[300];
-	char key_file[4096];
+	char key_file[REMOTE_OPENER_KEY_FILE_MAX + 1];
 	bool has_key_file;
 	struct machine *m;
 	struct ropener *next;
@@ -756,31 +756,41 @@ rdev_end(struct rdev *d)
 }
 
 int
-rig_remote_opener(const char *where, const char *name, const char *key_file,
-		  struct rig_opener *out)
+remote_opener_args(const char *func, const char *what, const char *where,
+		   const char *name, const char *key_file)
 {
-	static const char func[] = "rig_remote_opener";
-	struct ropener *op;
 	char why[200];
 
-	if (!out)
-		return rig_why_set(func, -EINVAL, "out is NULL");
 	if (!where)
 		return rig_why_set(func, -EINVAL, "where is NULL");
 	if (!name || !*name)
-		return rig_why_set(func, -EINVAL, "the device's name is %s", name ? "empty" : "NULL");
-	if (strlen(name) > 200)
-		return rig_why_set(func, -EINVAL, "the device's name has %zu bytes, more than 200",
-				   strlen(name));
-	if (strlen(where) >= sizeof(op->where))
-		return rig_why_set(func, -EINVAL, "\"%s\" is longer than %zu bytes", where,
-				   sizeof(op->where) - 1);
-	if (key_file && strlen(key_file) >= sizeof(op->key_file))
+		return rig_why_set(func, -EINVAL, "the %s's name is %s", what, name ? "empty" : "NULL");
+	if (strlen(name) > REMOTE_OPENER_NAME_MAX)
+		return rig_why_set(func, -EINVAL, "the %s's name has %zu bytes, more than %u",
+				   what, strlen(name), REMOTE_OPENER_NAME_MAX);
+	if (strlen(where) > REMOTE_OPENER_WHERE_MAX)
+		return rig_why_set(func, -EINVAL, "\"%s\" is longer than %u bytes", where,
+				   REMOTE_OPENER_WHERE_MAX);
+	if (key_file && strlen(key_file) > REMOTE_OPENER_KEY_FILE_MAX)
 		return rig_why_set(func, -EINVAL, "the key file's path is too long");
 	/* Parsed, not resolved (an opener does no I/O): the name is looked
 	 * up at the open. */
 	if (link_address_check(where, why, sizeof(why)) < 0)
 		return rig_why_set(func, -EINVAL, "%s", why);
+	return 0;
+}
+
+int
+rig_remote_opener(const char *where, const char *name, const char *key_file,
+		  struct rig_opener *out)
+{
+	static const char func[] = "rig_remote_opener";
+	struct ropener *op;
+
+	if (!out)
+		return rig_why_set(func, -EINVAL, "out is NULL");
+	if (remote_opener_args(func, "device", where, name, key_file) < 0)
+		return -EINVAL;
 	/* Openers live as long as the process: one per (where, name, key
 	 * file), kept in a list, so that asking twice makes nothing new. */
 	pthread_mutex_lock(&openers_lock);

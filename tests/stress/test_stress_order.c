@@ -19,18 +19,12 @@
 #include "rig.h"
 #include "rig_polled.h"
 #include "core/device.h"
+#include "order_oracle.h"
 
 #define NDEV 3
 #define NALLOC 4
 #define WORDS 64
-#define MAXLOG (1 << 20)
 
-struct claim_rec { struct alloc *a; uint64_t lo, hi; int kind; uint32_t slot; uint64_t value; };
-struct run_rec { uint64_t start, end; };
-
-static struct claim_rec claims[MAXLOG];
-static _Atomic uint64_t nclaims;
-static _Atomic uint64_t clock_seq = 1;
 static struct run_rec *runs[NDEV];	/* by value - base */
 static uint64_t base[NDEV];
 static uint32_t slot_of[NDEV];
@@ -40,25 +34,11 @@ static int nthreads = 8, per_thread = 3000;
 static _Atomic bool failed;
 
 static void
-on_claim(const struct use *u, struct stamp st)
-{
-	uint64_t i = atomic_fetch_add(&nclaims, 1);
-
-	if (i < MAXLOG)
-		claims[i] = (struct claim_rec){ u->a, u->lo, u->hi, u->kind, st.slot, st.value };
-}
-
-static void
 on_run(void *arg, uint64_t value, int end)
 {
 	int d = (int)(intptr_t)arg;
-	uint64_t t = atomic_fetch_add(&clock_seq, 1);
-	struct run_rec *r = &runs[d][value - base[d]];
 
-	if (end)
-		__atomic_store_n(&r->end, t, __ATOMIC_RELEASE);
-	else
-		__atomic_store_n(&r->start, t, __ATOMIC_RELEASE);
+	order_stamp(&runs[d][value - base[d]], end);
 }
 
 static struct run_rec *
@@ -95,39 +75,6 @@ submitter(void *arg)
 	return NULL;
 }
 
-/* Every conflicting pair of claims of one allocation ran in claim order. */
-static uint64_t
-check(void)
-{
-	uint64_t n = atomic_load(&nclaims), pairs = 0;
-
-	for (uint64_t j = 0; j < n; j++) {
-		struct run_rec *rj = run_of(claims[j].slot, claims[j].value);
-
-		for (uint64_t i = j; i-- > 0;) {
-			const struct claim_rec *ci = &claims[i], *cj = &claims[j];
-			struct run_rec *ri;
-
-			if (ci->a != cj->a || ci->hi <= cj->lo || cj->hi <= ci->lo ||
-			    (ci->kind != USE_WRITE && cj->kind != USE_WRITE) ||
-			    (ci->slot == cj->slot && ci->value == cj->value))
-				continue;
-			ri = run_of(ci->slot, ci->value);
-			pairs++;
-			if (!(ri->end && rj->start > ri->end)) {
-				fprintf(stderr, "claim %llu (slot %u value %llu) ran [%llu, %llu], "
-					"but it follows claim %llu (slot %u value %llu) that ran [%llu, %llu]\n",
-					(unsigned long long)j, cj->slot, (unsigned long long)cj->value,
-					(unsigned long long)rj->start, (unsigned long long)rj->end,
-					(unsigned long long)i, ci->slot, (unsigned long long)ci->value,
-					(unsigned long long)ri->start, (unsigned long long)ri->end);
-				exit(1);
-			}
-		}
-	}
-	return pairs;
-}
-
 int
 main(int argc, char **argv)
 {
@@ -157,7 +104,7 @@ main(int argc, char **argv)
 			if (rig_buffer_borrow(root[a], dev[d].d, &on[a][d]))
 				return 1;
 	}
-	claim_trace = on_claim;
+	claim_trace = order_on_claim;
 	for (int i = 0; i < nthreads; i++)
 		pthread_create(&t[i], NULL, submitter, (void *)(uintptr_t)(i + 1));
 	for (int i = 0; i < nthreads; i++)
@@ -167,7 +114,7 @@ main(int argc, char **argv)
 		if (rig_buffer_copy(on[0][d], on[1][d], &last[d]) || rig_wait(last[d], 60ull * 1000000000))
 			return 1;
 	printf("%llu claims, %llu conflicting pairs ran in claim order\n",
-	       (unsigned long long)atomic_load(&nclaims), (unsigned long long)check());
+	       (unsigned long long)atomic_load(&order_nclaims), (unsigned long long)order_check(run_of));
 	for (int a = 0; a < NALLOC; a++) {
 		for (int d = 0; d < NDEV; d++)
 			rig_buffer_release(on[a][d]);

@@ -18,20 +18,14 @@
 #include <stdio.h>
 
 #include "sim_dev.h"
+#include "../../stress/order_oracle.h"
 #include "rig_polled.h"
 #include "core/device.h"
 
 #define NDEV 3		/* 0: AMD-PCI on the sim; 1, 2: polled */
 #define NALLOC 4
 #define WORDS 64
-#define MAXLOG (1 << 20)
 
-struct claim_rec { struct alloc *a; uint64_t lo, hi; int kind; uint32_t slot; uint64_t value; };
-struct run_rec { uint64_t start, end; };
-
-static struct claim_rec claims[MAXLOG];
-static _Atomic uint64_t nclaims;
-static _Atomic uint64_t clock_seq = 1;
 static struct run_rec *runs[NDEV];	/* by value - base */
 static struct run_rec *amd_runs;	/* by tag */
 static uint64_t *amd_value_of;		/* by tag */
@@ -46,35 +40,18 @@ static int nthreads = 6, per_thread = 300;
 static _Atomic bool failed;
 
 static void
-on_claim(const struct use *u, struct stamp st)
-{
-	uint64_t i = atomic_fetch_add(&nclaims, 1);
-
-	if (i < MAXLOG)
-		claims[i] = (struct claim_rec){ u->a, u->lo, u->hi, u->kind, st.slot, st.value };
-}
-
-static void
-stamp_run(struct run_rec *r, int end)
-{
-	uint64_t t = atomic_fetch_add(&clock_seq, 1);
-
-	__atomic_store_n(end ? &r->end : &r->start, t, __ATOMIC_RELEASE);
-}
-
-static void
 on_polled_run(void *arg, uint64_t value, int end)
 {
 	int d = (int)(intptr_t)arg;
 
-	stamp_run(&runs[d][value - base[d]], end);
+	order_stamp(&runs[d][value - base[d]], end);
 }
 
 static void
 on_amd_run(void *arg, uint64_t tag, int end)
 {
 	(void)arg;
-	stamp_run(&amd_runs[tag], end);
+	order_stamp(&amd_runs[tag], end);
 }
 
 static struct run_rec *
@@ -137,43 +114,6 @@ submitter(void *arg)
 	return NULL;
 }
 
-/* Every conflicting pair of claims of one allocation ran in claim order. */
-static uint64_t
-check(void)
-{
-	uint64_t n = atomic_load(&nclaims), pairs = 0;
-
-	if (n > MAXLOG) {
-		fprintf(stderr, "%llu claims, more than the log holds\n", (unsigned long long)n);
-		exit(1);
-	}
-	for (uint64_t j = 0; j < n; j++) {
-		struct run_rec *rj = run_of(claims[j].slot, claims[j].value);
-
-		for (uint64_t i = j; i-- > 0;) {
-			const struct claim_rec *ci = &claims[i], *cj = &claims[j];
-			struct run_rec *ri;
-
-			if (ci->a != cj->a || ci->hi <= cj->lo || cj->hi <= ci->lo ||
-			    (ci->kind != USE_WRITE && cj->kind != USE_WRITE) ||
-			    (ci->slot == cj->slot && ci->value == cj->value))
-				continue;
-			ri = run_of(ci->slot, ci->value);
-			pairs++;
-			if (!(ri->end && rj->start > ri->end)) {
-				fprintf(stderr, "claim %llu (slot %u value %llu) ran [%llu, %llu], "
-					"but it follows claim %llu (slot %u value %llu) that ran [%llu, %llu]\n",
-					(unsigned long long)j, cj->slot, (unsigned long long)cj->value,
-					(unsigned long long)rj->start, (unsigned long long)rj->end,
-					(unsigned long long)i, ci->slot, (unsigned long long)ci->value,
-					(unsigned long long)ri->start, (unsigned long long)ri->end);
-				exit(1);
-			}
-		}
-	}
-	return pairs;
-}
-
 int
 main(int argc, char **argv)
 {
@@ -231,7 +171,7 @@ main(int argc, char **argv)
 				return 1;
 			}
 	}
-	claim_trace = on_claim;
+	claim_trace = order_on_claim;
 	for (int i = 0; i < nthreads; i++)
 		pthread_create(&t[i], NULL, submitter, (void *)(uintptr_t)(i + 1));
 	for (int i = 0; i < nthreads; i++)
@@ -260,8 +200,8 @@ main(int argc, char **argv)
 		return 1;
 	}
 	printf("%llu claims (%llu AMD launches), %llu conflicting pairs ran in claim order\n",
-	       (unsigned long long)atomic_load(&nclaims), (unsigned long long)amd_ran,
-	       (unsigned long long)check());
+	       (unsigned long long)atomic_load(&order_nclaims), (unsigned long long)amd_ran,
+	       (unsigned long long)order_check(run_of));
 	for (int a = 0; a < NALLOC; a++) {
 		for (int d = 0; d < NDEV; d++)
 			rig_buffer_release(on[a][d]);

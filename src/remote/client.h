@@ -105,6 +105,24 @@ struct machine *rdev_machine(const struct rdev *d);
 #define REMOTE_OPENER_KEY_FILE_MAX	4095u
 int remote_opener_args(const char *func, const char *what, const char *where,
 		       const char *name, const char *key_file);
+
+/* An opener of a device of another machine (driver.c, disk.c): kept for
+ * the process's life, one per (where, name, key file) in its list, so
+ * that asking twice makes nothing new. */
+struct remote_opener {
+	char where[REMOTE_OPENER_WHERE_MAX + 1];
+	char name[REMOTE_OPENER_NAME_MAX + 1];
+	char full[300];		/* name@where: the device's name here */
+	char key_file[REMOTE_OPENER_KEY_FILE_MAX + 1];
+	bool has_key_file;
+	struct machine *m;
+	struct remote_opener *next;
+};
+/* The opener of (where, name, key_file) in *list under lock, made if it is
+ * new; NULL without memory. Arguments checked by remote_opener_args(). */
+struct remote_opener *remote_opener_get(pthread_mutex_t *lock, struct remote_opener **list,
+					const char *where, const char *name,
+					const char *key_file);
 uint64_t rdev_base(const struct rdev *d);
 int rdev_efd(const struct rdev *d);
 const char *rdev_failure(struct rdev *d);

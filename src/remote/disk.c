@@ -57,18 +57,8 @@ struct rfile {
 	struct conn *conn;
 };
 
-struct dopener {
-	char where[REMOTE_OPENER_WHERE_MAX + 1];
-	char name[REMOTE_OPENER_NAME_MAX + 1];
-	char full[300];
-	char key_file[REMOTE_OPENER_KEY_FILE_MAX + 1];
-	bool has_key_file;
-	struct machine *m;
-	struct dopener *next;
-};
-
 static pthread_mutex_t dopeners_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct dopener *dopeners;
+static struct remote_opener *dopeners;
 
 static void
 put(struct rdisk *k)
@@ -392,7 +382,7 @@ static int
 disk_make(const struct rig_io_opener *o, RIG_ATOMIC(uint64_t) *word, void **handle,
 	  char *why, size_t why_len)
 {
-	const struct dopener *op = o->arg;
+	const struct remote_opener *op = o->arg;
 	struct rdisk *k = calloc(1, sizeof(*k));
 	int ret;
 
@@ -420,36 +410,13 @@ rig_remote_disk_opener(const char *where, const char *name, const char *key_file
 		       struct rig_io_opener *out)
 {
 	static const char func[] = "rig_remote_disk_opener";
-	struct dopener *op;
+	struct remote_opener *op;
 
 	if (!out)
 		return rig_why_set(func, -EINVAL, "out is NULL");
 	if (remote_opener_args(func, "disk", where, name, key_file) < 0)
 		return -EINVAL;
-	/* One opener per (where, name, key file), kept for the process's
-	 * life: asking twice makes nothing new. */
-	pthread_mutex_lock(&dopeners_lock);
-	for (op = dopeners; op; op = op->next)
-		if (!strcmp(op->where, where) && !strcmp(op->name, name) &&
-		    op->has_key_file == !!key_file && (!key_file || !strcmp(op->key_file, key_file)))
-			break;
-	if (!op && (op = calloc(1, sizeof(*op)))) {
-		if (!(op->m = machine_of(where))) {
-			free(op);
-			op = NULL;
-		} else {
-			snprintf(op->where, sizeof(op->where), "%s", where);
-			snprintf(op->name, sizeof(op->name), "%s", name);
-			snprintf(op->full, sizeof(op->full), "%s@%s", name, where);
-			if (key_file) {
-				snprintf(op->key_file, sizeof(op->key_file), "%s", key_file);
-				op->has_key_file = true;
-			}
-			op->next = dopeners;
-			dopeners = op;
-		}
-	}
-	pthread_mutex_unlock(&dopeners_lock);
+	op = remote_opener_get(&dopeners_lock, &dopeners, where, name, key_file);
 	if (!op)
 		return rig_why_set(func, -ENOMEM, "no memory for the opener");
 	*out = (struct rig_io_opener){ .name = op->full, .io = &remote_disk_io,

@@ -68,18 +68,8 @@ struct rdev {
 	struct rdev *next;
 };
 
-struct ropener {
-	char where[REMOTE_OPENER_WHERE_MAX + 1];
-	char name[REMOTE_OPENER_NAME_MAX + 1];
-	char full[300];
-	char key_file[REMOTE_OPENER_KEY_FILE_MAX + 1];
-	bool has_key_file;
-	struct machine *m;
-	struct ropener *next;
-};
-
 static pthread_mutex_t openers_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct ropener *openers;
+static struct remote_opener *openers;
 
 /* ---- Deliveries from the progress thread (client.c), under m->lock ---- */
 
@@ -716,7 +706,7 @@ static int
 remote_make(const struct rig_opener *o, RIG_ATOMIC(uint64_t) *word, void **handle,
 	    char *why, size_t why_len)
 {
-	const struct ropener *op = o->arg;
+	const struct remote_opener *op = o->arg;
 
 	return rdev_open(op->m, op->has_key_file ? op->key_file : NULL, REMOTE_OPEN,
 			 op->name, word, (struct rdev **)handle, why, why_len);
@@ -780,45 +770,50 @@ remote_opener_args(const char *func, const char *what, const char *where,
 	return 0;
 }
 
+struct remote_opener *
+remote_opener_get(pthread_mutex_t *lock, struct remote_opener **list, const char *where,
+		  const char *name, const char *key_file)
+{
+	struct remote_opener *op;
+
+	pthread_mutex_lock(lock);
+	for (op = *list; op; op = op->next)
+		if (!strcmp(op->where, where) && !strcmp(op->name, name) &&
+		    op->has_key_file == !!key_file && (!key_file || !strcmp(op->key_file, key_file)))
+			break;
+	if (!op && (op = calloc(1, sizeof(*op)))) {
+		if (!(op->m = machine_of(where))) {
+			free(op);
+			op = NULL;
+		} else {
+			snprintf(op->where, sizeof(op->where), "%s", where);
+			snprintf(op->name, sizeof(op->name), "%s", name);
+			snprintf(op->full, sizeof(op->full), "%s@%s", name, where);
+			if (key_file) {
+				snprintf(op->key_file, sizeof(op->key_file), "%s", key_file);
+				op->has_key_file = true;
+			}
+			op->next = *list;
+			*list = op;
+		}
+	}
+	pthread_mutex_unlock(lock);
+	return op;
+}
+
 int
 rig_remote_opener(const char *where, const char *name, const char *key_file,
 		  struct rig_opener *out)
 {
 	static const char func[] = "rig_remote_opener";
-	struct ropener *op;
+	struct remote_opener *op;
 
 	if (!out)
 		return rig_why_set(func, -EINVAL, "out is NULL");
 	if (remote_opener_args(func, "device", where, name, key_file) < 0)
 		return -EINVAL;
-	/* Openers live as long as the process: one per (where, name, key
-	 * file), kept in a list, so that asking twice makes nothing new. */
-	pthread_mutex_lock(&openers_lock);
-	for (op = openers; op; op = op->next)
-		if (!strcmp(op->where, where) && !strcmp(op->name, name) &&
-		    op->has_key_file == !!key_file && (!key_file || !strcmp(op->key_file, key_file)))
-			break;
-	if (op) {
-		pthread_mutex_unlock(&openers_lock);
-		*out = (struct rig_opener){ .name = op->full, .ops = &remote_ops,
-					    .make = remote_make, .arg = op };
-		return 0;
-	}
-	if (!(op = calloc(1, sizeof(*op))) || !(op->m = machine_of(where))) {
-		pthread_mutex_unlock(&openers_lock);
-		free(op);
+	if (!(op = remote_opener_get(&openers_lock, &openers, where, name, key_file)))
 		return rig_why_set(func, -ENOMEM, "no memory for the opener");
-	}
-	snprintf(op->where, sizeof(op->where), "%s", where);
-	snprintf(op->name, sizeof(op->name), "%s", name);
-	snprintf(op->full, sizeof(op->full), "%s@%s", name, where);
-	if (key_file) {
-		snprintf(op->key_file, sizeof(op->key_file), "%s", key_file);
-		op->has_key_file = true;
-	}
-	op->next = openers;
-	openers = op;
-	pthread_mutex_unlock(&openers_lock);
 	*out = (struct rig_opener){ .name = op->full, .ops = &remote_ops,
 				    .make = remote_make, .arg = op };
 	return 0;

@@ -23,7 +23,6 @@
  */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,13 +34,10 @@
 #include "amd/sim/sim.h"
 #include "remote/agent.h"
 
-/* The mark a clean session of rig's leaves (amd/dev/boot.c's AMD_MARK). */
-#define CLEAN_MARK	0xA0000008u
-
 int
 agent_amd_start(struct agent *a, char *why, size_t why_len)
 {
-	struct amd_sim_opts o = { .gc = a->c->amd_sim, .mark = CLEAN_MARK };
+	struct amd_sim_opts o = { .gc = a->c->amd_sim, .mark = AMD_SIM_CLEAN_MARK };
 	char tmpl[] = "/tmp/rig-agent-sim-XXXXXX";
 
 	a->sim = NULL;
@@ -63,20 +59,12 @@ agent_amd_start(struct agent *a, char *why, size_t why_len)
 	return 0;
 }
 
-static int
-rm_one(const char *path, const struct stat *st, int flag, struct FTW *f)
-{
-	(void)remove(path);	/* best effort: what fails to go stays */
-	return 0;
-}
-
 void
 agent_amd_stop(struct agent *a)
 {
 	amd_sim_destroy(a->sim);
 	a->sim = NULL;
-	if (a->sim_root[0])
-		nftw(a->sim_root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	amd_sim_tree_remove(a->sim_root);
 	a->sim_root[0] = 0;
 }
 

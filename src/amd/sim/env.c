@@ -32,8 +32,15 @@ remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 	(void)st;
 	(void)flag;
 	(void)ftw;
-	remove(path);		/* what stays, stays: this runs at exit */
+	remove(path);		/* best effort: what fails to go stays */
 	return 0;
+}
+
+void
+amd_sim_tree_remove(const char *root)
+{
+	if (root && root[0])
+		nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /* At exit: the sim's engines may still run (a device open at exit), so
@@ -41,8 +48,7 @@ remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 static void
 remove_tree(void)
 {
-	if (env_root[0])
-		nftw(env_root, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	amd_sim_tree_remove(env_root);
 }
 
 const char *

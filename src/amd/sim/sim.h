@@ -173,6 +173,9 @@ uint64_t amd_sim_dropped_dma(struct amd_sim *s);
 int amd_sim_example_kernels(struct amd_sim *s);
 /* RIG_AMD_SIM's GC version, or NULL when it is unset or empty. */
 const char *amd_sim_env(void);
+/* Remove the folder root and what lies beneath it, as far as it goes (a
+ * sim's sysfs tree once the sim is destroyed, or at exit). */
+void amd_sim_tree_remove(const char *root);
 /*
  * The process's sim of RIG_AMD_SIM's GC, made at the first call (its tree
  * under $TMPDIR, else /tmp, removed at exit), as a clean session left it:

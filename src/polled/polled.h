@@ -22,6 +22,7 @@
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <time.h>
@@ -52,22 +53,26 @@ struct pstep {
 _Static_assert(sizeof(struct pstep) % alignof(struct rig_wait) == 0,
 	       "waits follow steps in a heap block");
 
-/* Value v's work: slot v % POLLED_SLOTS of the ring. */
+/* Value v's work: slot v % POLLED_SLOTS of the ring. Line-aligned, with
+ * what every value reads on its first line and its first step on the
+ * next: a value of one part moves two lines to the worker, and no slot
+ * shares a line with its neighbour, which the other side may be using. */
 struct pslot {
-	_Atomic uint64_t committed_as;	/* the value it holds, once committed */
+	alignas(64) _Atomic uint64_t committed_as;	/* the value it holds, once committed */
 	const struct pstep *steps;	/* step[] or the heap block */
 	const struct rig_wait *waits;	/* wait[] or the heap block */
 	uint32_t nsteps, nwaits;
+	/* Profiles (stamps.c): the value submit timed here (0: none) and
+	 * the pair rig gave. */
+	uint64_t timed;
+	struct rig_times *times;
 	void *heap;			/* kept for the slot's next large value */
 	size_t heap_bytes;
 	struct pstep step[POLLED_STEPS];
 	struct rig_wait wait[POLLED_WAITS];
-	/* Profiles (stamps.c): the value submit timed here (0: none), the
-	 * pair rig gave, and the fake ticks the worker wrote. */
-	uint64_t timed;
-	struct rig_times *times;
-	uint64_t tick[2];
+	uint64_t tick[2];		/* the fake ticks the worker wrote */
 };
+_Static_assert(offsetof(struct pslot, step) == 64, "a slot's first line is its header");
 
 /* A timed value with launches, kept until measures(v, NULL) (stamps.c). */
 struct pkept {
@@ -86,8 +91,10 @@ struct pdev {
 	int efd;			/* the interrupt source: an eventfd */
 	uint64_t base;			/* the word's value when make returned */
 
-	/* rig's calls' own (one at a time). */
-	uint64_t submitted;		/* the last value submit filled */
+	/* rig's calls' own (one at a time), on lines of their own: the
+	 * worker reads the fields above on every value, and a store here
+	 * per value would take their line from it each time. */
+	alignas(128) uint64_t submitted;	/* the last value submit filled */
 	uint64_t done_seen;		/* done, as they last read it */
 	char failure[64];
 	/* Profiles (stamps.c): the next value to convert, the last end

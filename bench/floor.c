@@ -12,6 +12,11 @@
  *   vector_add      c[i] = a[i] + b[i] on 16 Mi floats, a plain loop on
  *                   every core (GB/s of bytes read and written: 12 per
  *                   element)
+ *   line_round_trip two threads pass a value back and forth through two
+ *                   cache lines, each spinning on the other's: the least a
+ *                   hand-off between two cores costs here, there and back
+ *                   (a submit whose device thread reads what it wrote
+ *                   pays part of one per value)
  */
 #include "bench.h"
 
@@ -102,6 +107,46 @@ round_trip(void *arg, uint64_t n)
 		if (!reached(&round_trip_ring, v))
 			return -EPROTO;
 	}
+	return 0;
+}
+
+/* The ping-pong's two lines: each thread writes one, spins on the other. */
+struct pingpong {
+	alignas(128) _Atomic uint64_t ping;
+	alignas(128) _Atomic uint64_t pong;
+	uint64_t n;
+};
+
+static void *
+pong(void *arg)
+{
+	struct pingpong *p = arg;
+
+	for (uint64_t v = 1; v <= p->n; v++) {
+		while (atomic_load_explicit(&p->ping, memory_order_acquire) != v)
+			;
+		atomic_store_explicit(&p->pong, v, memory_order_release);
+	}
+	return NULL;
+}
+
+static int
+line_round_trip(void *arg, uint64_t n)
+{
+	struct pingpong *p = arg;
+	pthread_t t;
+
+	atomic_store(&p->ping, 0);
+	atomic_store(&p->pong, 0);
+	p->n = n;
+	if (pthread_create(&t, NULL, pong, p) != 0)
+		return -EAGAIN;
+	for (uint64_t v = 1; v <= n; v++) {
+		atomic_store_explicit(&p->ping, v, memory_order_release);
+		while (atomic_load_explicit(&p->pong, memory_order_acquire) != v)
+			;
+	}
+	pthread_join(t, NULL);
 	return 0;
 }
 
@@ -280,5 +325,12 @@ main(int argc, char **argv)
 		ret = copy_figure(&b, "copy_64MiB", 64u << 20, bench_count(&b, 30, 4));
 	if (ret == 0)
 		ret = vadd_figure(&b, bench_count(&b, 20, 4));
+	/* Two spinning threads: meaningful where there are two cores. */
+	if (ret == 0 && sysconf(_SC_NPROCESSORS_ONLN) >= 2) {
+		static struct pingpong p;
+
+		ret = bench_per_run(&b, "line_round_trip", "floor", BENCH_FLOOR,
+				    line_round_trip, &p, bench_count(&b, 200000, 20000), 0);
+	}
 	return ret ? 1 : 0;
 }

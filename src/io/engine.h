@@ -150,6 +150,8 @@ struct disk {
 					 * each job's pending, in value order */
 	struct disk_job *pending_last;	/* the last of that list */
 	const struct rig_wait *blocked;	/* the cursor's wait whose word is behind */
+	bool walk_due;			/* something changed since the last issue
+					 * walk (loop.c, issue_some) */
 	unsigned wait_step;		/* looks at it since it blocked */
 	uint64_t shown;			/* the value last stored in the word */
 	uint64_t timed_end;		/* the last end a profile's pair got */

@@ -144,6 +144,7 @@ disk_new(const struct rig_disk_options *opt, _Atomic uint64_t *word)
 	d->word = word;
 	atomic_init(&d->submitted, base);
 	d->shown = d->cut_value = base;
+	d->walk_due = true;
 	feed_init(&d->feed);
 	jobs_init(&d->jobs);
 	atomic_init(&d->refs, 1);

@@ -38,6 +38,7 @@ read_back(const char *name, uint64_t offset, uint32_t *got)
 	close(fd);
 }
 
+#ifndef SANITIZED
 static void
 test_small_submits_allocate_nothing(void **state)
 {
@@ -80,6 +81,7 @@ test_small_submits_allocate_nothing(void **state)
 	rig_disk_io.release(t.d, f);
 	tdisk_stop(&t);
 }
+#endif
 
 static void
 test_sleep_on_a_word(void **state)

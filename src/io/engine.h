@@ -6,6 +6,7 @@
  *
  *   feed.c    the queue from submitters to the loop (liburcu's wfcqueue)
  *   submit.c  checks a value's ops and feeds them (the table's submit)
+ *   jobs.c    the cache of job memory (a small value's submit allocates none)
  *   loop.c    the loop thread: order, pieces, hazards, the word
  *   uring.c   the io_uring backend      pool.c  the threads backend
  *   file.c    files: create, open, size, release, map
@@ -23,6 +24,7 @@
 
 #include "io/disk.h"
 #include "io/feed.h"
+#include "io/jobs.h"
 #include "util/tsan.h"
 
 #define DISK_FILE_SLOTS		256	/* registered files per ring */
@@ -56,6 +58,8 @@ struct disk_file {
 /* The work of one value: the node the feed carries, then the loop's. */
 struct disk_job {
 	struct feed_node node;		/* first: the feed links jobs by it */
+	ck_stack_entry_t entry;		/* the job cache's link (jobs.c) */
+	bool cached;			/* its memory is the cache's, not malloc's */
 	uint64_t value;
 	struct disk_job *later;		/* the loop's list, in value order */
 	struct disk_job *pending;	/* the next job with ops left to cut */
@@ -133,6 +137,10 @@ struct disk {
 	/* submit's side */
 	_Atomic uint64_t submitted;	/* the last value fed */
 	struct feed feed;
+	struct job_cache jobs;		/* job memory, taken here, given back by the loop */
+	/* The word the loop sleeps on (loop.c, sleep_on_word), or NULL: a
+	 * submit that finds the loop asleep wakes it there too. */
+	const _Atomic uint64_t *_Atomic sleep_word;
 
 	/* the loop's own */
 	pthread_t loop;
@@ -142,6 +150,8 @@ struct disk {
 					 * each job's pending, in value order */
 	struct disk_job *pending_last;	/* the last of that list */
 	const struct rig_wait *blocked;	/* the cursor's wait whose word is behind */
+	bool walk_due;			/* something changed since the last issue
+					 * walk (loop.c, issue_some) */
 	unsigned wait_step;		/* looks at it since it blocked */
 	uint64_t shown;			/* the value last stored in the word */
 	uint64_t timed_end;		/* the last end a profile's pair got */

@@ -78,6 +78,7 @@ job_insert(struct disk *d, struct disk_job *j)
 {
 	struct disk_job **at = &d->first;
 
+	d->walk_due = true;	/* a walk may start it */
 	if (d->last && d->last->value < j->value)
 		at = &d->last->later;
 	else
@@ -361,7 +362,43 @@ struct passed {
 	const void *file[WALK_FILES];
 	size_t nfiles;			/* WALK_FILES + 1: too many to list */
 	uintptr_t host_lo, host_hi;
+	/* The files with a barrier in flight, up to WALK_FILES (nbarred
+	 * WALK_FILES + 1: more, unlisted): every write to one of them is
+	 * held back (conflict()), so the walk holds it at once, without the
+	 * scans of held_back() and behind_passed(), which cost a check of
+	 * each write behind an fsync against everything, each walk. */
+	const void *barred[WALK_FILES];
+	size_t nbarred;
 };
+
+static void
+barred_find(const struct disk *d, struct passed *ps)
+{
+	ps->nbarred = 0;
+	if (!d->box.barriers)
+		return;
+	for (unsigned i = 0; i < d->opt.depth && ps->nbarred <= WALK_FILES; i++) {
+		const struct disk_piece *p = &d->pieces[i];
+
+		if (p->job && p->kind == RIG_IO_BARRIER) {
+			if (ps->nbarred < WALK_FILES)
+				ps->barred[ps->nbarred] = p->file;
+			ps->nbarred++;
+		}
+	}
+}
+
+/* Is q a write to a file whose barrier is in flight (so held back)? */
+static bool
+barred(const struct passed *ps, const struct disk_piece *q)
+{
+	if (q->kind != RIG_IO_WRITE || ps->nbarred > WALK_FILES)
+		return false;
+	for (size_t i = 0; i < ps->nbarred; i++)
+		if (ps->barred[i] == q->file)
+			return true;
+	return false;
+}
 
 static void
 passed_add(struct passed *ps, struct disk_job *j)
@@ -410,7 +447,8 @@ static int
 issue_next(struct disk *d, struct disk_job *j, const struct passed *ps)
 {
 	struct disk_piece *p = d->free_pieces;
-	bool held = held_back(d, (cut_piece(d, j, p), p)) || behind_passed(ps, p);
+	bool held = (cut_piece(d, j, p), barred(ps, p)) || held_back(d, p) ||
+		    behind_passed(ps, p);
 
 	if (held) {
 		stat_add(&d->stats.held);
@@ -454,7 +492,8 @@ issue_some(struct disk *d)
 	bool went = false;
 	int r = 1;
 
-	d->blocked = NULL;	/* waits_shown() says again */
+	if (halted(d))
+		d->blocked = NULL;	/* its job goes at a halt (drop_unstarted) */
 	while ((p = d->again)) {
 		d->again = p->next;	/* before issue, which may reuse next */
 		if (d->be->issue(d, p) < 0) {
@@ -464,10 +503,18 @@ issue_some(struct disk *d)
 		}
 		went = true;
 	}
-	if (halted(d))
+	if (halted(d) || !(d->walk_due || (d->blocked && shows(d->blocked))))
 		return went;
+	/* Nothing changed since the last walk (no value came, no piece
+	 * ended, d->blocked's word did not move): it would find what it found,
+	 * and while a barrier holds a batch of writes back that costs a check
+	 * of each against every piece in flight and every job passed, each
+	 * look. bench/server.c's loops spent ~3% of its CPU time there. */
+	d->walk_due = false;
+	d->blocked = NULL;	/* waits_shown() says again */
 	ps.n = ps.nfiles = 0;
 	ps.host_lo = ps.host_hi = 0;
+	barred_find(d, &ps);
 	/* Only values whose earlier values all arrived (cut_value). */
 	while ((j = *link) && j->value <= d->cut_value && r >= 0 && d->free_pieces &&
 	       ps.n < WALK_PASSED && walked++ < WALK_JOBS) {
@@ -484,15 +531,30 @@ issue_some(struct disk *d)
 		prev = j;
 		link = &j->pending;
 	}
+	if (r < 0)
+		d->walk_due = true;	/* the backend was full: again after a reap */
 	return went;
 }
 
+/* A cached job's memory goes back before its files' references: the last
+ * file_put() may end the disk, and its job cache with it. */
 static void
-job_free(struct disk_job *j)
+job_free(struct disk *d, struct disk_job *j)
 {
-	for (size_t i = 0; i < j->nops; i++)
-		file_put(j->ops[i].file);	/* taken in disk_submit() */
-	free(j);
+	struct disk_file *files[JOBS_OPS];
+	size_t n = j->nops;
+
+	if (!j->cached) {
+		for (size_t i = 0; i < n; i++)
+			file_put(j->ops[i].file);	/* taken in disk_submit() */
+		jobs_give(&d->jobs, j);		/* free(): no disk memory */
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		files[i] = j->ops[i].file;
+	jobs_give(&d->jobs, j);
+	for (size_t i = 0; i < n; i++)
+		file_put(files[i]);
 }
 
 /*
@@ -536,7 +598,7 @@ advance(struct disk *d)
 		d->first = j->later;
 		if (!d->first)
 			d->last = NULL;
-		job_free(j);
+		job_free(d, j);
 	}
 	/* After the stores: a waiter asleep on the word (a program's wait
 	 * for a barrier) wakes now, not at the polling thread's next look.
@@ -591,6 +653,7 @@ loop_piece_done(struct disk *d, struct disk_piece *p, int64_t res)
 	struct disk_job *j = p->job;
 	const char *op = disk_op_name(p->kind);
 
+	d->walk_due = true;	/* a piece ended or comes again: a walk may issue more */
 	res = injected(d, p, res);
 	if (res == -EINTR || res == -EAGAIN) {
 		p->next = d->again;	/* try the same piece again */
@@ -620,16 +683,28 @@ loop_piece_done(struct disk *d, struct disk_piece *p, int64_t res)
 		stat_add(&d->stats.out_of_order);
 }
 
-/* Spin a little for new values before sleeping: a submitter that streams
- * values then feeds a loop that is awake, and pays no wake-up per value. */
-#define SPINS 4096
+/* Look a little for new values before sleeping: a submitter that streams
+ * values then feeds a loop that is awake, and pays no wake-up per value.
+ * IDLE_PAUSES pauses (~15 us here: a program thread's next value is
+ * usually a few us away), then IDLE_YIELDS yields, not a long spin: on two
+ * cores a loop that spins with pauses keeps the very threads that make its
+ * next value (the submitter, the device that runs its kernel) off a core.
+ * bench/server.c's loops spun 4096 pauses (~250 us) when idle before. */
+#define IDLE_PAUSES	256
+#define IDLE_YIELDS	32
 
 /* Looks at a word the cursor waits for: pauses, then yields (the thread
- * that will store it may want this core), then sleeps in the backend's
- * reap, from WAIT_SLEEP_MIN_NS doubling to WAIT_SLEEP_MAX_NS, so a long
- * wait costs a look every 100 us, and completions and the bell still
- * end each sleep. Polled: rig_edge.h gives a driver no way to sleep on
- * another device's word (the host device waits so too). */
+ * that will store it may want this core), then sleeps for growing times,
+ * from WAIT_SLEEP_MIN_NS doubling to WAIT_SLEEP_MAX_NS, so a long wait
+ * costs a look every 100 us at most. With pieces of ours in flight the
+ * sleep is the backend's reap, which their completions and the bell end.
+ * With none, it is a sleep on the word itself (rig_word_sleep), which the
+ * producer's rig_word_wake() after its store ends at once (the host
+ * device calls it after each value): the value a copy waits for wakes the
+ * loop the moment it is stored, not at its next timed look, and the loop
+ * pays no timer and no io_uring wait per look. A submit meanwhile wakes
+ * it too (sleep_on_word() says how, and the one case that waits for the
+ * timeout). */
 #define WAIT_PAUSES		32
 #define WAIT_YIELDS		32
 #define WAIT_SLEEP_MIN_NS	2000u
@@ -648,12 +723,37 @@ relax(void)
 static bool
 work_came(struct disk *d)
 {
-	for (int i = 0; i < SPINS; i++) {
+	for (int i = 0; i < IDLE_PAUSES + IDLE_YIELDS; i++) {
 		if (!feed_empty_sc(&d->feed))
 			return true;
-		relax();
+		if (i < IDLE_PAUSES)
+			relax();
+		else
+			sched_yield();
 	}
 	return false;
+}
+
+/*
+ * Sleep on w's word for timeout_ns at most, nothing of ours being in
+ * flight. A submit that finds the loop asleep rings the bell and wakes the
+ * word named in d->sleep_word (disk_submit_timed): the loop publishes the
+ * word, then marks itself asleep (feed_sleep_sc, a full barrier), so a
+ * pusher that reads the mark reads the word too. Such a wake also wakes
+ * that word's other sleepers, who look again and sleep on: harmless. The
+ * one lost wake: a push whose wake lands between the mark and
+ * rig_word_sleep()'s read of the word's count waits for this sleep's
+ * timeout (WAIT_SLEEP_MAX_NS at most), never longer.
+ */
+static void
+sleep_on_word(struct disk *d, const struct rig_wait *w, uint64_t timeout_ns)
+{
+	atomic_store_explicit(&d->sleep_word, w->word, memory_order_seq_cst);
+	if (!feed_sleep_sc(&d->feed)) {
+		rig_word_sleep(w->word, w->value, timeout_ns);
+		feed_wake_sc(&d->feed);
+	}
+	atomic_store_explicit(&d->sleep_word, NULL, memory_order_relaxed);
 }
 
 /* The cursor waits for d->blocked's word: look again, after a pause, a
@@ -662,9 +762,11 @@ static int
 wait_word(struct disk *d)
 {
 	unsigned step = d->wait_step++, n;
+	uint64_t sleep_ns;
 
 	if (shows(d->blocked)) {
 		d->wait_step = 0;
+		d->walk_due = true;
 		return d->be->reap(d, false, 0);
 	}
 	if (step < WAIT_PAUSES) {
@@ -676,7 +778,14 @@ wait_word(struct disk *d)
 		return d->be->reap(d, false, 0);
 	}
 	n = step - WAIT_PAUSES - WAIT_YIELDS;
-	return d->be->reap(d, true, n < 6 ? WAIT_SLEEP_MIN_NS << n : WAIT_SLEEP_MAX_NS);
+	sleep_ns = n < 6 ? WAIT_SLEEP_MIN_NS << n : WAIT_SLEEP_MAX_NS;
+	/* After each sleep, a whole walk: a job waiting for a word other
+	 * than d->blocked's is seen to go within one sleep. */
+	d->walk_due = true;
+	if (d->in_flight)
+		return d->be->reap(d, true, sleep_ns);
+	sleep_on_word(d, d->blocked, sleep_ns);
+	return d->be->reap(d, false, 0);
 }
 
 void *

@@ -109,6 +109,7 @@ static void
 disk_free(struct disk *d)
 {
 	pthread_mutex_destroy(&d->files_lock);
+	jobs_fini(&d->jobs);
 	close(d->event_fd);
 	free(d->pieces);
 	free(d);
@@ -143,7 +144,9 @@ disk_new(const struct rig_disk_options *opt, _Atomic uint64_t *word)
 	d->word = word;
 	atomic_init(&d->submitted, base);
 	d->shown = d->cut_value = base;
+	d->walk_due = true;
 	feed_init(&d->feed);
+	jobs_init(&d->jobs);
 	atomic_init(&d->refs, 1);
 	pthread_mutex_init(&d->files_lock, NULL);
 	for (unsigned i = opt->depth; i-- > 0;) {

@@ -59,6 +59,21 @@ op_ok(struct disk *d, uint64_t value, size_t i, const struct rig_io_op *op)
 	return true;
 }
 
+/* The loop sleeps (feed_push_mp said so): in the backend's wait, which
+ * the bell ends, or on another device's word (loop.c, sleep_on_word),
+ * which a wake of that word ends. The mark came after the word's store
+ * (a full barrier), so the word read here is the one it sleeps on, or
+ * NULL once it is up again. */
+static void
+wake_loop(struct disk *d)
+{
+	const _Atomic uint64_t *w = atomic_load_explicit(&d->sleep_word, memory_order_seq_cst);
+
+	d->be->bell(d);
+	if (w)
+		rig_word_wake(w);
+}
+
 int
 disk_submit(void *t, uint64_t value, const struct rig_io_op *ops, size_t nops,
 	    const char **failure)
@@ -98,7 +113,7 @@ disk_submit_timed(void *t, uint64_t value, const struct rig_io_op *ops,
 				  value, i);
 			goto failed;
 		}
-	j = malloc(sizeof(*j) + nops * sizeof(*ops) + nwaits * sizeof(*waits));
+	j = jobs_take(&d->jobs, nops, sizeof(*j) + nops * sizeof(*ops) + nwaits * sizeof(*waits));
 	if (!j) {
 		disk_fail(d, "submit of value %" PRIu64 ": no memory for %zu ops", value, nops);
 		goto failed;
@@ -108,12 +123,12 @@ disk_submit_timed(void *t, uint64_t value, const struct rig_io_op *ops,
 	if (!atomic_compare_exchange_strong_explicit(&d->submitted, &prev, value,
 						     memory_order_relaxed,
 						     memory_order_relaxed)) {
-		free(j);
+		jobs_give(&d->jobs, j);
 		disk_fail(d, "submit of value %" PRIu64 " after value %" PRIu64 ": values must follow one another",
 			  value, prev);
 		goto failed;
 	}
-	memset(j, 0, sizeof(*j));
+	*j = (struct disk_job){ .cached = j->cached };
 	j->value = value;
 	j->times = times;
 	j->nops = nops;
@@ -125,7 +140,7 @@ disk_submit_timed(void *t, uint64_t value, const struct rig_io_op *ops,
 	for (size_t i = 0; i < nops; i++)
 		file_get(ops[i].file);	/* put when the job retires (loop.c) */
 	if (feed_push_mp(&d->feed, &j->node))
-		d->be->bell(d);
+		wake_loop(d);
 	return RIG_OK;
 failed:
 	*failure = disk_failure_text(d);

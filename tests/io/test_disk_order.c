@@ -265,6 +265,47 @@ test_value_waits_for_a_word(void **state)
 	disk_fini(&d);
 }
 
+/*
+ * A walk finds what the last one found unless something changed: with an
+ * fsync in flight holding two writes back, a second look checks nothing
+ * (no hold-back counted), a new value or a piece's end makes the next look
+ * walk again, and the held writes go once the fsync ends.
+ */
+static void
+test_walk_only_after_a_change(void **state)
+{
+	_Atomic uint64_t word = 0;
+	struct disk d;
+	uint64_t held;
+
+	disk_init(&d, &word, 0);
+	job_insert(&d, job_of(1, RIG_IO_BARRIER, &file, 0));
+	job_insert(&d, job_of(2, RIG_IO_WRITE, &file, 1));
+	job_insert(&d, job_of(3, RIG_IO_WRITE, &file, 2));
+	assert_true(issue_some(&d));
+	assert_int_equal(nissued, 1);
+	held = atomic_load(&d.stats.held);
+	assert_true(held > 0);
+	assert_false(issue_some(&d));		/* nothing changed: no walk */
+	assert_int_equal(atomic_load(&d.stats.held), held);
+	job_insert(&d, job_of(4, RIG_IO_WRITE, &file, 3));
+	assert_false(issue_some(&d));		/* a new value: a walk, still held */
+	assert_true(atomic_load(&d.stats.held) > held);
+	/* The fsync ends; the writes (all at offset 0) go one after another,
+	 * each walk after the one before ended. */
+	for (size_t i = 1; i < 4; i++) {
+		complete(&d, i - 1);
+		assert_true(issue_some(&d));
+		assert_int_equal(nissued, i + 1);
+		assert_int_equal(issued[i]->job->value, i + 1);
+		assert_false(issue_some(&d));
+	}
+	complete(&d, 3);
+	advance(&d);
+	assert_int_equal(atomic_load(&word), 4);
+	disk_fini(&d);
+}
+
 int
 main(void)
 {
@@ -274,6 +315,7 @@ main(void)
 		cmocka_unit_test(test_failed_disk_drops_arrivals),
 		cmocka_unit_test(test_write_of_another_file_passes_a_barrier),
 		cmocka_unit_test(test_value_waits_for_a_word),
+		cmocka_unit_test(test_walk_only_after_a_change),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -149,7 +149,7 @@ post(const char *func, struct rig_device *d, const struct rig_buffer *src,
 	struct waitset ws;
 	struct copy_job *cj;
 	const char *dead;
-	void *heap = NULL;
+	void *heap = NULL, *room;
 	uint64_t v;
 	int ret;
 
@@ -174,7 +174,9 @@ post(const char *func, struct rig_device *d, const struct rig_buffer *src,
 		waitset_fini(&ws);
 		return ret;
 	}
-	cj = make_job(heap ? heap : submit_room(&d->sub, v), heap, d, src, dst, bytes, ws.n);
+	/* The slot is v's even when the job lies on the heap: wait for it. */
+	room = submit_room(&d->sub, v);
+	cj = make_job(heap ? heap : room, heap, d, src, dst, bytes, ws.n);
 	claim_unlock(u, n);
 	route_commit(d, &ws, &cj->job, v);
 	if (profiled)

@@ -91,20 +91,24 @@ host_assist(void *t, uint64_t value, bool run, uint64_t *stay_ns)
 	struct host_dev *d = t;
 	struct helper *h;
 	int ret = RIG_ASSIST_NONE;
+	uint64_t gen;
 
 	if (d->pinned)
 		return RIG_ASSIST_NONE;
 	atomic_fetch_add(&d->assists, 1);
-	if (atomic_load(&d->stop) || !unjoined_task(d))
+	if (atomic_load(&d->stop) || !(gen = unjoined_task(d)))
 		goto out;
 	if (!run) {
 		ret = RIG_ASSIST_READY;
 		goto out;
 	}
+	/* Tried once per task, joined or not: a thread that cannot help
+	 * (no guard, a guarded signal blocked) asks nothing more of it. */
+	me.pool = host_pool_id(d->pool);
+	me.help.gen = gen;
 	h = helper_self();
 	if (!h || !host_guard_borrow(&h->guard))
 		goto out;
-	h->pool = host_pool_id(d->pool);
 	if (host_pool_help(d->pool, &h->guard, d->word, value, &h->help)) {
 		uint64_t chunk = h->help.longest_ns ? h->help.longest_ns : h->help.chunk_ns;
 

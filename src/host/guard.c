@@ -105,6 +105,7 @@ on_signal(int sig, siginfo_t *si, void *context)
 
 		if (!sent(si) || interrupt) {
 			atomic_store_explicit(&g->armed, 0, memory_order_relaxed);
+			g->jumped = true;
 			g->fault = (struct host_fault){
 				.sig = sig, .code = si->si_code,
 				.addr = (uintptr_t)si->si_addr,
@@ -222,6 +223,8 @@ host_guard_borrow(struct host_guard *g)
 		return false;	/* a device's thread: it has its own guard */
 	if (pthread_sigmask(SIG_BLOCK, NULL, &mask) != 0)
 		return false;
+	g->mask = mask;
+	g->jumped = false;
 	for (i = 0; i < NGUARDED; i++)
 		if (sigismember(&mask, guarded_signals[i]))
 			return false;
@@ -245,6 +248,9 @@ host_guard_return(struct host_guard *g)
 	if (g->own_stack)
 		sigaltstack(&ss, NULL);
 	g->own_stack = false;
+	if (g->jumped)
+		pthread_sigmask(SIG_SETMASK, &g->mask, NULL);
+	g->jumped = false;
 }
 
 void

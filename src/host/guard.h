@@ -59,6 +59,8 @@ struct host_guard {
 	void *stack;			/* the alternate signal stack */
 	size_t stack_bytes;
 	bool own_stack;			/* borrowed: this guard's stack is the thread's now */
+	bool jumped;			/* the handler jumped out since the borrow */
+	sigset_t mask;			/* borrowed: the thread's signal mask at the borrow */
 };
 
 /* Install the handlers where they are not installed now (each open
@@ -84,7 +86,10 @@ void host_guard_end(struct host_guard *g);
  * thread. The thread's own alternate stack is kept where it has one, else
  * g's serves until the return. Once borrowed, g stays the thread's guard
  * (an interrupt that lands after the return is ignored, not chained)
- * until host_guard_forget(), at the thread's end.
+ * until host_guard_forget(), at the thread's end. The return restores the
+ * thread's signal mask where a fault jumped out meanwhile (a sanitizer's
+ * handler may have blocked the signal around rig's, and the jump does not
+ * restore it: the program's thread keeps its own mask).
  */
 bool host_guard_borrow(struct host_guard *g);
 void host_guard_return(struct host_guard *g);

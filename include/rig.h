@@ -215,7 +215,9 @@ bool rig_signaled(struct rig_point p);
  * briefly, then sleeps on a futex. A driver call that may block
  * (facts.may_block) never holds the wait past timeout_ns: the commit is
  * asked again until the driver takes it, and while the call blocks the
- * device's hang clock (hang_ms) runs. Any thread.
+ * device's hang clock (hang_ms) runs. With no timeout (UINT64_MAX) it
+ * may run part of p's work on the calling thread (a host launch's
+ * ranges: rig_host.h). Any thread.
  * Returns 0 when p is reached; RIG_ETIMEDOUT after timeout_ns; RIG_ELOST
  * when the device was lost and p dropped; RIG_EINVAL, at once whatever
  * the timeout, for a point no submit gave (a value above the device's

@@ -468,6 +468,31 @@ struct rig_fault_site {
  * release: frees the handle; nothing of the device is used after it. May
  *   be NULL where stop leaves nothing to free.
  */
+/*
+ * assist (optional, NULL for none; the last of the table): lends the
+ * driver a thread that waits for value, so that the work it waits for runs
+ * on it rather than the thread sleeping through the work's end (a woken
+ * sleeper takes microseconds to run again; a thread that ran the last of
+ * the work returns at once). rig calls it from a wait on value (rig_wait
+ * and rig's own waits), between its looks while it stays awake, and only
+ * where nothing can end the wait before its device's own hang clock would
+ * (no timeout, or one longer than twice hang_ms): a kernel run on the
+ * waiter's thread holds it to its end. With run false, a look that costs
+ * no system call and takes nothing: RIG_ASSIST_READY where the driver
+ * has work running now for value or an earlier one that this thread could
+ * join, else RIG_ASSIST_NONE. With run true: joins that work and runs
+ * parts of it on the calling thread until none is left to take (or value
+ * is reached), containing its faults as on the driver's own threads and
+ * ending at once when stop interrupts it; RIG_ASSIST_RAN with *stay_ns
+ * the time in which the rest (others' parts still running) should end,
+ * so that the waiter stays awake that long, or RIG_ASSIST_NONE where it
+ * ran nothing. Any thread but the driver's own; never blocks on others'
+ * work; safe against stop (it then answers RIG_ASSIST_NONE).
+ */
+#define RIG_ASSIST_NONE		0	/* nothing to run on this thread now */
+#define RIG_ASSIST_READY	1	/* run false: there is work to join */
+#define RIG_ASSIST_RAN		2	/* run true: it ran some; *stay_ns set */
+
 struct rig_ops {
 	int (*facts)(void *t, struct rig_facts *out, const char **fault);
 	int (*alloc)(void *t, uint64_t bytes, enum rig_memory kind,
@@ -495,6 +520,7 @@ struct rig_ops {
 		      uint64_t *bytes);
 	void (*absent)(void *t, void *image, const char *name, bool data,
 		       char *buf, size_t len);
+	int (*assist)(void *t, uint64_t value, bool run, uint64_t *stay_ns);
 };
 
 /* ---- Io devices --------------------------------------------------------- */

@@ -26,7 +26,11 @@
  * a quarter of each worker's even share, at least one group; a grid
  * smaller than two chunks per worker runs in one call on the device's
  * thread. A kernel must not assume which worker runs which range, nor
- * that ranges come in order.
+ * that ranges come in order. A thread that waits for the launch with no
+ * timeout (rig_wait with UINT64_MAX; or a timeout longer than twice the
+ * device's hang_ms) may run some of its ranges itself, in the device
+ * thread's place, on a device opened without a set of cores: its faults
+ * are contained as the workers' are, and a hang there is stopped too.
  *
  * The params block: a copy of the launch's parameter bytes made at
  * submit, with the buffers' host addresses its refs place. Its address is

@@ -314,6 +314,9 @@ make_device(const struct rig_opener *o, bool inline_run, struct rig_device **out
 	 * by every wait and by the poller (timeline_word). */
 	d->tl.signaled = d->ops->signaled;
 	d->tl.signaled_arg = d->handle;
+	/* A driver that lends its work to waiters (ops.assist): wait.c. */
+	d->tl.assist = d->ops->assist;
+	d->tl.assist_arg = d->handle;
 	d->tl.name = d->name;
 	d->tl.hold = hold;
 	d->tl.owner = owner_of;

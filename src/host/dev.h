@@ -117,6 +117,7 @@ struct host_dev {
 	uint64_t budget;
 	int64_t cache_bytes;			/* 0: unknown */
 	int64_t hang_ms;			/* 0: no hang clock (the opener's) */
+	bool pinned;				/* opened on a set of cores: no waiter runs its work */
 	char name[32];				/* the opener's, such as "HOST:1" */
 	int events_fd;				/* an eventfd: readable once a kernel faulted */
 	struct host_guard guard;		/* the device thread's (exec.c) */
@@ -143,7 +144,10 @@ struct host_dev {
 	/* Written by submit (and stop), read by the device thread. */
 	alignas(64) _Atomic uint64_t published;	/* the last value in the ring */
 	struct ck_ec32 pub_ec;			/* bumped after each publish, and at stop */
-	_Atomic bool stop;
+	_Atomic bool stop;			/* set seq_cst: assist.c reads it after its count */
+
+	/* Waiters' calls of ops.assist in flight (assist.c). */
+	alignas(64) _Atomic unsigned assists;
 
 	/* The device thread's (done is read by submit). */
 	alignas(64) _Atomic uint64_t done;	/* the last value run */
@@ -206,6 +210,10 @@ int host_pieces(void *edge, uint64_t value, struct rig_piece *out, size_t cap, s
 		const char **failure);
 void host_pieces_init(struct host_dev *d);
 void host_pieces_fini(struct host_dev *d);
+
+/* ops.assist (assist.c), and the wait of stop for the calls in flight. */
+int host_assist(void *t, uint64_t value, bool run, uint64_t *stay_ns);
+void host_assist_drain(struct host_dev *d);
 
 /* Keep a message for the device's life; a static fallback on no memory. */
 const char *host_keep(struct host_dev *d, const char *text);

@@ -158,6 +158,7 @@ completion(struct host_dev *d, const struct host_job *job, size_t i,
 		return NULL;
 	*done = (struct host_pool_done){
 		.word = d->word, .value = job->value, .wake = rig_word_wake,
+		.begin = rig_word_wake,
 	};
 	return done;
 }
@@ -341,7 +342,8 @@ host_exec_stop(struct host_dev *d)
 	 * device, and it must not lose the flag of a thread going to sleep. */
 	struct timespec at;
 
-	atomic_store_explicit(&d->stop, true, memory_order_release);
+	/* seq_cst: assist.c's calls count themselves, then read it. */
+	atomic_store(&d->stop, true);
 	ck_ec32_inc(&d->pub_ec, ec_mp());
 	/* A kernel still running after a millisecond is interrupted, and
 	 * again each millisecond until the thread is out (an interrupt that

@@ -105,6 +105,7 @@ on_signal(int sig, siginfo_t *si, void *context)
 
 		if (!sent(si) || interrupt) {
 			atomic_store_explicit(&g->armed, 0, memory_order_relaxed);
+			g->jumped = true;
 			g->fault = (struct host_fault){
 				.sig = sig, .code = si->si_code,
 				.addr = (uintptr_t)si->si_addr,
@@ -208,6 +209,55 @@ host_guard_end(struct host_guard *g)
 	atomic_store_explicit(&g->live, false, memory_order_release);
 	self = NULL;
 	sigaltstack(&ss, NULL);
+}
+
+bool
+host_guard_borrow(struct host_guard *g)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	stack_t now, ss = { .ss_sp = (char *)g->stack + page, .ss_size = g->stack_bytes };
+	sigset_t mask;
+	size_t i;
+
+	if (self && self != g)
+		return false;	/* a device's thread: it has its own guard */
+	if (pthread_sigmask(SIG_BLOCK, NULL, &mask) != 0)
+		return false;
+	g->mask = mask;
+	g->jumped = false;
+	for (i = 0; i < NGUARDED; i++)
+		if (sigismember(&mask, guarded_signals[i]))
+			return false;
+	if (sigaltstack(NULL, &now) != 0 || (now.ss_flags & SS_ONSTACK))
+		return false;
+	/* Without an alternate stack only a stack overflow goes uncontained:
+	 * a failed sigaltstack leaves the rest guarded. */
+	g->own_stack = (now.ss_flags & SS_DISABLE) && sigaltstack(&ss, NULL) == 0;
+	g->thread = pthread_self();
+	self = g;
+	atomic_store_explicit(&g->live, true, memory_order_release);
+	return true;
+}
+
+void
+host_guard_return(struct host_guard *g)
+{
+	stack_t ss = { .ss_flags = SS_DISABLE };
+
+	atomic_store_explicit(&g->live, false, memory_order_release);
+	if (g->own_stack)
+		sigaltstack(&ss, NULL);
+	g->own_stack = false;
+	if (g->jumped)
+		pthread_sigmask(SIG_SETMASK, &g->mask, NULL);
+	g->jumped = false;
+}
+
+void
+host_guard_forget(struct host_guard *g)
+{
+	if (self == g)
+		self = NULL;
 }
 
 void

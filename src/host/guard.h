@@ -58,6 +58,9 @@ struct host_guard {
 	pthread_t thread;
 	void *stack;			/* the alternate signal stack */
 	size_t stack_bytes;
+	bool own_stack;			/* borrowed: this guard's stack is the thread's now */
+	bool jumped;			/* the handler jumped out since the borrow */
+	sigset_t mask;			/* borrowed: the thread's signal mask at the borrow */
 };
 
 /* Install the handlers where they are not installed now (each open
@@ -72,6 +75,25 @@ void host_guard_release(struct host_guard *g);
 /* On the owner thread, at its start and its end. */
 void host_guard_begin(struct host_guard *g);
 void host_guard_end(struct host_guard *g);
+
+/*
+ * A thread not the device's that runs kernel code for a while (a waiter
+ * lent to the device: assist.c) borrows a guard of its own (prepared as
+ * above): borrow at the start, return at the end. borrow answers false,
+ * changing nothing, where the thread cannot contain a fault now: a
+ * guarded signal is blocked (the kernel would end the process), it runs
+ * on its alternate stack (in a signal handler), or it is a device's
+ * thread. The thread's own alternate stack is kept where it has one, else
+ * g's serves until the return. Once borrowed, g stays the thread's guard
+ * (an interrupt that lands after the return is ignored, not chained)
+ * until host_guard_forget(), at the thread's end. The return restores the
+ * thread's signal mask where a fault jumped out meanwhile (a sanitizer's
+ * handler may have blocked the signal around rig's, and the jump does not
+ * restore it: the program's thread keeps its own mask).
+ */
+bool host_guard_borrow(struct host_guard *g);
+void host_guard_return(struct host_guard *g);
+void host_guard_forget(struct host_guard *g);
 
 /*
  * HOST_GUARDED(g, faulted, body): run the statement body armed; set the

@@ -186,6 +186,7 @@ host_stop(void *t, const char *reason)
 	struct host_dev *d = t;
 
 	host_exec_stop(d);
+	host_assist_drain(d);
 	host_pool_stop(d->pool);
 	d->pool = NULL;
 }
@@ -254,6 +255,7 @@ host_make(const struct rig_opener *o, _Atomic uint64_t *word, void **handle,
 	host_pieces_init(d);
 	snprintf(d->name, sizeof(d->name), "%s", o->name);
 	d->hang_ms = c ? c->hang_ms : 0;
+	d->pinned = CPU_COUNT(&set) > 0;
 	d->events_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (d->events_fd < 0) {
 		ret = -errno;
@@ -324,6 +326,7 @@ const struct rig_ops host_ops = {
 	.release = host_release,
 	.symbol = host_symbol,
 	.absent = host_absent,
+	.assist = host_assist,
 };
 
 const struct rig_opener rig_host_opener = {

@@ -48,6 +48,34 @@
  * rarely sleep, and back to back each yield would cost a batch of them
  * ~0.3 us a value (bench/host.c's batched_submit, 406 -> 745 ns).
  *
+ * Helpers (host_pool_help): a thread that waits for the value a task
+ * works for (assist.c, for rig's waits) joins it as a worker does, by the
+ * same CAS while it is open, and leaves the same way, so invariants 1
+ * and 2 and the completion rule hold unchanged: the runner waits for it
+ * as for any joined worker, and whichever thread leaves last stores the
+ * word, the waiter itself included (it then returns without a wake-up).
+ * It runs its chunks armed on its own guard, registered in `helpers`
+ * while it may run, so that host_pool_interrupt() reaches it too; it
+ * stops claiming once the word shows its value, and joins each task at
+ * most once (the caller keeps the generation), so a task whose chunks are
+ * all claimed costs it one join. helper_lock guards the registry only:
+ * an interrupt and a helper's leave never cross, so no signal is sent to
+ * a thread that has left (it may have ended). Timed: each of its chunks
+ * (two clock reads; a helper is a waiter, not on the launch's own path),
+ * so it can tell the wait how long the others' chunks should take
+ * (chunk_ns, a relaxed hint). A task that completes a value wakes the
+ * word's sleepers as it starts (done->begin), so a waiter asleep since
+ * before the launch began joins it rather than sleeping through its end.
+ * The runner steps back once a helper runs
+ * the task and every worker joined it too (`helped`, then the joined
+ * count, read before each of its claims; a worker still asleep would
+ * find the task closed): it closes the task and waits for the joined to
+ * leave, so the launch keeps one thread per
+ * core (the waiter's in the runner's place) rather than one more than
+ * there are cores, where the scheduler would hold one of them, chunk and
+ * all, off every core until the others ran out. What is left is claimed
+ * by the helper, which claims until none is left (or a fault drops it).
+ *
  * Faults (host_pool_launch): a kernel task is `guarded`, and each thread
  * runs its chunks armed (guard.h). A thread whose call faulted (or was
  * interrupted) comes back out of it, records the first fault of the task
@@ -76,7 +104,8 @@
 #define CLOSED		((uint64_t)1 << 23)
 #define JOINED		(CLOSED - 1)
 #define MAX_WORKERS	4096u
-_Static_assert(MAX_WORKERS < JOINED, "the joined count holds every worker");
+#define MAX_HELPERS	16u
+_Static_assert(MAX_WORKERS + MAX_HELPERS < JOINED, "the joined count holds every worker and helper");
 
 struct worker {
 	struct host_pool *p;
@@ -95,6 +124,7 @@ struct host_pool {
 	struct rig_times *ranges;		/* a profile's: each thread's range, or NULL */
 	unsigned nworkers;
 	struct worker *w;
+	uint64_t id;				/* this pool's, of every pool the process made */
 
 	struct host_spin join_spin;		/* the runner's waits for leavers */
 
@@ -103,9 +133,18 @@ struct host_pool {
 	_Atomic bool stop;
 	alignas(64) _Atomic int64_t next;	/* the next unclaimed index */
 	_Atomic int faulted;			/* 1 once a call of the task faulted */
+	_Atomic bool helped;			/* a helper runs the task's chunks */
 	struct host_fault fault;		/* the first, written by its thread */
 	alignas(64) struct ck_ec32 left_ec;	/* bumped by the last to leave a closed task */
+
+	/* Helpers (see the top): the guards of the waiters that may run
+	 * chunks now, under helper_lock; and how long a chunk took them. */
+	alignas(64) pthread_mutex_t helper_lock;
+	struct host_guard *helpers[MAX_HELPERS];
+	_Atomic uint64_t chunk_ns;
 };
+
+static _Atomic uint64_t pool_ids;
 
 /* CLOCK_MONOTONIC, the clock rig_now_ns() reads: only for a profile. */
 static uint64_t
@@ -141,6 +180,16 @@ run_chunks_timed(struct host_pool *p, struct rig_times *range)
 	}
 }
 
+/* Whether the threads joined now (every worker and a helper, at least)
+ * run the task on as many threads as the runner and workers would. */
+static bool
+stand_in(struct host_pool *p)
+{
+	uint64_t t = atomic_load_explicit(&p->state, memory_order_relaxed);
+
+	return (t & JOINED) > p->nworkers;
+}
+
 /* Chunks until none is left; self: the thread's index in ranges. */
 static void
 run_chunks(struct host_pool *p, unsigned self)
@@ -153,6 +202,11 @@ run_chunks(struct host_pool *p, unsigned self)
 		return;
 	}
 	for (;;) {
+		/* The runner steps back for a helper (see the top). Relaxed:
+		 * whoever is joined claims what is left either way. */
+		if (self == 0 && atomic_load_explicit(&p->helped, memory_order_relaxed) &&
+		    stand_in(p))
+			return;
 		/* Relaxed: the claim orders nothing; the fields were published
 		 * by the acquire of the join (or are the runner's own). */
 		first = atomic_fetch_add_explicit(&p->next, p->chunk, memory_order_relaxed);
@@ -267,8 +321,9 @@ hand_over(void)
 	sched_yield();
 }
 
+/* Leave the task joined; hand: yield after a completion (see the top). */
 static void
-leave(struct host_pool *p)
+leave(struct host_pool *p, bool hand)
 {
 	bool completed = false;
 	uint64_t was, t;
@@ -292,7 +347,7 @@ leave(struct host_pool *p)
 	 * leaver may bump while this one does: ec_mp. */
 	if ((was & JOINED) == 1 && (was & CLOSED))
 		ck_ec32_inc(&p->left_ec, ec_mp());
-	if (completed)
+	if (completed && hand)
 		hand_over();
 }
 
@@ -314,7 +369,7 @@ worker_main(void *arg)
 		if (!joined)
 			continue;	/* closed: reads no field (invariant 1) */
 		run_task(p, &w->guard, (unsigned)(w - p->w) + 1);
-		leave(p);
+		leave(p, true);
 	}
 	host_guard_end(&w->guard);
 	return NULL;
@@ -371,6 +426,7 @@ run(struct host_pool *p, struct host_guard *g, bool guarded, host_range_fn fn,
 	p->chunk = chunk;
 	p->guarded = guarded;
 	atomic_store_explicit(&p->faulted, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->helped, false, memory_order_relaxed);
 	atomic_store_explicit(&p->next, 0, memory_order_relaxed);
 	gen = (atomic_load_explicit(&p->state, memory_order_relaxed) >> GEN_SHIFT) + 1;
 	/* Release pairs with join()'s acquire: the fields above first. */
@@ -378,6 +434,10 @@ run(struct host_pool *p, struct host_guard *g, bool guarded, host_range_fn fn,
 	/* After the store (see the top). The runner alone bumps it while
 	 * workers run: ec_sp, a plain increment while none sleeps. */
 	ck_ec32_inc(&p->task_ec, ec_sp());
+	/* A waiter asleep on the value this task completes wakes to join it
+	 * (see the top): a locked increment where none sleeps. */
+	if (done && done->begin)
+		done->begin(done->word);
 	run_task(p, g, 0);
 	wait_joined(p);
 }
@@ -439,6 +499,112 @@ host_pool_interrupt(struct host_pool *p)
 
 	for (i = 0; i < p->nworkers; i++)
 		host_guard_interrupt(&p->w[i].guard);
+	/* Under the lock: a registered helper has not left (see the top). */
+	pthread_mutex_lock(&p->helper_lock);
+	for (i = 0; i < MAX_HELPERS; i++)
+		if (p->helpers[i])
+			host_guard_interrupt(p->helpers[i]);
+	pthread_mutex_unlock(&p->helper_lock);
+}
+
+uint64_t
+host_pool_id(const struct host_pool *p)
+{
+	return p->id;
+}
+
+uint64_t
+host_pool_open_task(const struct host_pool *p)
+{
+	/* Relaxed: a hint; the join's CAS decides. Generation 0 is none. */
+	uint64_t t = atomic_load_explicit(&p->state, memory_order_relaxed);
+
+	return t & CLOSED ? 0 : t >> GEN_SHIFT;
+}
+
+/* A helper's chunks: until none is left or word shows value, each timed. */
+static void
+help_chunks(struct host_pool *p, const _Atomic uint64_t *word, uint64_t value,
+	    uint64_t *longest)
+{
+	int64_t first, end;
+	uint64_t t0, t;
+
+	for (;;) {
+		/* Relaxed: a reason to stop early; the wait looks again. */
+		if (atomic_load_explicit(word, memory_order_relaxed) >= value)
+			return;
+		first = atomic_fetch_add_explicit(&p->next, p->chunk, memory_order_relaxed);
+		if (first >= p->n)
+			return;
+		end = p->n - first < p->chunk ? p->n : first + p->chunk;
+		t0 = now_ns();
+		p->fn(p->params, first, end);
+		t = now_ns() - t0;
+		if (t > *longest)
+			*longest = t;
+	}
+}
+
+static bool
+helper_add(struct host_pool *p, struct host_guard *g)
+{
+	bool added = false;
+
+	pthread_mutex_lock(&p->helper_lock);
+	for (unsigned i = 0; i < MAX_HELPERS && !added; i++)
+		if (!p->helpers[i]) {
+			p->helpers[i] = g;
+			added = true;
+		}
+	pthread_mutex_unlock(&p->helper_lock);
+	return added;
+}
+
+static void
+helper_remove(struct host_pool *p, struct host_guard *g)
+{
+	pthread_mutex_lock(&p->helper_lock);
+	for (unsigned i = 0; i < MAX_HELPERS; i++)
+		if (p->helpers[i] == g)
+			p->helpers[i] = NULL;
+	pthread_mutex_unlock(&p->helper_lock);
+}
+
+bool
+host_pool_help(struct host_pool *p, struct host_guard *g, const _Atomic uint64_t *word,
+	       uint64_t value, struct host_pool_help *h)
+{
+	uint64_t t = atomic_load_explicit(&p->state, memory_order_relaxed);
+	bool fault = false;
+
+	h->gen = t >> GEN_SHIFT;
+	h->longest_ns = 0;
+	if (h->gen == 0 || !helper_add(p, g))
+		return false;
+	if (!join(p, &t)) {
+		helper_remove(p, g);
+		return false;
+	}
+	h->gen = t >> GEN_SHIFT;
+	/* A profile's task times its runners by index: a helper has none. */
+	if (!p->ranges) {
+		atomic_store_explicit(&p->helped, true, memory_order_relaxed);
+		if (p->guarded) {
+			HOST_GUARDED(g, fault, help_chunks(p, word, value, &h->longest_ns));
+			if (fault)
+				faulted(p, &g->fault);
+		} else {
+			help_chunks(p, word, value, &h->longest_ns);
+		}
+	}
+	if (h->longest_ns)
+		atomic_store_explicit(&p->chunk_ns, h->longest_ns, memory_order_relaxed);
+	h->chunk_ns = atomic_load_explicit(&p->chunk_ns, memory_order_relaxed);
+	/* No hand-over: the helper is a waiter, and returns to its wait. */
+	leave(p, false);
+	helper_remove(p, g);
+	return true;
 }
 
 unsigned
@@ -478,8 +644,12 @@ host_pool_start(struct host_pool **out, unsigned workers, const cpu_set_t *cores
 		return -ENOMEM;
 	}
 	memset(p, 0, sizeof(*p));
+	/* A helper tells tasks apart by pool and generation; a pool's
+	 * address may be a freed one's, its id never is. */
+	p->id = atomic_fetch_add_explicit(&pool_ids, 1, memory_order_relaxed) + 1;
 	ck_ec32_init(&p->task_ec, 0);
 	ck_ec32_init(&p->left_ec, 0);
+	pthread_mutex_init(&p->helper_lock, NULL);
 	host_spin_init(&p->join_spin);
 	p->nworkers = workers;
 	p->w = calloc(workers ? workers : 1, sizeof(*p->w));
@@ -507,6 +677,7 @@ host_pool_start(struct host_pool **out, unsigned workers, const cpu_set_t *cores
 		if (ret != 0) {
 			snprintf(why, why_len, "cannot start worker %u of %u: %s", i, workers, strerror(ret));
 			stop_workers(p, i);
+			pthread_mutex_destroy(&p->helper_lock);
 			free(p->w);
 			free(p);
 			return -ret;
@@ -522,6 +693,7 @@ host_pool_stop(struct host_pool *p)
 	if (!p)
 		return;
 	stop_workers(p, p->nworkers);
+	pthread_mutex_destroy(&p->helper_lock);
 	free(p->w);
 	free(p);
 }

@@ -7,14 +7,18 @@
  * host_pool_run_sc() returns once every call has returned, and everything
  * those calls wrote is then visible to the runner.
  *
- *               run_sc   stop
- *   run_sc        X       X      (X: needs exclusion; the device thread
- *   stop          X       X       alone calls both)
+ *               run_sc   stop   help   interrupt
+ *   run_sc        X       X
+ *   stop          X       X       X        X     (X: needs exclusion; the
+ *   help                  X                       device thread alone calls
+ *   interrupt             X                       run_sc and stop; the owner
+ *                                                 stops help before stop)
  */
 #ifndef HOST_POOL_H
 #define HOST_POOL_H
 
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -50,6 +54,9 @@ struct host_pool_done {
 	_Atomic uint64_t *word;
 	uint64_t value;
 	void (*wake)(const _Atomic uint64_t *word);
+	/* Optional: called by the runner as a split launch starts (exec.c's:
+	 * rig_word_wake, so a waiter asleep wakes to join it: assist.c). */
+	void (*begin)(const _Atomic uint64_t *word);
 	bool stored;		/* read by the runner once the launch returned */
 };
 
@@ -74,7 +81,30 @@ bool host_pool_launch(struct host_pool *p, struct host_guard *runner,
 		      int64_t chunk, struct host_pool_done *done,
 		      struct rig_times *ranges, struct host_fault *fault);
 
-/* From any thread: interrupt every worker that runs a kernel now. */
+/*
+ * Helpers (pool.c): a thread not the pool's that waits for a value (a
+ * waiter lent to the device, assist.c) runs chunks of the open task.
+ * host_pool_open_task(): the open task's generation, 0 for none (a
+ * relaxed look, any thread; a task is its pool's id and generation). host_pool_help(): join the open task (false
+ * where none is open or MAX_HELPERS help now), run its chunks armed on g
+ * (the caller's own guard, borrowed: guard.h) until none is left or
+ * *word shows value, leave it (storing the word where this thread ends
+ * it last), and fill *h. While it may run a chunk, host_pool_interrupt()
+ * interrupts it too.
+ */
+struct host_pool_help {
+	uint64_t gen;		/* the task it joined (or found): join each once */
+	uint64_t longest_ns;	/* its longest chunk, 0 if it ran none */
+	uint64_t chunk_ns;	/* the pool's hint: how long a helper's chunk took */
+};
+uint64_t host_pool_open_task(const struct host_pool *p);
+/* The pool's id: no other pool of the process has had it. */
+uint64_t host_pool_id(const struct host_pool *p);
+bool host_pool_help(struct host_pool *p, struct host_guard *g,
+		    const _Atomic uint64_t *word, uint64_t value,
+		    struct host_pool_help *h);
+
+/* From any thread: interrupt every worker, and helper, that runs a kernel now. */
 void host_pool_interrupt(struct host_pool *p);
 
 /* The number of threads that run chunks: the workers and the runner. */

@@ -85,6 +85,10 @@ struct timeline {
 	enum rig_completion completion;	/* how the word advances (facts) */
 	/* Keep the timeline's owner alive (take) or let it go; set by core. */
 	void (*hold)(struct timeline *tl, bool take);
+	/* The driver's ops.assist and its handle (or NULL): a waiter runs
+	 * the work it waits for (wait.c). */
+	int (*assist)(void *t, uint64_t value, bool run, uint64_t *stay_ns);
+	void *assist_arg;
 	/* A word of the driver's own, read through Driver.signaled (or NULL). */
 	uint64_t (*signaled)(void *t);
 	void *signaled_arg;

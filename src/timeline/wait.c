@@ -41,6 +41,25 @@
  * poller watches the word and its hang clock runs). Timeouts and losses tell
  * nothing of how long values take, and leave expect_ns as it was.
  *
+ * The waiter runs the work (tl->assist, a driver's ops.assist). Where the
+ * driver lends it, a wait that stays awake joins the work it waits for
+ * at each look: it runs parts of it on its own thread (the host device:
+ * chunks of the running launch), so it is awake and on a core at the
+ * work's end, and is often the thread that ends it (then it returns with
+ * no wake-up at all). After the parts it could take it stays awake for as
+ * long as the driver says the rest should take (stay_ns, at most
+ * TIMELINE_LATE_MAX_NS), then goes on as any wait. A sleeper looks too
+ * each time it wakes: such a driver wakes the word's sleepers as the work
+ * a waiter could join begins. Only a wait that
+ * nothing ends before its device's hang clock would (no deadline, or one
+ * past twice hang_ns and ASSIST_MARGIN_NS more) runs work: a kernel holds
+ * the thread that runs it until it returns, so a shorter timeout would
+ * otherwise pass unseen (and a kernel that waits for the waiter's own
+ * next step would never end). While it runs work with a hang clock it
+ * counts itself among the waiters, so the clock runs as for a sleeper,
+ * and a hang loses the device, whose stop interrupts the kernel on the
+ * waiter's thread too.
+ *
  * Why no wake is lost: the waiter reads the count f, then checks the word,
  * then sleeps only while the count is still f (ck_ec32_wait(), which flags
  * the count before it sleeps, so the next bump wakes it). Whoever sees or
@@ -66,6 +85,9 @@
 /* Ask again for a commit that a blocking driver call held up, and look at
  * the other timeline of a wait that ends with its loss, this often. */
 #define RETRY_NS 1000000u
+/* A wait with a deadline runs work only where the hang clock ends a stuck
+ * kernel this long before it, at least (see the top). */
+#define ASSIST_MARGIN_NS 10000000u
 
 static int
 outcome(struct timeline *tl, uint64_t v)
@@ -121,17 +143,64 @@ timeline_yield_span(uint64_t start_ns, uint64_t expect_ns, uint64_t *from_ns, ui
 	*to_ns = start_ns + expect_ns + TIMELINE_EARLY_NS + late;
 }
 
-/* Look at v, yielding between looks, until the clock shows until or the
- * deadline; true once the wait is over (v, or also's loss). */
+/* Whether this wait may run v's work (see the top): nothing ends it before
+ * the device's hang clock would. */
+static bool
+may_assist(const struct timeline *tl, uint64_t deadline, uint64_t now)
+{
+	if (!tl->assist)
+		return false;
+	if (deadline == UINT64_MAX)
+		return true;
+	return tl->hang_ns && deadline > now &&
+	       deadline - now > 2 * tl->hang_ns + ASSIST_MARGIN_NS;
+}
+
+/* Run some of v's work on this thread where the driver has any to join:
+ * the time to stay awake after it, 0 where it ran none. */
+static uint64_t
+assist(struct timeline *tl, uint64_t v)
+{
+	uint64_t stay = 0;
+	int ret;
+
+	/* The look first: a wait whose work does not run now (an empty
+	 * kernel on the device's own thread) pays a load, no system call. */
+	if (tl->assist(tl->assist_arg, v, false, NULL) != RIG_ASSIST_READY)
+		return 0;
+	if (tl->hang_ns) {
+		/* The hang clock runs while the kernel holds this thread. */
+		atomic_fetch_add(&tl->waiters, 1);
+		poller_kick();
+	}
+	ret = tl->assist(tl->assist_arg, v, true, &stay);
+	if (tl->hang_ns)
+		atomic_fetch_sub(&tl->waiters, 1);
+	if (ret != RIG_ASSIST_RAN)
+		return 0;
+	stay = stay < TIMELINE_LATE_MAX_NS ? stay : TIMELINE_LATE_MAX_NS;
+	return stay ? stay : 1;
+}
+
+/* Look at v, yielding between looks (or running its work, where the wait
+ * may), until the clock shows until or the deadline; true once the wait
+ * is over (v, or also's loss). */
 static bool
 yield_until(struct timeline *tl, uint64_t v, bool settled, struct timeline *also,
 	    uint64_t until, uint64_t deadline)
 {
-	uint64_t now;
+	uint64_t now, stay;
 
 	while ((now = rig_now_ns()) < until && now < deadline) {
 		if (over(tl, v, settled) || also_lost(also))
 			return true;
+		if (may_assist(tl, deadline, now) && (stay = assist(tl, v))) {
+			/* Awake for the rest of the work it joined. */
+			now = rig_now_ns();
+			if (until < now + stay)
+				until = now + stay;
+			continue;
+		}
 		sched_yield();
 	}
 	return false;
@@ -147,7 +216,7 @@ static int
 wait_for(struct timeline *tl, uint64_t v, uint64_t timeout_ns, bool settled,
 	 struct timeline *also)
 {
-	uint64_t start, deadline, now, nap, until, expect, yield_from = 0, yield_to = 0;
+	uint64_t start, deadline, now, nap, until, expect, stay, yield_from = 0, yield_to = 0;
 	bool pending;
 	int ret;
 
@@ -196,6 +265,12 @@ wait_for(struct timeline *tl, uint64_t v, uint64_t timeout_ns, bool settled,
 		if (now >= deadline) {
 			ret = RIG_ETIMEDOUT;
 			break;
+		}
+		if (may_assist(tl, deadline, now) && (stay = assist(tl, v))) {
+			/* Woken as its work began (a driver that lends it
+			 * wakes the word): it ran some, and stays awake. */
+			yield_until(tl, v, settled, also, rig_now_ns() + stay, deadline);
+			continue;
 		}
 		if (yield_to && now >= yield_from) {
 			/* Near the expected end: awake for it (see the top). */

@@ -22,7 +22,10 @@
  * rig_word_wake(), which librig defines, for the driver alone: it counts
  * the calls and checks each against the word. The device thread calls it
  * after each store of the word, so each call finds a word that moved
- * since the call before on the same word.
+ * since the call before on the same word; a launch split over the
+ * workers also calls it as it starts (so a sleeping waiter joins it:
+ * src/host/assist.c), before its store, which a test of single-call
+ * launches does not see.
  */
 static pthread_mutex_t woken_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t woken_calls, woken_stale;	/* under woken_lock */

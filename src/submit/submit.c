@@ -638,19 +638,24 @@ run_direct(struct submitter *s, uint64_t v, struct job *job)
  * Handing v over would cost that thread's wake-up (a futex wake, then its
  * way back onto a core: more here than the work of many values), and the
  * thread would then only wait for the same room; meanwhile the values after
- * v go through it too, as v is the cursor's. So the submitter tries again
- * a bounded number of times (DIRECT_ROOM_TRIES): first after a few pauses
- * (a device running on the other core frees room within a value's time),
- * then after yields (one that shares this core, or waits for one, gets
- * it), as it waits for a slot while the ring is full (sring_room). Only
- * while v is still the cursor's and the thread still sleeps. A device that
- * makes no room within the tries (a long value, a stall) gets v through
- * the thread as before. Measured on the host device, 450k empty kernels
- * (perf trace): the submitter's futex wakes 8,509 -> 261, the submission
- * thread's system calls 3,429 -> 11.
+ * v go through it too, as v is the cursor's. So the submitter asks again,
+ * DIRECT_ROOM_TRIES times at most, a few pauses apart (~0.5 us here: a
+ * device running on another core frees room within a value's time), as it
+ * waits for a slot while the ring is full (sring_room). Pauses, not
+ * yields: on a machine whose cores other work wants, a yield hands the
+ * core away for a slice (measured: 2-3x slower than no wait at all),
+ * where the pauses keep it. Only while v is still the cursor's and the
+ * thread still sleeps. A device that makes no room within the tries (~30
+ * us: a long value, a stall) gets v through the thread as before.
+ * Measured on the host device (empty kernels back to back, 2 cores under
+ * load 34-38 from other work): 530-735 ns a submit against 620-768 with no
+ * wait, and 1,640-2,280 where the second half of the tries yielded. Where
+ * the device's thread gets a core the hand-off goes: with yields, 450k
+ * submits made 7 futex wakes instead of 8,437; under load 42, with pauses
+ * alone, 6,226 (the device's thread was off its core for the whole spin).
  */
 #define DIRECT_ROOM_TRIES 64
-#define DIRECT_ROOM_PAUSES 4
+#define DIRECT_ROOM_PAUSES 8
 
 static bool
 run_direct_when_room(struct submitter *s, uint64_t v, struct job *job)
@@ -661,11 +666,8 @@ run_direct_when_room(struct submitter *s, uint64_t v, struct job *job)
 		if (!sring_consumer_asleep(&s->ring) ||
 		    atomic_load_explicit(&s->next, memory_order_relaxed) != v)
 			return false;
-		if (i < DIRECT_ROOM_TRIES / 2)
-			for (int k = 0; k < DIRECT_ROOM_PAUSES; k++)
-				ck_pr_stall();
-		else
-			sched_yield();
+		for (int k = 0; k < DIRECT_ROOM_PAUSES; k++)
+			ck_pr_stall();
 		if (run_direct(s, v, job))
 			return true;
 	}

@@ -714,7 +714,8 @@ void rig_run_release(struct rig_run *r);
  * the submission's slot count) after the extra points waits, as the work of
  * the device's next value; *out (may be NULL) is its point. The submit
  * frees r, whatever it returns. Any thread; returns once the work is on the
- * device's ring (it does not wait for the driver).
+ * device's ring, or with the driver (it does not wait for the driver's work;
+ * it asks a busy driver for room again for a bounded while at most).
  * Returns 0; RIG_EINVAL naming the slot and the rule (a dead buffer, one on
  * another device, a read-only buffer in a written slot, a slot's buffer
  * the host addresses not where only copies name it...), or the wait that

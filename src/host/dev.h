@@ -132,6 +132,10 @@ struct host_dev {
 	/* Written by submit alone (rig's one caller at a time). */
 	uint64_t submitted;			/* the last value submit took */
 	uint64_t done_seen;			/* done, as submit last read it */
+	/* The parts room last found runnable (NULL: none since the last
+	 * submit): submit, called next with them, need not ask again. */
+	const struct rig_part *room_parts;
+	size_t room_nparts;
 	bool failed;
 	char failure[192];			/* lives as long as the device */
 

@@ -52,17 +52,17 @@ runs(uint32_t queue, enum rig_kind kind)
 	return false;
 }
 
+/* The launch's groups; 0 where a dimension is empty or they pass
+ * HOST_MAX_GROUPS. Overflow checked by multiplying, not dividing: room,
+ * submit and encode each ask, and a 64-bit division costs tens of cycles. */
 static uint64_t
 groups(const struct rig_launch *l)
 {
-	uint64_t n = l->grid[0];
+	uint64_t n = (uint64_t)l->grid[0] * l->grid[1];	/* two 32-bit: fits */
 
-	if (l->grid[1] && n > HOST_MAX_GROUPS / l->grid[1])
+	if (__builtin_mul_overflow(n, (uint64_t)l->grid[2], &n) || n > HOST_MAX_GROUPS)
 		return 0;
-	n *= l->grid[1];
-	if (l->grid[2] && n > HOST_MAX_GROUPS / l->grid[2])
-		return 0;
-	return n * l->grid[2];
+	return n;
 }
 
 /* Why part i can never run on the host, or NULL if it can. */
@@ -139,9 +139,12 @@ host_room(void *edge, struct rig_part *parts, size_t nparts, size_t nwaits)
 	struct host_dev *d = edge;
 	size_t i;
 
+	d->room_parts = NULL;
 	for (i = 0; i < nparts; i++)
 		if (never(parts, i))
 			return RIG_NEVER;
+	d->room_parts = parts;
+	d->room_nparts = nparts;
 	return slot_free(d, d->submitted + 1) ? RIG_FITS : RIG_LATER;
 }
 
@@ -261,13 +264,18 @@ call_fills(struct host_dev *d, uint64_t value, struct rig_part *parts,
 	return 0;
 }
 
-/* The checks before anything changes: order, room, and parts it runs. */
+/* The checks before anything changes: order, room, and parts it runs.
+ * Parts that room has just found runnable (rig asks room right before
+ * each submit, with the same parts, under its driver lock) are not walked
+ * by never() twice: only what room cannot know is checked again. */
 static int
 check(struct host_dev *d, uint64_t value, const struct rig_part *parts,
       size_t nparts, const char **failure)
 {
+	bool roomed = parts == d->room_parts && nparts == d->room_nparts;
 	size_t i;
 
+	d->room_parts = NULL;
 	if (d->failed)
 		return *failure = d->failure, RIG_FAILED;
 	if (value != d->submitted + 1)
@@ -277,7 +285,7 @@ check(struct host_dev *d, uint64_t value, const struct rig_part *parts,
 		return fail(d, failure, "value %llu submitted while its slot still runs (room said RIG_LATER)",
 			    (unsigned long long)value);
 	for (i = 0; i < nparts; i++) {
-		const char *why = never(parts, i) ? never(parts, i) : cannot(&parts[i]);
+		const char *why = !roomed && never(parts, i) ? never(parts, i) : cannot(&parts[i]);
 
 		if (why)
 			return fail(d, failure, "part %zu of value %llu: %s", i,

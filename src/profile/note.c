@@ -57,9 +57,14 @@ profile_note(struct rig_device *d, uint64_t v, uint32_t queues, uint32_t nlaunch
 	     const struct waitset *ws, const struct claim_arrow *arrows,
 	     size_t narrows, struct job *job)
 {
-	struct profile_dev *pd = atomic_load(&d->sub.prof);
+	struct profile_dev *pd;
 	struct profile_rec *rec;
 
+	/* Between the value drawn and the pointer read, against a detach's
+	 * clear then read of issued: an inline device's reserve stores
+	 * issued with release only (submit.c), a fetch-add elsewhere. */
+	atomic_thread_fence(memory_order_seq_cst);
+	pd = atomic_load(&d->sub.prof);
 	if (!pd || !(rec = profile_rec_of(pd, v)))
 		return;
 	*profile_times(pd, rec) = (struct rig_times){ 0, 0 };

@@ -81,6 +81,13 @@ uint32_t sring_bell(struct sring *r);
  * ring between those looks and the sleep is missed). */
 void sring_sleep_sc(struct sring *r, uint64_t v, _Atomic uint64_t *cursor,
 		    uint32_t bell);
+/* Whether the consumer sleeps, or is about to (a hint, relaxed): a
+ * publish now would ring the bell. */
+static inline bool
+sring_consumer_asleep(struct sring *r)
+{
+	return atomic_load_explicit(&r->asleep, memory_order_relaxed) != 0;
+}
 /* Wake the consumer whatever it waits for (a stop, a commit request). */
 void sring_ring(struct sring *r);
 /* The consumer's cursor moved to next, past a value it may sleep on (one

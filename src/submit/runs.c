@@ -96,7 +96,8 @@ rig_run_take(struct rig_submission *s, struct rig_run **out)
 		/* Shared, but each take holds s like any run: a taken run
 		 * stays valid after rig_submission_release(). */
 		submission_get(s);
-		submission_hold(s, 1);
+		if (s->nheld)
+			submission_hold(s, 1);
 		*out = &s->shared;
 		return 0;
 	}
@@ -108,7 +109,8 @@ rig_run_take(struct rig_submission *s, struct rig_run **out)
 					s->run_bytes);
 		submission_get(s);
 	}
-	submission_hold(s, 1);
+	if (s->nheld)
+		submission_hold(s, 1);
 	*out = r;
 	return 0;
 }
@@ -119,7 +121,8 @@ run_give_back(struct rig_run *r)
 	struct rig_submission *s = r->s;
 	struct rig_run *none = NULL;
 
-	submission_hold(s, -1);
+	if (s->nheld)
+		submission_hold(s, -1);
 	if (r == &s->shared) {
 		submission_put(s);	/* may free s, and r with it */
 		return;

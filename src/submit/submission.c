@@ -599,6 +599,10 @@ rig_submission_make(struct rig_device *d, const struct rig_part_spec *parts,
 			goto err;
 	if (keep_fixed(s, fixed, nfixed) < 0)
 		goto err;
+	s->nheld = s->nfixed;
+	for (size_t i = 0; i < s->nparts; i++)
+		s->nheld += !!s->parts[i].src.buffer + !!s->parts[i].dst.buffer +
+			    !!s->parts[i].words;
 	if ((ret = place(s)) < 0 || (ret = ask_room(s)) < 0)
 		goto err;
 	s->keep = keep;

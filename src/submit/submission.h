@@ -92,7 +92,8 @@ struct rig_submission {
 	struct rig_keep keep;
 	size_t run_bytes;		/* bytes of a run's blocks */
 	size_t arg_bytes;		/* bytes of a job's params */
-	size_t nwords_uses;		/* uses of buffers named by parts */
+	size_t nheld;			/* buffers each taken run holds (hold.c): fixed, and
+				 * named by parts; 0 spares a take and a submit the walk */
 	/* Runs: the lone taker's cache, then a lock-free stack (ck_stack,
 	 * tagged against ABA), over chunks that never move. The cached run
 	 * keeps the reference it was taken with (runs.c), until the program's

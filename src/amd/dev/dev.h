@@ -80,6 +80,14 @@
 /* The driver commits on its own at least once every AMD_COMMIT_K values. */
 #define AMD_COMMIT_K	16
 
+/*
+ * EOP interrupts asked and not yet read by the events call, at most: half
+ * the IH ring's entries, so end-of-pipe entries never fill the ring, which
+ * keeps the other half for fault entries however late the events call
+ * drains it (queue.c, ih.c).
+ */
+#define AMD_EOP_MAX	(AMD_IH_BYTES / 32 / 2)
+
 /* Per value, what each part was placed at (for a fault's culprit). */
 #define AMD_HISTORY	1024
 struct amd_placed {
@@ -138,6 +146,14 @@ struct amd_dev {
 	uint64_t arena_next;
 	uint64_t arena_used_by[AMD_HISTORY];	/* arena end per value slot */
 	_Atomic uint64_t cp_rung;	/* cp_committed, for the events thread */
+	/* The RELEASE_MEM of the last value encoded since the last commit
+	 * (NULL: none), whose interrupt the commit asks for (queue.c). */
+	uint32_t *eop_pending;
+	uint64_t eop_asked;		/* EOP interrupts asked */
+	/* What room last read of the engines' read pointers and the word:
+	 * each only grows, so an old one only understates the room. */
+	uint32_t cp_rptr_seen;
+	uint64_t sdma_rptr_seen, done_seen;
 	pthread_mutex_t placed_lock;	/* placed: submit writes, events reads */
 	struct amd_placed placed[AMD_HISTORY];
 	uint64_t nplaced;
@@ -161,6 +177,7 @@ struct amd_dev {
 
 	/* IH (ih.c), the events call's own. */
 	uint32_t ih_rptr;
+	_Atomic uint64_t eop_seen;	/* EOP entries read (queue.c's limit) */
 	char fault[512];
 	_Atomic bool lost;
 	_Atomic bool stopped;

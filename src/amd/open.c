@@ -351,7 +351,8 @@ start_device(const struct amd_pci_opener *op, const struct rig_pci_machine *m,
 	amd_queue_init(d);
 	atomic_store_explicit((_Atomic uint64_t *)(d->vram + AMD_WORD_AT),
 			      atomic_load(word), memory_order_release);
-	d->last_submitted = d->last_committed = d->done_seen = atomic_load(word);
+	d->last_submitted = d->last_committed = d->done_seen = d->eop_value =
+		atomic_load(word);
 	amd_relay_init(d);
 	amd_peer_enter(d);	/* other AMD devices' waits may map its word */
 	*handle = d;

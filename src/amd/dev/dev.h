@@ -150,6 +150,7 @@ struct amd_dev {
 	 * (NULL: none), whose interrupt the commit asks for (queue.c). */
 	uint32_t *eop_pending;
 	uint64_t eop_asked;		/* EOP interrupts asked */
+	uint64_t eop_value;		/* the value of the last one asked */
 	/* What room last read of the engines' read pointers and the word:
 	 * each only grows, so an old one only understates the room. */
 	uint32_t cp_rptr_seen;

@@ -16,8 +16,8 @@
  * RELEASE_MEM writes the value into the device's word (64 bits, one store)
  * at the end of the pipe, after every earlier part on both engines; rig
  * reads the word through ops.signaled (completion Store). The last value
- * of each commit also raises the EOP interrupt, which wakes rig's waiters
- * at once (ih.c; ring_doorbells() below says why not every value).
+ * of a commit may also raise the EOP interrupt, which wakes rig's waiters
+ * at once (ih.c; eop_wanted() below says which and why not every value).
  *
  * Waits. A value's waits go first on the compute queue, each a
  * WAIT_REG_MEM64 >= the value on the producer's 64-bit word: another AMD
@@ -141,22 +141,39 @@ check_launch(const struct rig_launch *l)
 }
 
 /*
- * Hands everything encoded to the engines. The last value encoded since
- * the last commit raises the EOP interrupt (its RELEASE_MEM, not yet
- * handed over, is changed to ask for it): one entry a commit, not one a
- * value, and none while AMD_EOP_MAX asked are unread, so however late the
- * events call drains the IH ring, end-of-pipe entries never fill it. A
- * value with no interrupt loses nothing: rig reads the word (signaled)
- * while anyone waits, and the interrupt only hurries that.
+ * Whether the commit of the values up to the last one encoded asks the
+ * EOP interrupt of that value (its RELEASE_MEM, not yet handed over, is
+ * changed to ask: ring_doorbells()). An interrupt only hurries rig's wake
+ * of the word's waiters (rig reads the word, signaled, while anyone
+ * waits, and the events call wakes them at once), and each costs the
+ * host a wake of the polling thread; rig commits every value nothing
+ * follows, so one a commit could be one a value. So a commit asks it
+ * where every interrupt asked has been read (the GPU may have gone idle:
+ * a lone long kernel wakes its waiter at once) or AMD_COMMIT_K values
+ * went by since the last one asked (a stream of values wakes its waiters
+ * at least that often), and never while AMD_EOP_MAX asked are unread, so
+ * however late the events call drains the IH ring, end-of-pipe entries
+ * never fill it (ih.c).
  */
+static bool
+eop_wanted(struct amd_dev *d)
+{
+	uint64_t unread = d->eop_asked - atomic_load_explicit(&d->eop_seen,
+							      memory_order_relaxed);
+
+	return unread < AMD_EOP_MAX &&
+	       (unread == 0 || d->last_submitted - d->eop_value >= AMD_COMMIT_K);
+}
+
+/* Hands everything encoded to the engines (SDMA's first). */
 static void
 ring_doorbells(struct amd_dev *d)
 {
 	if (d->eop_pending) {
-		if (d->eop_asked - atomic_load_explicit(&d->eop_seen, memory_order_relaxed) <
-		    AMD_EOP_MAX) {
+		if (eop_wanted(d)) {
 			pm4_release_mem_interrupt(d->eop_pending, PM4_INT_AFTER_WRITE);
 			d->eop_asked++;
+			d->eop_value = d->last_submitted;
 		}
 		d->eop_pending = NULL;
 	}

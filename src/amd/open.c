@@ -323,7 +323,6 @@ start_device(const struct amd_pci_opener *op, const struct rig_pci_machine *m,
 	d->queues[0] = (struct rig_queue){ "COMPUTE:0", RIG_RUNS(RIG_LAUNCH_PART) |
 					   RIG_RUNS(RIG_FILL_PART) | RIG_RUNS(RIG_WORDS_PART) };
 	d->queues[1] = (struct rig_queue){ "SDMA:0", RIG_RUNS(RIG_COPY_PART) };
-	pthread_mutex_init(&d->placed_lock, NULL);
 	/* What the device keeps is no longer the taking's to give back. */
 	k->taken = false;
 	k->lock_fd = -1;
@@ -366,7 +365,6 @@ err_hold:
 err:
 	m->ops->give_back(m, &d->t);
 	pci_function_unlock(d->lock_fd);
-	pthread_mutex_destroy(&d->placed_lock);
 	free(d);
 	return ret;
 }

@@ -88,13 +88,20 @@
  */
 #define AMD_EOP_MAX	(AMD_IH_BYTES / 32 / 2)
 
-/* Per value, what each part was placed at (for a fault's culprit). */
+/*
+ * Per value, what each part was placed at (for a fault's culprit). A
+ * sequence lock per entry: its one writer is submit (rig's calls run one at
+ * a time), its reader the events call at a fault (queue.c), so submit
+ * takes no lock: a lock's read-modify-write per part waited for the ring
+ * lines submit had just written to come back from the engine's core.
+ */
 #define AMD_HISTORY	1024
 struct amd_placed {
-	uint64_t value;
-	int part;
-	bool sdma;
-	uint64_t start, end;	/* CP: dwords; SDMA: bytes */
+	_Atomic uint64_t seq;	/* odd while submit writes the entry */
+	_Atomic uint64_t value;
+	_Atomic int part;
+	_Atomic bool sdma;
+	_Atomic uint64_t start, end;	/* CP: dwords; SDMA: bytes */
 };
 
 struct amd_region {
@@ -155,9 +162,8 @@ struct amd_dev {
 	 * each only grows, so an old one only understates the room. */
 	uint32_t cp_rptr_seen;
 	uint64_t sdma_rptr_seen, done_seen;
-	pthread_mutex_t placed_lock;	/* placed: submit writes, events reads */
 	struct amd_placed placed[AMD_HISTORY];
-	uint64_t nplaced;
+	_Atomic uint64_t nplaced;	/* entries written (release) */
 
 	/* Peers (peer.c), under mem_lock: the pages of other GPUs' words
 	 * mapped so far, and the next free peer VA. */

@@ -56,6 +56,13 @@
 #define VALUE_END	PM4_RELEASE_MEM_DWORDS
 #define ARENA_ALIGN	256u
 
+/* An entry of d->placed as read. */
+struct amd_dev_placed {
+	uint64_t value, start, end;
+	int part;
+	bool sdma;
+};
+
 static bool
 is_sdma(const struct rig_part *p)
 {
@@ -243,15 +250,45 @@ amd_room(void *edge, struct rig_part *parts, size_t n, size_t nwaits)
 	return RIG_FITS;
 }
 
+/* Submit's: the entry's sequence odd, its fields, the sequence even. */
 static void
 place(struct amd_dev *d, uint64_t value, int part, bool sdma, uint64_t start,
       uint64_t end)
 {
-	pthread_mutex_lock(&d->placed_lock);
-	d->placed[d->nplaced % AMD_HISTORY] = (struct amd_placed){ value, part, sdma,
-								   start, end };
-	d->nplaced++;
-	pthread_mutex_unlock(&d->placed_lock);
+	uint64_t n = atomic_load_explicit(&d->nplaced, memory_order_relaxed);
+	struct amd_placed *p = &d->placed[n % AMD_HISTORY];
+	uint64_t seq = atomic_load_explicit(&p->seq, memory_order_relaxed);
+
+	atomic_store_explicit(&p->seq, seq + 1, memory_order_relaxed);
+	/* The odd sequence before the fields (a reader that sees a field
+	 * sees it odd, or changed at its second look). */
+	atomic_thread_fence(memory_order_release);
+	atomic_store_explicit(&p->value, value, memory_order_relaxed);
+	atomic_store_explicit(&p->part, part, memory_order_relaxed);
+	atomic_store_explicit(&p->sdma, sdma, memory_order_relaxed);
+	atomic_store_explicit(&p->start, start, memory_order_relaxed);
+	atomic_store_explicit(&p->end, end, memory_order_relaxed);
+	atomic_store_explicit(&p->seq, seq + 2, memory_order_release);
+	atomic_store_explicit(&d->nplaced, n + 1, memory_order_release);
+}
+
+/* The events call's: entry k whole, or false where submit rewrote it. */
+static bool
+placed_read(struct amd_dev *d, uint64_t k, struct amd_dev_placed *out)
+{
+	struct amd_placed *p = &d->placed[k % AMD_HISTORY];
+	uint64_t seq = atomic_load_explicit(&p->seq, memory_order_acquire);
+
+	if (seq & 1)
+		return false;
+	out->value = atomic_load_explicit(&p->value, memory_order_relaxed);
+	out->part = atomic_load_explicit(&p->part, memory_order_relaxed);
+	out->sdma = atomic_load_explicit(&p->sdma, memory_order_relaxed);
+	out->start = atomic_load_explicit(&p->start, memory_order_relaxed);
+	out->end = atomic_load_explicit(&p->end, memory_order_relaxed);
+	/* The fields before the second look at the sequence. */
+	atomic_thread_fence(memory_order_acquire);
+	return atomic_load_explicit(&p->seq, memory_order_relaxed) == seq;
 }
 
 static void
@@ -441,20 +478,20 @@ amd_queue_culprit(struct amd_dev *d, bool sdma, struct rig_fault_site *site)
 		if (at > rung && at >= 1ull << 32)
 			at -= 1ull << 32;
 	}
-	pthread_mutex_lock(&d->placed_lock);
-	n = d->nplaced;
+	n = atomic_load_explicit(&d->nplaced, memory_order_acquire);
 	for (uint64_t k = n; k > 0 && n - k < AMD_HISTORY; k--) {
-		const struct amd_placed *p = &d->placed[(k - 1) % AMD_HISTORY];
+		struct amd_dev_placed p;
 
-		if (p->sdma == sdma && p->start <= at && at < p->end) {
-			site->value = p->value;
-			site->part = p->part;
+		/* An entry rewritten meanwhile is a newer value's: the halted
+		 * engine's read pointer is not in it. */
+		if (placed_read(d, k - 1, &p) && p.sdma == sdma && p.start <= at &&
+		    at < p.end) {
+			site->value = p.value;
+			site->part = p.part;
 			site->queue = sdma ? 1 : 0;
-			pthread_mutex_unlock(&d->placed_lock);
 			return;
 		}
 	}
-	pthread_mutex_unlock(&d->placed_lock);
 	site->value = amd_dev_word(d) + 1;
 	site->queue = sdma ? 1 : 0;
 }

@@ -93,6 +93,17 @@ struct stream {
 	uint64_t avail;		/* dwords there */
 };
 
+static void report_rptr(struct amd_sim *s, struct sim_queue *q, uint64_t rptr);
+
+/* The read pointer's write-back where the queue reads now: before an
+ * entry a packet raises (an error, a kernel's fault), so the driver that
+ * reads the entry finds the packet at the read pointer (cp_run()). */
+static void
+report_here(struct amd_sim *s, struct sim_queue *q)
+{
+	report_rptr(s, q, atomic_load_explicit(&q->rptr, memory_order_relaxed));
+}
+
 static int
 raise_error(struct amd_sim *s, int qi, uint8_t src, uint32_t header,
 	    uint64_t rptr, const char *what)
@@ -103,6 +114,7 @@ raise_error(struct amd_sim *s, int qi, uint8_t src, uint32_t header,
 
 	sim_queue_halt(&s->cp.q[qi], "CP queue %d: %s (header 0x%08x at dword %llu)",
 		       qi, what, header, (unsigned long long)rptr);
+	report_here(s, &s->cp.q[qi]);
 	sim_ih_push(s, &iv);
 	return -1;
 }
@@ -110,6 +122,7 @@ raise_error(struct amd_sim *s, int qi, uint8_t src, uint32_t header,
 static int
 vm_fault(struct amd_sim *s, int qi, const struct sim_fault *f)
 {
+	report_here(s, &s->cp.q[qi]);
 	if (!f->dropped)
 		sim_ih_vm_fault(s, f, 1);
 	sim_queue_halt(&s->cp.q[qi], "CP queue %d: %s at 0x%llx", qi,
@@ -299,6 +312,8 @@ packet(struct amd_sim *s, int qi, struct stream *st)
 			return BAD("DISPATCH_DIRECT count is not 3");
 		if (!(p[4] & 1))
 			return BAD("DISPATCH_DIRECT without compute_shader_en");
+		/* A kernel may raise an entry (a fault, an SQ error) as it runs. */
+		report_here(s, q);
 		return launch_dispatch(s, qi, &p[1], p[4]) < 0 ? -1 : (int)len;
 	case IT_EVENT_WRITE:
 		if (count != 0 && count != 2)
@@ -338,8 +353,10 @@ report_rptr(struct amd_sim *s, struct sim_queue *q, uint64_t rptr)
  * and where it stops (caught up, waiting, halted), as the hardware reports
  * it in blocks (PQ_CONTROL's RPTR_BLOCK_SIZE), not after every packet: a
  * write-back per packet was a page walk and a store to the line the
- * driver reads for room, per packet. A halted queue's write-back is where
- * it halted, the packet that failed.
+ * driver reads for room, per packet. Before a packet that may raise an
+ * entry (a dispatch, whose kernel may fault, and any error) it writes back
+ * where it reads, that packet, so a driver decoding the entry finds it
+ * there; a halted queue's write-back stays there.
  */
 #define REPORT_DWORDS	1024
 

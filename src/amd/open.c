@@ -323,7 +323,6 @@ start_device(const struct amd_pci_opener *op, const struct rig_pci_machine *m,
 	d->queues[0] = (struct rig_queue){ "COMPUTE:0", RIG_RUNS(RIG_LAUNCH_PART) |
 					   RIG_RUNS(RIG_FILL_PART) | RIG_RUNS(RIG_WORDS_PART) };
 	d->queues[1] = (struct rig_queue){ "SDMA:0", RIG_RUNS(RIG_COPY_PART) };
-	pthread_mutex_init(&d->placed_lock, NULL);
 	/* What the device keeps is no longer the taking's to give back. */
 	k->taken = false;
 	k->lock_fd = -1;
@@ -351,7 +350,8 @@ start_device(const struct amd_pci_opener *op, const struct rig_pci_machine *m,
 	amd_queue_init(d);
 	atomic_store_explicit((_Atomic uint64_t *)(d->vram + AMD_WORD_AT),
 			      atomic_load(word), memory_order_release);
-	d->last_submitted = d->last_committed = atomic_load(word);
+	d->last_submitted = d->last_committed = d->done_seen = d->eop_value =
+		atomic_load(word);
 	amd_relay_init(d);
 	amd_peer_enter(d);	/* other AMD devices' waits may map its word */
 	*handle = d;
@@ -365,7 +365,6 @@ err_hold:
 err:
 	m->ops->give_back(m, &d->t);
 	pci_function_unlock(d->lock_fd);
-	pthread_mutex_destroy(&d->placed_lock);
 	free(d);
 	return ret;
 }

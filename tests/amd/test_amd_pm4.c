@@ -82,6 +82,26 @@ test_release_mem_64bit_interrupt(void **state)
 	       0xC0064900, 0x14 | 5u << 8 | 3u << 25, 3u << 29, 0x1000, 0, 0, 0, 0);
 }
 
+/* §4.3: setting a written RELEASE_MEM's int_sel [26:24] later changes
+ * DW2's int_sel only, both ways. */
+static void
+test_release_mem_interrupt_later(void **state)
+{
+	const uint64_t addr = 0x123456789AB8ull, data = 0x1122334455667788ull;
+
+	(void)state;
+	pm4_release_mem(buf, AMD_GFX11, PM4_WB_L2, PM4_DATA_64, PM4_INT_NONE, addr,
+			data, 9);
+	pm4_release_mem_interrupt(buf, PM4_INT_AFTER_WRITE);
+	GOLDEN(buf + 8, "RELEASE_MEM interrupt set later",
+	       3u << 30 | 6u << 16 | 0x49u << 8,
+	       0x14 | 5u << 8 | 1u << 12 | 1u << 21 | 1u << 22 | 3u << 25,
+	       2u << 29 | 2u << 24,
+	       0x56789AB8, 0x1234, 0x55667788, 0x11223344, 9);
+	pm4_release_mem_interrupt(buf, PM4_INT_NONE);
+	assert_int_equal(buf[2], 2u << 29);
+}
+
 /*
  * §4.3 WAIT_REG_MEM64 (0x93, 9 dw): DW1 function [2:0] (5: >=),
  * mem_space [5:4] = 1; DW2/3 address (8-aligned); DW4/5 reference lo/hi;
@@ -291,6 +311,7 @@ main(void)
 #define T(f) cmocka_unit_test_setup(f, clear)
 	const struct CMUnitTest tests[] = {
 		T(test_header), T(test_nop), T(test_release_mem_64bit_interrupt),
+		T(test_release_mem_interrupt_later),
 		T(test_wait_reg_mem64_ge), T(test_wait_reg_mem),
 		T(test_acquire_mem_per_generation), T(test_set_sh_reg),
 		T(test_dispatch_direct), T(test_indirect_buffer),

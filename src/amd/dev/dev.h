@@ -80,13 +80,28 @@
 /* The driver commits on its own at least once every AMD_COMMIT_K values. */
 #define AMD_COMMIT_K	16
 
-/* Per value, what each part was placed at (for a fault's culprit). */
+/*
+ * EOP interrupts asked and not yet read by the events call, at most: half
+ * the IH ring's entries, so end-of-pipe entries never fill the ring, which
+ * keeps the other half for fault entries however late the events call
+ * drains it (queue.c, ih.c).
+ */
+#define AMD_EOP_MAX	(AMD_IH_BYTES / 32 / 2)
+
+/*
+ * Per value, what each part was placed at (for a fault's culprit). A
+ * sequence lock per entry: its one writer is submit (rig's calls run one at
+ * a time), its reader the events call at a fault (queue.c), so submit
+ * takes no lock: a lock's read-modify-write per part waited for the ring
+ * lines submit had just written to come back from the engine's core.
+ */
 #define AMD_HISTORY	1024
 struct amd_placed {
-	uint64_t value;
-	int part;
-	bool sdma;
-	uint64_t start, end;	/* CP: dwords; SDMA: bytes */
+	_Atomic uint64_t seq;	/* odd while submit writes the entry */
+	_Atomic uint64_t value;
+	_Atomic int part;
+	_Atomic bool sdma;
+	_Atomic uint64_t start, end;	/* CP: dwords; SDMA: bytes */
 };
 
 struct amd_region {
@@ -138,9 +153,17 @@ struct amd_dev {
 	uint64_t arena_next;
 	uint64_t arena_used_by[AMD_HISTORY];	/* arena end per value slot */
 	_Atomic uint64_t cp_rung;	/* cp_committed, for the events thread */
-	pthread_mutex_t placed_lock;	/* placed: submit writes, events reads */
+	/* The RELEASE_MEM of the last value encoded since the last commit
+	 * (NULL: none), whose interrupt the commit asks for (queue.c). */
+	uint32_t *eop_pending;
+	uint64_t eop_asked;		/* EOP interrupts asked */
+	uint64_t eop_value;		/* the value of the last one asked */
+	/* What room last read of the engines' read pointers and the word:
+	 * each only grows, so an old one only understates the room. */
+	uint32_t cp_rptr_seen;
+	uint64_t sdma_rptr_seen, done_seen;
 	struct amd_placed placed[AMD_HISTORY];
-	uint64_t nplaced;
+	_Atomic uint64_t nplaced;	/* entries written (release) */
 
 	/* Peers (peer.c), under mem_lock: the pages of other GPUs' words
 	 * mapped so far, and the next free peer VA. */
@@ -161,6 +184,7 @@ struct amd_dev {
 
 	/* IH (ih.c), the events call's own. */
 	uint32_t ih_rptr;
+	_Atomic uint64_t eop_seen;	/* EOP entries read (queue.c's limit) */
 	char fault[512];
 	_Atomic bool lost;
 	_Atomic bool stopped;

@@ -14,6 +14,18 @@
  * loses the device, naming the value and part whose work sat where the
  * engine stopped (queue.c) and, for a VM fault, the region and offset the
  * address falls in.
+ *
+ * Overflow. A full IH ring drops new entries and sets IH_RB_WPTR's
+ * rb_overflow. An EOP entry carries nothing but a wake-up: dropping one
+ * hides no fault, since a fault raises an entry of its own. What could
+ * hide one is EOP entries filling the ring so that a fault's is dropped:
+ * queue.c asks the EOP interrupt only of the last value of each commit,
+ * and never while AMD_EOP_MAX (half the ring) asked are unread here, so
+ * EOP entries alone never fill it, however late this call runs. An
+ * overflow is then of other entries (faults, in practice): the entries
+ * the ring kept are decoded first, so the first fault is the one named;
+ * if none of them is a fault, the dropped ones may be, and the device is
+ * lost for the overflow.
  */
 #include <stdio.h>
 #include <unistd.h>
@@ -71,24 +83,15 @@ error(struct amd_dev *d, const char *what, bool sdma, const uint32_t e[8],
 	return lose(d, fault);
 }
 
-int
-amd_ih_events(void *t, struct rig_fault_site *site, const char **fault)
+/* The entries from the read pointer to wptr: RIG_OK, or the first fault's
+ * loss. The read pointer goes to the GPU once, after them. */
+static int
+drain(struct amd_dev *d, uint32_t wptr, struct rig_fault_site *site, const char **fault)
 {
-	struct amd_dev *d = t;
-	uint64_t count;
-	uint32_t wptr;
+	uint64_t eops = 0;
+	int ret = RIG_OK;
 
-	(void)!read(d->irq.fd, &count, sizeof(count));
-	if (atomic_load(&d->lost))
-		return lose(d, fault);
-	if (amd_dev_rreg(d, AMD_REG_OSSSYS_IH_RB_WPTR, 0) & 1) {
-		snprintf(d->fault, sizeof(d->fault), "the interrupt ring overflowed: "
-			 "faults may have been dropped");
-		return lose(d, fault);
-	}
-	wptr = atomic_load_explicit((_Atomic uint32_t *)(d->vram + AMD_IH_WPTR_AT),
-				    memory_order_acquire) & (AMD_IH_BYTES - 1);
-	while (d->ih_rptr != wptr) {
+	while (d->ih_rptr != wptr && ret == RIG_OK) {
 		const _Atomic uint32_t *s = (const _Atomic uint32_t *)(d->vram + AMD_IH_AT +
 								       d->ih_rptr);
 		uint32_t e[8];
@@ -97,19 +100,52 @@ amd_ih_events(void *t, struct rig_fault_site *site, const char **fault)
 		for (int i = 0; i < 8; i++)
 			e[i] = atomic_load_explicit(&s[i], memory_order_relaxed);
 		d->ih_rptr = (d->ih_rptr + 32) & (AMD_IH_BYTES - 1);
-		(void)amd_dev_wreg(d, AMD_REG_OSSSYS_IH_RB_RPTR, 0, d->ih_rptr);
 		client = e[0] & 0xff;
 		src = (e[0] >> 8) & 0xff;
 		if (client == CLIENT_GRBM_CP && src == SRC_EOP)
-			continue;
-		if (client == CLIENT_GRBM_CP && (src == SRC_CP_RSVD || src == SRC_CP_BAD_OPCODE))
-			return error(d, "CP packet error", false, e, site, fault);
-		if (src == SRC_SQ)
-			return error(d, "SQ error", false, e, site, fault);
-		if (src == SRC_SDMA_BAD)
-			return error(d, "SDMA packet error", true, e, site, fault);
-		if (src == 0 && (client == CLIENT_VM_SOC21 || client == CLIENT_VM_SOC15))
-			return vm_fault(d, e, site, fault);
+			eops++;
+		else if (client == CLIENT_GRBM_CP &&
+			 (src == SRC_CP_RSVD || src == SRC_CP_BAD_OPCODE))
+			ret = error(d, "CP packet error", false, e, site, fault);
+		else if (src == SRC_SQ)
+			ret = error(d, "SQ error", false, e, site, fault);
+		else if (src == SRC_SDMA_BAD)
+			ret = error(d, "SDMA packet error", true, e, site, fault);
+		else if (src == 0 && (client == CLIENT_VM_SOC21 || client == CLIENT_VM_SOC15))
+			ret = vm_fault(d, e, site, fault);
 	}
-	return RIG_OK;
+	(void)amd_dev_wreg(d, AMD_REG_OSSSYS_IH_RB_RPTR, 0, d->ih_rptr);
+	/* Room for more EOP interrupts (queue.c asks at most AMD_EOP_MAX unread). */
+	atomic_fetch_add_explicit(&d->eop_seen, eops, memory_order_relaxed);
+	return ret;
+}
+
+int
+amd_ih_events(void *t, struct rig_fault_site *site, const char **fault)
+{
+	struct amd_dev *d = t;
+	uint64_t count;
+	uint32_t wptr;
+	bool overflow;
+	int ret;
+
+	(void)!read(d->irq.fd, &count, sizeof(count));
+	if (atomic_load(&d->lost))
+		return lose(d, fault);
+	/* The flag first: entries before it was set are all in the ring. */
+	overflow = amd_dev_rreg(d, AMD_REG_OSSSYS_IH_RB_WPTR, 0) & 1;
+	wptr = atomic_load_explicit((_Atomic uint32_t *)(d->vram + AMD_IH_WPTR_AT),
+				    memory_order_acquire) & (AMD_IH_BYTES - 1);
+	if ((ret = drain(d, wptr, site, fault)) != RIG_OK || !overflow)
+		return ret;
+	/* Full, and the entries it kept name no fault. The EOP entries it
+	 * holds are at most half of it (queue.c), so the rest was filled by
+	 * entries of other sources, and those it dropped may be faults: a
+	 * CP or SDMA packet error or an SQ error leaves no trace but its
+	 * entry, so the device cannot go on (amdgpu skips past an overflow
+	 * and goes on; it also learns of a hung queue from its scheduler's
+	 * timeout, which this device has only as hang_ms). */
+	snprintf(d->fault, sizeof(d->fault), "the interrupt ring overflowed: "
+		 "faults may have been dropped");
+	return lose(d, fault);
 }

@@ -94,7 +94,6 @@ release(void *t)
 	d->m->ops->give_back(d->m, &d->t);
 	pci_hold_clear(d->bus);
 	pci_function_unlock(d->lock_fd);
-	pthread_mutex_destroy(&d->placed_lock);
 	free(d);
 }
 

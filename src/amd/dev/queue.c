@@ -14,9 +14,10 @@
  * has one writer and its waiter waits for exactly s (EQ), so 32 bits never
  * wrap into a wrong answer. Every value ends on the compute queue: its
  * RELEASE_MEM writes the value into the device's word (64 bits, one store)
- * at the end of the pipe, after every earlier part on both engines, and
- * raises the EOP interrupt, which wakes rig's waiters (ih.c); rig reads the
- * word through ops.signaled (completion Store).
+ * at the end of the pipe, after every earlier part on both engines; rig
+ * reads the word through ops.signaled (completion Store). The last value
+ * of a commit may also raise the EOP interrupt, which wakes rig's waiters
+ * at once (ih.c; eop_wanted() below says which and why not every value).
  *
  * Waits. A value's waits go first on the compute queue, each a
  * WAIT_REG_MEM64 >= the value on the producer's 64-bit word: another AMD
@@ -32,7 +33,8 @@
  * Commit rings both doorbells (SDMA's first) for everything encoded; submit
  * commits on its own every AMD_COMMIT_K values (k = 16) and then answers
  * RIG_COMMITTED. Room counts the dwords a value takes against each ring's
- * free space (its engine's read-pointer write-back), the kernarg arena's
+ * free space (its engine's read-pointer write-back, read again only where
+ * the last read leaves too little: fits()), the kernarg arena's
  * bytes against what completed values freed, and rings what is encoded
  * before answering RIG_LATER, so the value it waits for runs.
  *
@@ -53,6 +55,13 @@
 #define HANDOFF_SDMA	(6 + 4)
 #define VALUE_END	PM4_RELEASE_MEM_DWORDS
 #define ARENA_ALIGN	256u
+
+/* An entry of d->placed as read. */
+struct amd_dev_placed {
+	uint64_t value, start, end;
+	int part;
+	bool sdma;
+};
 
 static bool
 is_sdma(const struct rig_part *p)
@@ -77,22 +86,30 @@ amd_queue_init(struct amd_dev *d)
 	memset(d->vram + AMD_CP_STEP_AT, 0, 0x80);
 }
 
-static uint64_t
-cp_used(const struct amd_dev *d)
+/*
+ * Whether a value taking cp and sdma dwords and arena bytes fits, by what
+ * room last read of the engines' read pointers and the word, or (look)
+ * by reading them now. The engines write those lines as they run, so a
+ * read moves the line from the engine's core to the submitter's: room
+ * reads them only where the old look says no (each only grows, so an old
+ * look only understates the room).
+ */
+static bool
+fits(struct amd_dev *d, uint64_t cp, uint64_t sdma, uint64_t arena, bool look)
 {
-	uint32_t rptr = atomic_load_explicit((_Atomic uint32_t *)(d->vram + AMD_CP_RPTR_AT),
-					     memory_order_acquire);
-
-	return (uint32_t)d->cp.wptr - rptr;
-}
-
-static uint64_t
-sdma_used(const struct amd_dev *d)
-{
-	uint64_t rptr = atomic_load_explicit((_Atomic uint64_t *)(d->vram + AMD_SDMA_RPTR_AT),
-					     memory_order_acquire);
-
-	return d->sdma.wptr - rptr / 4;
+	if (look) {
+		d->cp_rptr_seen = atomic_load_explicit((_Atomic uint32_t *)(d->vram + AMD_CP_RPTR_AT),
+						       memory_order_acquire);
+		d->sdma_rptr_seen = atomic_load_explicit((_Atomic uint64_t *)(d->vram + AMD_SDMA_RPTR_AT),
+							 memory_order_acquire) / 4;
+		d->done_seen = amd_dev_word(d);
+	}
+	/* History first: where it holds, done's arena slot is still done's. */
+	return d->last_submitted - d->done_seen < AMD_HISTORY - 1 &&
+	       (uint32_t)((uint32_t)d->cp.wptr - d->cp_rptr_seen) + cp < d->cp.dwords &&
+	       d->sdma.wptr - d->sdma_rptr_seen + sdma < d->sdma.dwords &&
+	       d->arena_next + arena - d->arena_used_by[d->done_seen % AMD_HISTORY] <=
+	       AMD_ARENA_BYTES;
 }
 
 /* The dwords a copy part takes on SDMA (its rows' packets), 0 if it cannot run. */
@@ -130,9 +147,43 @@ check_launch(const struct rig_launch *l)
 	return (int)t->ndwords;
 }
 
+/*
+ * Whether the commit of the values up to the last one encoded asks the
+ * EOP interrupt of that value (its RELEASE_MEM, not yet handed over, is
+ * changed to ask: ring_doorbells()). An interrupt only hurries rig's wake
+ * of the word's waiters (rig reads the word, signaled, while anyone
+ * waits, and the events call wakes them at once), and each costs the
+ * host a wake of the polling thread; rig commits every value nothing
+ * follows, so one a commit could be one a value. So a commit asks it
+ * where every interrupt asked has been read (the GPU may have gone idle:
+ * a lone long kernel wakes its waiter at once) or AMD_COMMIT_K values
+ * went by since the last one asked (a stream of values wakes its waiters
+ * at least that often), and never while AMD_EOP_MAX asked are unread, so
+ * however late the events call drains the IH ring, end-of-pipe entries
+ * never fill it (ih.c).
+ */
+static bool
+eop_wanted(struct amd_dev *d)
+{
+	uint64_t unread = d->eop_asked - atomic_load_explicit(&d->eop_seen,
+							      memory_order_relaxed);
+
+	return unread < AMD_EOP_MAX &&
+	       (unread == 0 || d->last_submitted - d->eop_value >= AMD_COMMIT_K);
+}
+
+/* Hands everything encoded to the engines (SDMA's first). */
 static void
 ring_doorbells(struct amd_dev *d)
 {
+	if (d->eop_pending) {
+		if (eop_wanted(d)) {
+			pm4_release_mem_interrupt(d->eop_pending, PM4_INT_AFTER_WRITE);
+			d->eop_asked++;
+			d->eop_value = d->last_submitted;
+		}
+		d->eop_pending = NULL;
+	}
 	if (d->sdma.wptr != d->sdma_committed) {
 		d->sdma_committed = d->sdma.wptr;
 		(void)d->m->ops->doorbell_write(d->m, &d->t, AMD_SDMA_DOORBELL * 8,
@@ -154,7 +205,7 @@ amd_room(void *edge, struct rig_part *parts, size_t n, size_t nwaits)
 {
 	struct amd_dev *d = edge;
 	uint64_t cp = VALUE_END + HANDOFF_CP + PACKET_MAX, sdma = HANDOFF_SDMA + PACKET_MAX;
-	uint64_t arena = 0, done = amd_dev_word(d);
+	uint64_t arena = 0;
 
 	cp += nwaits * PM4_WAIT_REG_MEM64_DWORDS;
 	for (size_t i = 0; i < n; i++) {
@@ -192,24 +243,52 @@ amd_room(void *edge, struct rig_part *parts, size_t n, size_t nwaits)
 	}
 	if (cp > d->cp.dwords / 2 || sdma > d->sdma.dwords / 2 || arena > AMD_ARENA_BYTES / 2)
 		return RIG_NEVER;
-	if (cp_used(d) + cp >= d->cp.dwords || sdma_used(d) + sdma >= d->sdma.dwords ||
-	    d->last_submitted - done >= AMD_HISTORY - 1 ||
-	    d->arena_next + arena - d->arena_used_by[done % AMD_HISTORY] > AMD_ARENA_BYTES) {
+	if (!fits(d, cp, sdma, arena, false) && !fits(d, cp, sdma, arena, true)) {
 		ring_doorbells(d);
 		return RIG_LATER;
 	}
 	return RIG_FITS;
 }
 
+/* Submit's: the entry's sequence odd, its fields, the sequence even. */
 static void
 place(struct amd_dev *d, uint64_t value, int part, bool sdma, uint64_t start,
       uint64_t end)
 {
-	pthread_mutex_lock(&d->placed_lock);
-	d->placed[d->nplaced % AMD_HISTORY] = (struct amd_placed){ value, part, sdma,
-								   start, end };
-	d->nplaced++;
-	pthread_mutex_unlock(&d->placed_lock);
+	uint64_t n = atomic_load_explicit(&d->nplaced, memory_order_relaxed);
+	struct amd_placed *p = &d->placed[n % AMD_HISTORY];
+	uint64_t seq = atomic_load_explicit(&p->seq, memory_order_relaxed);
+
+	atomic_store_explicit(&p->seq, seq + 1, memory_order_relaxed);
+	/* The odd sequence before the fields (a reader that sees a field
+	 * sees it odd, or changed at its second look). */
+	atomic_thread_fence(memory_order_release);
+	atomic_store_explicit(&p->value, value, memory_order_relaxed);
+	atomic_store_explicit(&p->part, part, memory_order_relaxed);
+	atomic_store_explicit(&p->sdma, sdma, memory_order_relaxed);
+	atomic_store_explicit(&p->start, start, memory_order_relaxed);
+	atomic_store_explicit(&p->end, end, memory_order_relaxed);
+	atomic_store_explicit(&p->seq, seq + 2, memory_order_release);
+	atomic_store_explicit(&d->nplaced, n + 1, memory_order_release);
+}
+
+/* The events call's: entry k whole, or false where submit rewrote it. */
+static bool
+placed_read(struct amd_dev *d, uint64_t k, struct amd_dev_placed *out)
+{
+	struct amd_placed *p = &d->placed[k % AMD_HISTORY];
+	uint64_t seq = atomic_load_explicit(&p->seq, memory_order_acquire);
+
+	if (seq & 1)
+		return false;
+	out->value = atomic_load_explicit(&p->value, memory_order_relaxed);
+	out->part = atomic_load_explicit(&p->part, memory_order_relaxed);
+	out->sdma = atomic_load_explicit(&p->sdma, memory_order_relaxed);
+	out->start = atomic_load_explicit(&p->start, memory_order_relaxed);
+	out->end = atomic_load_explicit(&p->end, memory_order_relaxed);
+	/* The fields before the second look at the sequence. */
+	atomic_thread_fence(memory_order_acquire);
+	return atomic_load_explicit(&p->seq, memory_order_relaxed) == seq;
 }
 
 static void
@@ -358,7 +437,8 @@ amd_submit(void *edge, uint64_t value, struct rig_part *parts, size_t n,
 	if (d->on_sdma)
 		handoff(d, false);
 	p = amd_ring_reserve(&d->cp, PM4_RELEASE_MEM_DWORDS, pm4_nop);
-	p = pm4_release_mem(p, d->gfx, PM4_WB_L2, PM4_DATA_64, PM4_INT_AFTER_WRITE,
+	d->eop_pending = p;	/* its interrupt: ring_doorbells() decides */
+	p = pm4_release_mem(p, d->gfx, PM4_WB_L2, PM4_DATA_64, PM4_INT_NONE,
 			    AMD_VA_VRAM + AMD_WORD_AT, value, (uint32_t)value);
 	amd_ring_advance(&d->cp, p);
 	d->arena_used_by[value % AMD_HISTORY] = d->arena_next;
@@ -398,20 +478,20 @@ amd_queue_culprit(struct amd_dev *d, bool sdma, struct rig_fault_site *site)
 		if (at > rung && at >= 1ull << 32)
 			at -= 1ull << 32;
 	}
-	pthread_mutex_lock(&d->placed_lock);
-	n = d->nplaced;
+	n = atomic_load_explicit(&d->nplaced, memory_order_acquire);
 	for (uint64_t k = n; k > 0 && n - k < AMD_HISTORY; k--) {
-		const struct amd_placed *p = &d->placed[(k - 1) % AMD_HISTORY];
+		struct amd_dev_placed p;
 
-		if (p->sdma == sdma && p->start <= at && at < p->end) {
-			site->value = p->value;
-			site->part = p->part;
+		/* An entry rewritten meanwhile is a newer value's: the halted
+		 * engine's read pointer is not in it. */
+		if (placed_read(d, k - 1, &p) && p.sdma == sdma && p.start <= at &&
+		    at < p.end) {
+			site->value = p.value;
+			site->part = p.part;
 			site->queue = sdma ? 1 : 0;
-			pthread_mutex_unlock(&d->placed_lock);
 			return;
 		}
 	}
-	pthread_mutex_unlock(&d->placed_lock);
 	site->value = amd_dev_word(d) + 1;
 	site->queue = sdma ? 1 : 0;
 }

@@ -363,6 +363,20 @@ pm4_write_data(uint32_t *p, uint64_t addr, const uint32_t *values, uint32_t n)
 	return p + 4 + n;
 }
 
+/*
+ * pm4_release_mem_interrupt() - sets the int_sel of the RELEASE_MEM at p
+ * (one pm4_release_mem() wrote) to int_sel, changing nothing else: its
+ * DW2 [26:24] (§4.3). For a packet written but not yet handed to the
+ * engine (past the write pointer its doorbell last showed), so a driver
+ * decides at commit which of the values it encoded raises the EOP
+ * interrupt.
+ */
+static inline void
+pm4_release_mem_interrupt(uint32_t *p, uint32_t int_sel)
+{
+	p[2] = (p[2] & ~(7u << 24)) | (int_sel & 7) << 24;
+}
+
 /* Dwords of each packet, for room. */
 #define PM4_RELEASE_MEM_DWORDS		8
 #define PM4_WAIT_REG_MEM64_DWORDS	9

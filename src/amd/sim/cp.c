@@ -93,6 +93,17 @@ struct stream {
 	uint64_t avail;		/* dwords there */
 };
 
+static void report_rptr(struct amd_sim *s, struct sim_queue *q, uint64_t rptr);
+
+/* The read pointer's write-back where the queue reads now: before an
+ * entry a packet raises (an error, a kernel's fault), so the driver that
+ * reads the entry finds the packet at the read pointer (cp_run()). */
+static void
+report_here(struct amd_sim *s, struct sim_queue *q)
+{
+	report_rptr(s, q, atomic_load_explicit(&q->rptr, memory_order_relaxed));
+}
+
 static int
 raise_error(struct amd_sim *s, int qi, uint8_t src, uint32_t header,
 	    uint64_t rptr, const char *what)
@@ -103,6 +114,7 @@ raise_error(struct amd_sim *s, int qi, uint8_t src, uint32_t header,
 
 	sim_queue_halt(&s->cp.q[qi], "CP queue %d: %s (header 0x%08x at dword %llu)",
 		       qi, what, header, (unsigned long long)rptr);
+	report_here(s, &s->cp.q[qi]);
 	sim_ih_push(s, &iv);
 	return -1;
 }
@@ -110,6 +122,7 @@ raise_error(struct amd_sim *s, int qi, uint8_t src, uint32_t header,
 static int
 vm_fault(struct amd_sim *s, int qi, const struct sim_fault *f)
 {
+	report_here(s, &s->cp.q[qi]);
 	if (!f->dropped)
 		sim_ih_vm_fault(s, f, 1);
 	sim_queue_halt(&s->cp.q[qi], "CP queue %d: %s at 0x%llx", qi,
@@ -128,6 +141,31 @@ read_dw(struct amd_sim *s, const struct stream *st, uint64_t i, uint32_t *v,
 			     : q->base + ((st->pos + i) % (q->bytes / 4)) * 4;
 
 	return sim_vm_read(s, va, v, 4, f);
+}
+
+/*
+ * Dwords i .. i + n - 1 of the stream's packet at pos, through the page
+ * tables as read_dw() reads each, but one walk per page of them rather
+ * than one per dword (the ring wraps once at most: n <= PKT_MAX, and a
+ * longer packet than the ring is refused before). A page the tables
+ * refuse faults at its first byte the packet reaches, the dword read_dw()
+ * would fault at.
+ */
+static int
+read_span(struct amd_sim *s, const struct stream *st, uint64_t i, uint32_t *v,
+	  uint32_t n, struct sim_fault *f)
+{
+	const struct sim_queue *q = st->q;
+	uint64_t ring, at, first;
+
+	if (st->ib)
+		return sim_vm_read(s, q->ib_base + (st->pos + i) * 4, v, 4ull * n, f);
+	ring = q->bytes / 4;
+	at = (st->pos + i) % ring;
+	first = at + n > ring ? ring - at : n;
+	if (sim_vm_read(s, q->base + at * 4, v, 4 * first, f))
+		return -1;
+	return first == n ? 0 : sim_vm_read(s, q->base, v + first, 4 * (n - first), f);
 }
 
 static void *
@@ -167,9 +205,8 @@ packet(struct amd_sim *s, int qi, struct stream *st)
 	if (len > PKT_MAX)
 		return raise_error(s, qi, SRC_RSVD_BIT_ERROR, h, st->pos,
 				   "packet longer than the sim's 256 dwords");
-	for (uint32_t i = 1; i < len; i++)
-		if (read_dw(s, st, i, &p[i], &f))
-			return vm_fault(s, qi, &f);
+	if (len > 1 && read_span(s, st, 1, &p[1], len - 1, &f))
+		return vm_fault(s, qi, &f);
 	p[0] = h;
 #define BAD(why) raise_error(s, qi, SRC_RSVD_BIT_ERROR, h, st->pos, why)
 	switch (op) {
@@ -275,6 +312,8 @@ packet(struct amd_sim *s, int qi, struct stream *st)
 			return BAD("DISPATCH_DIRECT count is not 3");
 		if (!(p[4] & 1))
 			return BAD("DISPATCH_DIRECT without compute_shader_en");
+		/* A kernel may raise an entry (a fault, an SQ error) as it runs. */
+		report_here(s, q);
 		return launch_dispatch(s, qi, &p[1], p[4]) < 0 ? -1 : (int)len;
 	case IT_EVENT_WRITE:
 		if (count != 0 && count != 2)
@@ -297,29 +336,44 @@ packet(struct amd_sim *s, int qi, struct stream *st)
 	return raise_error(s, qi, SRC_BAD_OPCODE, h, st->pos, "opcode the sim does not take");
 }
 
+/* The read pointer's write-back to PQ_RPTR_REPORT_ADDR (dwords, 32 bits). */
 static void
 report_rptr(struct amd_sim *s, struct sim_queue *q, uint64_t rptr)
 {
 	struct sim_fault f;
 	void *w;
 
-	atomic_store_explicit(&q->rptr, rptr, memory_order_release);
 	if (q->rptr_addr && (w = sim_vm_ptr(s, q->rptr_addr, 4, true, &f)))
 		atomic_store_explicit((_Atomic uint32_t *)w, (uint32_t)rptr,
 				      memory_order_release);
 }
 
+/*
+ * A pass writes the read pointer back every REPORT_DWORDS dwords it reads
+ * and where it stops (caught up, waiting, halted), as the hardware reports
+ * it in blocks (PQ_CONTROL's RPTR_BLOCK_SIZE), not after every packet: a
+ * write-back per packet was a page walk and a store to the line the
+ * driver reads for room, per packet. Before a packet that may raise an
+ * entry (a dispatch, whose kernel may fault, and any error) it writes back
+ * where it reads, that packet, so a driver decoding the entry finds it
+ * there; a halted queue's write-back stays there.
+ */
+#define REPORT_DWORDS	1024
+
 bool
 cp_run(struct amd_sim *s, int qi)
 {
 	struct sim_queue *q = &s->cp.q[qi];
-	bool progress = false, enabled;
+	bool progress = false, enabled, moved = false;
+	uint64_t reported = 0;
 	int n;
 
 	pthread_mutex_lock(&s->cp.lock);
 	enabled = q->enabled;
 	pthread_mutex_unlock(&s->cp.lock);
 	atomic_store(&q->blocked, false);
+	if (enabled)
+		reported = atomic_load_explicit(&q->rptr, memory_order_relaxed);
 	while (enabled && !atomic_load(&q->halted) && !atomic_load(&q->stalled)) {
 		/* Pairs with the doorbell's release: the packets before it. */
 		uint64_t wptr = atomic_load_explicit(&q->wptr, memory_order_acquire);
@@ -339,10 +393,19 @@ cp_run(struct amd_sim *s, int qi)
 			break;
 		}
 		progress = true;
-		if (st.ib)
+		if (st.ib) {
 			q->ib_pos += (uint32_t)n;
-		else
-			report_rptr(s, q, rptr + (uint64_t)n);
+			continue;
+		}
+		atomic_store_explicit(&q->rptr, rptr + (uint64_t)n, memory_order_release);
+		moved = true;
+		if (rptr + (uint64_t)n - reported >= REPORT_DWORDS) {
+			reported = rptr + (uint64_t)n;
+			report_rptr(s, q, reported);
+			moved = false;
+		}
 	}
+	if (moved)
+		report_rptr(s, q, atomic_load_explicit(&q->rptr, memory_order_relaxed));
 	return progress;
 }

@@ -74,6 +74,10 @@ struct sim_queue {
 	bool rptr_writeback;
 	uint32_t doorbell;		/* dword index in BAR2 */
 	bool doorbell_on;
+	/* What a doorbell write reads (sim.c's ring()): the doorbell's dword
+	 * index | SIM_ROUTE_ON while the queue is enabled with its doorbell
+	 * on, else 0; stored under the engine's lock (sim_engine_route()). */
+	_Atomic uint32_t route;
 	/* The doorbell's value (CP: dwords; SDMA: bytes), monotonic. */
 	_Atomic uint64_t wptr;
 	/* The engine's: where it reads (same units), published. */
@@ -164,6 +168,10 @@ void sim_regs_clean_session(struct amd_sim *s, uint32_t mark);
 
 /* sim.c: ring the engines, and the 100 MHz GPU clock (amd-facts §4.3). */
 void sim_engine_kick(struct sim_engine *e);
+/* Under e's lock, after a change to a queue's enabled or doorbell: the
+ * routes doorbell writes read without the lock. */
+#define SIM_ROUTE_ON	(1u << 31)
+void sim_engine_route(struct sim_engine *e);
 uint64_t sim_gpu_clock(void);
 void sim_queue_halt(struct sim_queue *q, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -116,6 +116,7 @@ amd_sim_reg_write(struct amd_sim *s, uint32_t index, uint32_t value)
 		pthread_mutex_lock(&s->cp.lock);
 		s->cp.q[q].hqd[index - s->lay.hqd] = value;
 		cp_hqd_write(s, (uint32_t)q << 8 | (index - s->lay.hqd));
+		sim_engine_route(&s->cp);
 		pthread_mutex_unlock(&s->cp.lock);
 		return 0;
 	}
@@ -125,6 +126,7 @@ amd_sim_reg_write(struct amd_sim *s, uint32_t index, uint32_t value)
 	if (in(index, s->lay.sdma_q0, 0x40)) {
 		pthread_mutex_lock(&s->sdma.lock);
 		sdma_reg_write(s, index - s->lay.sdma_q0);
+		sim_engine_route(&s->sdma);
 		pthread_mutex_unlock(&s->sdma.lock);
 	} else if (in(index, s->lay.ih, 8)) {
 		sim_ih_reg_write(s, index - s->lay.ih);

@@ -439,22 +439,41 @@ amd_sim_config_write(struct amd_sim *s, uint32_t offset, const void *buf,
 	return 0;
 }
 
+void
+sim_engine_route(struct sim_engine *e)
+{
+	for (int i = 0; i < e->nqueues; i++) {
+		struct sim_queue *q = &e->q[i];
+
+		atomic_store_explicit(&q->route, q->enabled && q->doorbell_on ?
+				      (q->doorbell & ~SIM_ROUTE_ON) | SIM_ROUTE_ON : 0,
+				      memory_order_release);
+	}
+}
+
+/*
+ * A doorbell write: the write pointer of the queue whose doorbell it is,
+ * and a kick of its engine. The routes are read without the engine's lock,
+ * as a GPU's doorbell decode takes none: the lock was a line the engine
+ * thread takes every pass, moved to the ringing thread and back at each
+ * doorbell. A write racing a queue's start or stop lands before or after
+ * it, as it may on hardware (a start resets the write pointer anyway).
+ */
 static void
 ring(struct amd_sim *s, struct sim_engine *e, uint32_t dw, uint64_t value)
 {
 	bool rang = false;
 
-	pthread_mutex_lock(&e->lock);
 	for (int i = 0; i < e->nqueues; i++) {
 		struct sim_queue *q = &e->q[i];
 
-		if (q->enabled && q->doorbell_on && q->doorbell == dw) {
+		if (atomic_load_explicit(&q->route, memory_order_acquire) ==
+		    ((dw & ~SIM_ROUTE_ON) | SIM_ROUTE_ON)) {
 			/* Release: the packets the host wrote before it rang. */
 			atomic_store_explicit(&q->wptr, value, memory_order_release);
 			rang = true;
 		}
 	}
-	pthread_mutex_unlock(&e->lock);
 	if (rang)
 		sim_engine_kick(e);
 	(void)s;

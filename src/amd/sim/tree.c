@@ -202,6 +202,7 @@ function_reset(struct amd_sim *s)
 			e[k]->q[i].enabled = false;
 			memset(e[k]->q[i].hqd, 0, sizeof(e[k]->q[i].hqd));
 		}
+		sim_engine_route(e[k]);
 		pthread_mutex_unlock(&e[k]->lock);
 	}
 	for (uint32_t i = 0; i < SIM_REGS; i++)

@@ -522,10 +522,12 @@ on_one(struct agent *a, struct client *c, const void *bytes, size_t len)
 		}
 		if (dev->lost || dev->closing)
 			break;
+		/* Issued by the loop's pump once UCX's progress has
+		 * delivered every message that came (the progress call
+		 * returns at once when one did): the launches of all of
+		 * them then go as one rig submit (serve.c). */
 		if (serve_submit(a, c, dev, &m, why, sizeof(why)) < 0)
 			serve_lose(a, c, dev, why);
-		else
-			serve_issue(a, c, dev);	/* at once: not a loop's turn later */
 		break;
 	case REMOTE_OPEN_DISK: case REMOTE_FILE_CREATE: case REMOTE_FILE_OPEN:
 	case REMOTE_FILE_SIZE:

@@ -37,6 +37,10 @@ struct shared_dev {
 	struct rig_device *stage;	/* a disk's staging memory device */
 	struct rig_opener *amd;		/* an AMD GPU's opener (agent_amd.c), or NULL */
 	int users;
+	/* Rig values its clients' steps issued and that have not retired
+	 * (serve.c bounds them: the agent's thread never waits inside
+	 * rig_submit for the room of a full submission ring). */
+	int inflight;
 	struct shared_dev *next;
 };
 
@@ -49,14 +53,16 @@ struct step {
 	bool last;		/* the value's last step */
 	bool issued, done;
 	struct rig_point pt;	/* RIG: its point once issued */
+	bool owns_pt;		/* RIG: the step that issued pt (merged steps share it) */
 	bool barrier;		/* RIG: rig_disk_barrier(src) (agent_disk.c) */
 	struct rig_buffer *hold;	/* memory the step's RMA touches, kept till it retires */
 	ucp_rkey_h own_rkey;	/* an rkey of the step's own, destroyed with it */
 	void *stage;		/* RMA: host memory of the step's own, between the
 				 * client's and a buffer the host reaches only by
 				 * rig_buffer_read/write (src): an AMD GPU's */
-	/* What to issue. RIG: a launch (run of fn) or a copy of two views. */
-	struct rig_submission *s;
+	/* What to issue. RIG: a launch of fn (serve.c runs it from its cache
+	 * of submissions of launches) or a copy of two views. */
+	struct rig_function *fn;
 	uint32_t grid[3], group[3];
 	uint8_t *params;
 	uint32_t nparams;
@@ -70,9 +76,12 @@ struct step {
 	struct step *next;
 };
 
+/* A cached submission of k launches of fn (serve.c merges a batch's
+ * launches into one rig submit). */
 struct launch_cache {
 	struct rig_function *fn;
 	uint32_t nparams;
+	uint32_t k;
 	struct rig_submission *s;
 };
 #define LAUNCH_CACHE 16
@@ -89,6 +98,7 @@ struct adev {
 	bool lost;		/* LOST sent: its work is dropped */
 	bool closing;		/* the client closed it: the loop ends it */
 	struct launch_cache cache[LAUNCH_CACHE];
+	int cache_next;		/* the entry a full cache gives up next */
 	struct adev *next;
 };
 
@@ -171,9 +181,6 @@ int serve_submit(struct agent *a, struct client *c, struct adev *dev,
  * True where steps are still pending; *next (where its device is NULL)
  * becomes the point of the first rig work still running, if any. */
 bool serve_pump(struct agent *a, struct client *c, struct adev *dev, struct rig_point *next);
-/* Issue dev's rig work that may go now, from inside the AM handler: no
- * RMA (a put or flush there would be UCX called from its own callback). */
-void serve_issue(struct agent *a, struct client *c, struct adev *dev);
 /* dev is lost: LOST goes to its client once, with why; its work is dropped. */
 void serve_lose(struct agent *a, struct client *c, struct adev *dev, const char *why);
 /* Drop dev's steps (its client is gone or it closed): waits for what was

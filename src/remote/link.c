@@ -86,7 +86,15 @@ link_open_shm(struct link *l, bool multi, bool shm, link_recv_fn recv, void *arg
 	l->handler = h;
 	if ((st = ucp_config_read(NULL, NULL, &config)) != UCS_OK)
 		goto fail;
-	/* The environment wins: a UCX_* setting of the user's stays. */
+	/* The environment wins: a UCX_* setting of the user's stays. A
+	 * worker several threads call (the client's: its progress thread,
+	 * rig's submitters, waiters) locks with a mutex, not UCX's default
+	 * spinlock: on cores shared with other work a thread preempted while
+	 * it holds the lock kept every other caller spinning for the rest of
+	 * its slice (a third of a loaded client's time went in
+	 * pthread_spin_lock under perf). */
+	if (multi && !getenv("UCX_USE_MT_MUTEX"))
+		(void)ucp_config_modify(config, "USE_MT_MUTEX", "y");
 	if (shm && !(e && !strcmp(e, "0")) && !getenv("UCX_POSIX_ERROR_HANDLING") &&
 	    !getenv("UCX_SYSV_ERROR_HANDLING"))
 		(void)ucp_config_modify(config, "MM_ERROR_HANDLING", "y");	/* posix and sysv: both are mm */

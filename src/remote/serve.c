@@ -8,6 +8,16 @@
  * memory is UCX RMA, issued only once every earlier step completed, and
  * the rig work after it waits for its flush. A value is reached once its
  * last step completed; the agent reports the highest such value.
+ *
+ * Steps are issued by the agent's loop once UCX's progress has delivered
+ * every message that came, so a client's burst of launches of one
+ * function goes as one rig submit of a submission of many launches
+ * (issue_launches): one rig value, one word store and one wake-up of the
+ * device thread for up to SERVE_MERGE_MAX of the client's values. A
+ * device's rig values in flight are bounded (SERVE_INFLIGHT_MAX): past
+ * the bound steps wait in the queue, not the agent's thread inside
+ * rig_submit for room in rig's submission ring, where it could not
+ * progress UCX (heartbeats, other clients).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +26,8 @@
 #include "remote/agent.h"
 
 #define RMA_CHUNK	(1u << 20)	/* puts and gets in flight at once: pipelined */
+#define SERVE_MERGE_MAX	32u	/* launches one rig submit carries at most */
+#define SERVE_INFLIGHT_MAX 64	/* a device's rig values issued and not retired */
 
 static void
 step_free(struct step *s)
@@ -42,31 +54,43 @@ push(struct adev *dev, struct step *s)
 		dev->issue_at = s;
 }
 
-/* The cached one-launch submission of fn with nparams bytes of params. */
+/* The cached submission of k launches of fn, each with nparams bytes of
+ * params: NULL with why where rig refuses it. */
 static struct rig_submission *
-launch_of(struct adev *dev, struct rig_function *fn, uint32_t nparams, char *why,
-	  size_t why_len)
+launches_of(struct adev *dev, struct rig_function *fn, uint32_t nparams, uint32_t k,
+	    char *why, size_t why_len)
 {
-	struct rig_part_spec p = rig_part_launch(fn, nparams, NULL, 0);
+	struct rig_part_spec p[SERVE_MERGE_MAX];
 	struct launch_cache *slot = NULL;
 	struct rig_submission *s;
 
 	for (int i = 0; i < LAUNCH_CACHE; i++) {
-		if (dev->cache[i].fn == fn && dev->cache[i].nparams == nparams)
+		if (dev->cache[i].fn == fn && dev->cache[i].nparams == nparams &&
+		    dev->cache[i].k == k)
 			return dev->cache[i].s;
 		if (!dev->cache[i].fn && !slot)
 			slot = &dev->cache[i];
 	}
-	if (rig_submission_make(dev->sd->d, &p, 1, NULL, 0, (struct rig_keep){ 0 }, &s) < 0) {
+	for (uint32_t i = 0; i < k; i++)
+		p[i] = rig_part_launch(fn, nparams, NULL, 0);
+	if (rig_submission_make(dev->sd->d, p, k, NULL, 0, (struct rig_keep){ 0 }, &s) < 0) {
 		snprintf(why, why_len, "%s", rig_why());
 		return NULL;
 	}
-	if (!slot) {	/* full: the oldest goes (its work keeps what it needs) */
-		slot = &dev->cache[0];
+	if (!slot) {	/* full: one goes, in turn (its work keeps what it needs) */
+		slot = &dev->cache[dev->cache_next];
+		dev->cache_next = (dev->cache_next + 1) % LAUNCH_CACHE;
 		rig_submission_release(slot->s);
 	}
-	*slot = (struct launch_cache){ fn, nparams, s };
+	*slot = (struct launch_cache){ fn, nparams, k, s };
 	return s;
+}
+
+static struct rig_submission *
+launch_of(struct adev *dev, struct rig_function *fn, uint32_t nparams, char *why,
+	  size_t why_len)
+{
+	return launches_of(dev, fn, nparams, 1, why, why_len);
 }
 
 /* The buffer of a copy's end, as a view of bytes at its offset. */
@@ -192,12 +216,13 @@ serve_submit(struct agent *a, struct client *c, struct adev *dev,
 					 : "no memory for a step", (unsigned long long)p->fn);
 				free(s);
 				s = NULL;
-			} else if (!(s->s = launch_of(dev, fn->u.fn, p->params.len, why, why_len)) ||
+			} else if (!launch_of(dev, fn->u.fn, p->params.len, why, why_len) ||
 				   !(s->params = malloc(p->params.len + 1))) {
 				free(s);
 				s = NULL;
 			} else {
 				s->kind = STEP_RIG;
+				s->fn = fn->u.fn;
 				memcpy(s->grid, p->grid, sizeof(s->grid));
 				memcpy(s->group, p->group, sizeof(s->group));
 				memcpy(s->params, p->params.at, p->params.len);
@@ -280,11 +305,84 @@ serve_lose(struct agent *a, struct client *c, struct adev *dev, const char *why)
 	agent_send(a, c, &m);
 }
 
+/* SERVE_MERGE_MAX, or 1 where RIG_REMOTE_MERGE=0 (a figure of each value
+ * as its own rig submit, from one build): read once. */
+static uint32_t
+merge_max(void)
+{
+	static uint32_t max;
+
+	if (!max) {
+		const char *e = getenv("RIG_REMOTE_MERGE");
+
+		max = e && !strcmp(e, "0") ? 1 : SERVE_MERGE_MAX;
+	}
+	return max;
+}
+
+/*
+ * Issue the launch step s and the launches of the same function that
+ * follow it in the queue, not yet issued, as one rig submit of a cached
+ * submission of k launches (k a power of two, so a device caches few
+ * sizes): the parts run in part order on the device's one compute queue,
+ * so the values keep their order, and one value of rig's, one word store
+ * and one wake-up serve a whole batch of the client's values. Every
+ * merged step shares the point: they retire together. *k: how many steps
+ * went. 0, or -1 (the device is lost).
+ */
+static int
+issue_launches(struct agent *a, struct client *c, struct adev *dev, struct step *s,
+	       uint32_t *k)
+{
+	struct rig_submission *sub;
+	struct step *t = s;
+	struct rig_run *r;
+	char why[256];
+	uint32_t n = 1;
+	int ret;
+
+	while (n < merge_max() && (t = t->next) && t->kind == STEP_RIG &&
+	       t->fn == s->fn && t->nparams == s->nparams)
+		n++;
+	while (n & (n - 1))
+		n &= n - 1;	/* the highest power of two in n */
+	/* Looked up again, not kept from the submit: the cache may have
+	 * given it up since (a step holds no submission). */
+	if (!(sub = launches_of(dev, s->fn, s->nparams, n, why, sizeof(why)))) {
+		serve_lose(a, c, dev, why);
+		return -1;
+	}
+	if ((ret = rig_run_take(sub, &r)) < 0) {
+		serve_lose(a, c, dev, rig_why());
+		return -1;
+	}
+	t = s;
+	for (uint32_t i = 0; i < n; i++, t = t->next) {
+		if (rig_run_store(r, i, t->grid, t->group, t->params, t->nparams) < 0) {
+			rig_run_release(r);
+			serve_lose(a, c, dev, rig_why());
+			return -1;
+		}
+	}
+	if (rig_submit(r, NULL, 0, NULL, 0, &s->pt) < 0) {
+		serve_lose(a, c, dev, rig_why());
+		return -1;
+	}
+	s->issued = s->owns_pt = true;
+	dev->sd->inflight++;
+	t = s->next;
+	for (uint32_t i = 1; i < n; i++, t = t->next) {
+		t->pt = s->pt;
+		t->issued = true;
+	}
+	*k = n;
+	return 0;
+}
+
 /* Issue s: 0, or -1 (the device is lost). */
 static int
 issue(struct agent *a, struct client *c, struct adev *dev, struct step *s)
 {
-	struct rig_run *r;
 	int ret;
 
 	s->issued = true;
@@ -301,22 +399,27 @@ issue(struct agent *a, struct client *c, struct adev *dev, struct step *s)
 		}
 		return 0;
 	}
-	if (s->barrier) {
+	if (s->barrier)
 		ret = rig_disk_barrier(s->src, &s->pt);
-	} else if (s->s) {
-		if ((ret = rig_run_take(s->s, &r)) == 0 &&
-		    (ret = rig_run_store(r, 0, s->grid, s->group, s->params, s->nparams)) < 0)
-			rig_run_release(r);
-		if (ret == 0)
-			ret = rig_submit(r, NULL, 0, NULL, 0, &s->pt);
-	} else {
+	else	/* launches go by issue_launches */
 		ret = rig_buffer_copy(s->src, s->dst, &s->pt);
-	}
 	if (ret < 0) {
 		serve_lose(a, c, dev, rig_why());
 		return -1;
 	}
+	s->owns_pt = true;
+	dev->sd->inflight++;
 	return 0;
+}
+
+/* A rig step leaves the device's count of values in flight. */
+static void
+settled(struct adev *dev, struct step *s)
+{
+	if (s->owns_pt) {
+		s->owns_pt = false;
+		dev->sd->inflight--;
+	}
 }
 
 static bool
@@ -357,29 +460,28 @@ step_done(struct agent *a, struct client *c, struct adev *dev, struct step *s)
  * pass, which a client's burst of thousands of values would make
  * quadratic.
  */
-/* Issue from issue_at what may go (RMA only where rma is true): 0, or -1
- * where the device is lost. */
+/* Issue from issue_at what may go: 0, or -1 where the device is lost. */
 static int
-issue_ready(struct agent *a, struct client *c, struct adev *dev, bool rma)
+issue_ready(struct agent *a, struct client *c, struct adev *dev)
 {
 	while (dev->issue_at) {
 		struct step *s = dev->issue_at;
+		uint32_t k = 1;
 
-		if (s->kind == STEP_RMA ? !rma || s != dev->head : dev->rma_ahead > 0)
+		if (s->kind == STEP_RMA ? s != dev->head :
+		    dev->rma_ahead > 0 || dev->sd->inflight >= SERVE_INFLIGHT_MAX)
 			break;
-		if (issue(a, c, dev, s) < 0)
+		if (s->kind == STEP_RIG && s->fn) {
+			if (issue_launches(a, c, dev, s, &k) < 0)
+				return -1;
+		} else if (issue(a, c, dev, s) < 0) {
 			return -1;
+		}
 		dev->rma_ahead += s->kind == STEP_RMA;
-		dev->issue_at = s->next;
+		while (k--)
+			dev->issue_at = dev->issue_at->next;
 	}
 	return 0;
-}
-
-void
-serve_issue(struct agent *a, struct client *c, struct adev *dev)
-{
-	if (!dev->lost)
-		(void)issue_ready(a, c, dev, false);
 }
 
 bool
@@ -389,7 +491,7 @@ serve_pump(struct agent *a, struct client *c, struct adev *dev, struct rig_point
 
 	if (dev->lost)
 		return false;
-	if (issue_ready(a, c, dev, true) < 0)
+	if (issue_ready(a, c, dev) < 0)
 		return false;
 	while (dev->head && dev->head->issued) {
 		struct step *s = dev->head;
@@ -399,6 +501,7 @@ serve_pump(struct agent *a, struct client *c, struct adev *dev, struct rig_point
 		if (s->last)
 			reached = s->value;
 		dev->rma_ahead -= s->kind == STEP_RMA;
+		settled(dev, s);
 		dev->head = s->next;
 		if (!dev->head)
 			dev->tail = NULL;
@@ -437,6 +540,7 @@ serve_drop(struct agent *a, struct adev *dev)
 			(void)link_wait(&a->link, s->flush);
 		else if (s->issued && s->kind == STEP_RIG)
 			(void)rig_wait(s->pt, UINT64_MAX);
+		settled(dev, s);
 		dev->head = s->next;
 		step_free(s);
 	}

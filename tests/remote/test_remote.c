@@ -434,6 +434,60 @@ order_across(void **state)
 }
 
 /*
+ * A burst of launches with no wait between them, each reading what the one
+ * before wrote and each with its own parameters (the buffers alternate):
+ * the agent runs those that reach it together as one rig submit of many
+ * launches (serve.c), and bounds its values in flight; the bytes show
+ * every launch ran, once, in order, with its own parameters.
+ */
+#define MERGE_PAIRS 1000
+#define MERGE_N 256
+
+static void
+merged_launches(void **state)
+{
+	struct rig_device *d = open_remote("HOST", key_path);
+	struct rig_buffer *a, *b, *c, *pa;
+	struct rig_submission *s;
+	struct rig_image *img;
+	struct rig_point p;
+	float x[MERGE_N];
+	size_t wrong = 0;
+
+	assert_int_equal(rig_buffer_create(d, MERGE_N * 4, RIG_MEMORY_DEVICE, &a), 0);
+	assert_int_equal(rig_buffer_create(d, MERGE_N * 4, RIG_MEMORY_DEVICE, &b), 0);
+	assert_int_equal(rig_buffer_create(d, MERGE_N * 4, RIG_MEMORY_DEVICE, &c), 0);
+	assert_int_equal(rig_buffer_create(d, MERGE_N * 4, RIG_MEMORY_PINNED, &pa), 0);
+	for (int i = 0; i < MERGE_N; i++)
+		x[i] = (float)i;
+	assert_int_equal(rig_buffer_write(pa, 0, x, sizeof(x)), 0);
+	assert_int_equal(rig_buffer_copy(pa, a, NULL), 0);
+	for (int i = 0; i < MERGE_N; i++)
+		x[i] = 1.0f;
+	assert_int_equal(rig_buffer_write(pa, 0, x, sizeof(x)), 0);
+	assert_int_equal(rig_buffer_copy(pa, b, NULL), 0);
+	assert_int_equal(add_submission(d, &s, &img), 0);
+	for (int k = 0; k < MERGE_PAIRS; k++) {
+		assert_int_equal(add_submit(s, a, b, c, MERGE_N, NULL), 0);	/* c = a + 1 */
+		assert_int_equal(add_submit(s, c, b, a, MERGE_N, NULL), 0);	/* a = c + 1 */
+	}
+	assert_int_equal(rig_buffer_copy(a, pa, &p), 0);
+	assert_int_equal(rig_wait(p, 60ull * 1000000000), 0);
+	assert_int_equal(rig_buffer_read(pa, 0, x, sizeof(x)), 0);
+	for (int i = 0; i < MERGE_N; i++)
+		wrong += x[i] != (float)i + 2.0f * MERGE_PAIRS;
+	assert_int_equal(wrong, 0);
+	rig_submission_release(s);
+	rig_image_release(img);
+	rig_buffer_release(a);
+	rig_buffer_release(b);
+	rig_buffer_release(c);
+	rig_buffer_release(pa);
+	assert_int_equal(rig_close(d), 0);
+	rig_device_release(d);
+}
+
+/*
  * The order oracle with one device remote: random copies among pinned
  * buffers of the remote HOST (also borrowed by a local memory device),
  * Device buffers there, and host writes, submitted with no wait of the
@@ -782,6 +836,7 @@ main(void)
 		cmocka_unit_test(malformed),
 		cmocka_unit_test(bulk_refusals),
 		cmocka_unit_test(order_across),
+		cmocka_unit_test(merged_launches),
 		cmocka_unit_test(order_oracle),
 		cmocka_unit_test(client_killed),
 		cmocka_unit_test(agent_killed),

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * amd/boot/soc.c: the SOC unit (NBIO; amd-facts §3.5). Init reads where
+ * amd/boot/soc.c: the SOC unit (NBIO; amd-facts §3.5). Init turns bus
+ * mastering off (gfx.c turns it on once both hubs translate), reads where
  * the memory controller placed VRAM (MMMC_VM_FB_LOCATION_BASE, in 16 MiB
  * units: MC address of VRAM offset 0, §3.2) and, in a full boot, opens
  * the doorbell aperture. Fini writes the session's mark: SCRATCH_REG7
@@ -16,7 +17,11 @@ int
 amd_boot_soc_init(struct amd_boot *b)
 {
 	struct amd_dev *d = b->d;
+	int ret;
 
+	/* Off until both hubs translate (gfx.c), whatever the last driver left. */
+	if ((ret = pci_bus_master(d->m, &d->t, false)) < 0)
+		return amd_boot_fail(b, ret, "SOC: bus mastering off: %s", amd_cause());
 	if (b->full)
 		BW(b, AMD_REG_NBIF_RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN, 0, 1);
 	d->fb_base = (uint64_t)(amd_dev_rreg(d, AMD_REG_MMHUB_MMMC_VM_FB_LOCATION_BASE, 0)

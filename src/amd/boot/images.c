@@ -39,8 +39,7 @@ image(struct amd_boot *b, const char *tail, struct amd_fw *fw, const char **name
 	for (size_t n = 0; n < b->set->nimages; n++) {
 		const struct amd_pin *p = b->set->images[n];
 
-		if (!ends_with(p->name, tail) || (!strncmp(tail, "_me.bin", 7) &&
-						  ends_with(p->name, "_mec.bin")))
+		if (!ends_with(p->name, tail))
 			continue;
 		if (amd_fw_parse(p->name, amd_fw_kind_of(p->name), b->images[n].bytes,
 				 b->images[n].len, fw) < 0)

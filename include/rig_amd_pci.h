@@ -13,8 +13,8 @@
  * order, whichever driver holds it. Its opener is named "AMD-PCI" for 0 and
  * "AMD-PCI:i" otherwise. An open that passes every check of docs/amd.md
  * boots the GPU: in part where a clean session of rig left it, else in
- * full from the images (GC 12.0.0 and 12.0.1 only; the others' full boot
- * is refused saying it is not built yet).
+ * full from the images (GC 11.0.0, 11.0.2, 12.0.0 and 12.0.1; GC 9.4.3's
+ * full boot is refused saying it is not built yet).
  *
  * Every call returns 0 (or a count) or a negative status; rig_why() then
  * names the function and the cause. A refused call changes nothing. A NULL
@@ -114,7 +114,7 @@ int rig_amd_pci_count(const struct rig_pci_machine *m);
  * fabric left running, or whose memory its controller cannot place whole
  * (-EBUSY, -ENOMEM); windows that cannot be mapped (the map's status).
  * Then a GPU no clean session of rig left, of a GC whose full boot is not
- * built (all but 12.0.0 and 12.0.1), is refused with -ENOTSUP saying so.
+ * built (GC 9.4.3), is refused with -ENOTSUP saying so.
  * After the boot's first write a failure names the step and what it read
  * (-ETIMEDOUT, -EPROTO, -EIO) and leaves the GPU lost.
  *

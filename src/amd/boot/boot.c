@@ -36,13 +36,33 @@ static const struct unit {
 };
 #define UNITS (sizeof(page) / sizeof(page[0]))
 
-/* GC 12's full boot: MP0 14.0.2/14.0.3 hold the TMR from boot, so no TMR
- * memory is needed. GC 9.4.3 (several XCCs, the P2S table, REG_LIST) and
- * GC 11 (SETUP_TMR's 19 MiB) are not built. */
+/* GC 11.0.0, 11.0.2, 12.0.0 and 12.0.1. GC 9.4.3 (several XCCs, the P2S
+ * table, REG_LIST) is not built. */
 bool
 amd_boot_full_built(unsigned major, unsigned minor, unsigned rev)
 {
-	return major == 12 && minor == 0 && rev <= 1;
+	return (major == 12 && minor == 0 && rev <= 1) ||
+	       (major == 11 && minor == 0 && (rev == 0 || rev == 2));
+}
+
+/* MP0 14.0.2/14.0.3 (GC 12) hold the TMR from boot; MP0 13 (GC 11) is
+ * given one. */
+bool
+amd_boot_gives_tmr(const struct amd_dev *d)
+{
+	return d->gc_major == 11;
+}
+
+uint64_t
+amd_boot_kept_top(const struct amd_dev *d)
+{
+	return amd_boot_gives_tmr(d) ? AMD_BOOT_TMR_BYTES : 0;
+}
+
+uint64_t
+amd_boot_tmr_at(const struct amd_dev *d)
+{
+	return (d->vram_bytes - AMD_TOP_KEPT - AMD_BOOT_TMR_BYTES) & ~((1ull << 20) - 1);
 }
 
 static void

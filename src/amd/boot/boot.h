@@ -51,6 +51,18 @@ _Static_assert(AMD_BOOT_MSG1_AT >= AMD_ARENA_AT + AMD_ARENA_BYTES &&
 	       AMD_BOOT_SMU_TABLE_AT + AMD_BOOT_SMU_TABLE_BYTES <= AMD_RESERVED,
 	       "the boot's memory lies in reserved VRAM no one else uses");
 
+/*
+ * The trusted memory region (TMR) the PSP keeps firmware in, where the
+ * driver gives it (SETUP_TMR: MP0 13.0.0/13.0.7, GC 11): the top
+ * AMD_BOOT_TMR_BYTES below the kept top of VRAM, 1 MiB aligned, the same
+ * place in every session, kept out of the device's allocator (mem.c)
+ * because the sOS goes on using it after this process.
+ */
+#define AMD_BOOT_TMR_BYTES	0x1300000ull
+bool amd_boot_gives_tmr(const struct amd_dev *d);
+uint64_t amd_boot_kept_top(const struct amd_dev *d);	/* 0 or the TMR's bytes */
+uint64_t amd_boot_tmr_at(const struct amd_dev *d);	/* its VRAM offset */
+
 /* One piece a LOAD_IP_FW sends (images.c). */
 struct amd_boot_piece {
 	const char *image;		/* its file's name */

@@ -6,8 +6,8 @@
  * SOC_DRV, INTF_DRV, DBG_DRV, RAS_DRV, IPKEYMGR_DRV, then SOS), each
  * copied into the 1 MiB message buffer, after which the sOS must show its
  * sign of life (C2PMSG_81). Then the KM ring (64 KiB), LOAD_TOC (the
- * TMR's size), LOAD_IP_FW of the SMU's firmware, the TMR (boot-time on
- * MP0 14.0.2/14.0.3: no SETUP_TMR), LOAD_IP_FW of every other piece
+ * TMR's size), LOAD_IP_FW of the SMU's firmware, SETUP_TMR on MP0 13
+ * (boot-time on MP0 14.0.2/14.0.3: none), LOAD_IP_FW of every other piece
  * images.c lists and AUTOLOAD_RLC. Every command waits for its fence and
  * checks its response's status. Nothing is undone at stop: the sOS and
  * the firmware it loaded keep running for the next session's partial boot.
@@ -31,7 +31,8 @@
 #define FRAME_DWORDS	16
 #define TMR_MOST	0x1300000u
 
-enum { CMD_LOAD_IP_FW = 6, CMD_LOAD_TOC = 0x20, CMD_AUTOLOAD_RLC = 0x21 };
+enum { CMD_SETUP_TMR = 5, CMD_LOAD_IP_FW = 6, CMD_LOAD_TOC = 0x20,
+       CMD_AUTOLOAD_RLC = 0x21 };
 
 /* The bootloader's components (enum psp_fw_type) and commands. */
 static const struct { uint32_t type, cmd; const char *name; } boot_order[] = {
@@ -218,6 +219,21 @@ load_toc(struct amd_boot *b)
 	return 0;
 }
 
+/* cmd_setup_tmr: the region's MC address, its size (LOAD_TOC's answer),
+ * flags virt_phy_addr (bit 1), its "xgmi physical" address (its VRAM
+ * offset: a single GPU's paddr_base is 0, §3.2). */
+static int
+setup_tmr(struct amd_boot *b)
+{
+	uint64_t at = amd_boot_tmr_at(b->d), m = mc(b, at);
+	uint32_t payload[6] = { (uint32_t)m, (uint32_t)(m >> 32), b->tmr_bytes, 2,
+				(uint32_t)at, (uint32_t)(at >> 32) };
+
+	if (b->tmr_bytes == 0)
+		return amd_boot_fail(b, -EPROTO, "PSP: LOAD_TOC gave no TMR size");
+	return submit(b, CMD_SETUP_TMR, payload, 6, "SETUP_TMR", NULL);
+}
+
 int
 amd_boot_psp_init(struct amd_boot *b)
 {
@@ -234,9 +250,10 @@ amd_boot_psp_init(struct amd_boot *b)
 	if ((ret = ring_create(b)) < 0 || (ret = load_toc(b)) < 0)
 		return ret;
 	/* The SMU's firmware before the TMR (§3.8); the TMR itself is the
-	 * firmware's on MP0 14.0.2 and 14.0.3, the only ones booted in full. */
+	 * firmware's on MP0 14.0.2 and 14.0.3. */
 	for (int i = 0; i < n; i++)
-		if ((ret = load(b, &pieces[i])) < 0)
+		if ((ret = load(b, &pieces[i])) < 0 ||
+		    (i == 0 && amd_boot_gives_tmr(b->d) && (ret = setup_tmr(b)) < 0))
 			return ret;
 	return submit(b, CMD_AUTOLOAD_RLC, NULL, 0, "AUTOLOAD_RLC", NULL);
 }

@@ -155,6 +155,7 @@ struct sim_fw {
 struct sim_mp {
 	bool bootloader;		/* ready for a component (no sOS yet) */
 	bool sos, ring, toc;		/* the sOS runs; its ring; LOAD_TOC done */
+	bool tmr;			/* SETUP_TMR done (MP0 13) */
 	size_t boot_next, load_next;	/* the next expected component, piece */
 	uint32_t wptr;			/* ring dwords consumed */
 	bool autoloaded;

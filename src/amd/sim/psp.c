@@ -13,7 +13,9 @@
  * What it checks (fw.c has the expected bytes, from files with the pinned
  * digests): each component and piece equal, byte for byte, to the pinned
  * image's, in linux's order; the command buffer's size and version;
- * LOAD_TOC before any LOAD_IP_FW and AUTOLOAD_RLC after the last. Its
+ * LOAD_TOC before any LOAD_IP_FW and AUTOLOAD_RLC after the last; on MP0
+ * 13 SETUP_TMR (1 MiB aligned in VRAM, LOAD_TOC's size, virt_phy_addr)
+ * right after the SMU's firmware and before any other piece. Its
  * refusals' statuses are GlobalPlatform TEE codes, the family linux's
  * psp_cmd_submit_buf tests (TEE_ERROR_NOT_SUPPORTED): BAD_PARAMETERS
  * 0xFFFF0006 (a layout), BAD_STATE 0xFFFF0007 (out of order), SECURITY
@@ -76,7 +78,7 @@ sim_mp_power_on(struct amd_sim *s, bool bootloader)
 
 	m->bootloader = bootloader && !m->never_ready && !survives;
 	m->sos = survives;
-	m->ring = m->toc = m->autoloaded = false;
+	m->ring = m->toc = m->tmr = m->autoloaded = false;
 	m->boot_next = m->load_next = 0;
 	m->wptr = 0;
 	m->smu = survives;
@@ -186,7 +188,8 @@ run(struct amd_sim *s, const uint8_t *cmd, uint32_t *tmr)
 		if ((w->toc && !m->toc) || m->autoloaded || m->load_next >= w->nload)
 			return ST_BAD_STATE;
 		want = &w->load[m->load_next];
-		if (rd32(p + 12) != want->type)
+		if (rd32(p + 12) != want->type || (want->type != 18 && !m->tmr &&
+						    s->lay.ver[2][0] < 14))
 			return ST_BAD_STATE;
 		if (m->refuse_type == want->type || !same(s, addr, want, rd32(p + 8)))
 			return ST_SECURITY;
@@ -206,7 +209,13 @@ run(struct amd_sim *s, const uint8_t *cmd, uint32_t *tmr)
 		sim_reg_set(s, s->lay.cp_stat, 0);
 		return 0;
 	case 5:			/* SETUP_TMR: MP0 14.0.2/14.0.3 hold it from boot */
-		return s->lay.ver[2][0] >= 14 ? ST_BAD_STATE : ST_NOT_SUPPORTED;
+		if (s->lay.ver[2][0] >= 14 || !m->toc || m->tmr || m->load_next != 1)
+			return ST_BAD_STATE;	/* MP0 13: after the SMU's firmware */
+		if (addr & 0xFFFFF || rd32(p + 8) != SIM_TMR_BYTES || !(rd32(p + 12) & 2) ||
+		    !sim_mc_ptr(s, addr, SIM_TMR_BYTES))
+			return ST_BAD_PARAMETERS;
+		m->tmr = true;
+		return 0;
 	}
 	return ST_NOT_SUPPORTED;
 }

@@ -102,29 +102,33 @@ close_dev(struct sim_dev *f)
 	f->d = NULL;
 }
 
-/* GC 12.0.1 (the R9700) and 12.0.0: SMU, SDMA TH0, PFP, ME and MEC
- * (instructions and stack each), IMU_I and IMU_D, RLC IRAM, DRAM and G. */
+/* GC 12.0.1 (the R9700) and 12.0.0 load 13 pieces: SMU, SDMA TH0, PFP, ME
+ * and MEC (instructions and stack each), IMU_I and IMU_D, RLC IRAM, DRAM
+ * and G. GC 11.0.0 and 11.0.2, 12: SMU, SDMA TH1 and TH0, MEC's two, IMU's
+ * two, RLC IRAM, DRAM, P, V and G. */
 static void
-full_then_partial(const char *gc)
+full_then_partial(const char *gc, uint64_t pieces)
 {
 	struct sim_dev f;
 	bool autoloaded = false;
 
 	up(&f, gc, NULL);
 	open_ok(&f);
-	assert_int_equal(amd_sim_psp_loads(f.sim, &autoloaded), 13);
+	assert_int_equal(amd_sim_psp_loads(f.sim, &autoloaded), pieces);
 	assert_true(autoloaded);
 	run_work(&f);
 	close_dev(&f);
 	/* Marked clean: the next open boots in part, loading nothing. */
 	open_ok(&f);
-	assert_int_equal(amd_sim_psp_loads(f.sim, NULL), 13);
+	assert_int_equal(amd_sim_psp_loads(f.sim, NULL), pieces);
 	run_work(&f);
 	sim_dev_close(&f);
 }
 
-static void test_full_boot_12_0_1(void **s) { (void)s; full_then_partial("12.0.1"); }
-static void test_full_boot_12_0_0(void **s) { (void)s; full_then_partial("12.0.0"); }
+static void test_full_boot_12_0_1(void **s) { (void)s; full_then_partial("12.0.1", 13); }
+static void test_full_boot_12_0_0(void **s) { (void)s; full_then_partial("12.0.0", 13); }
+static void test_full_boot_11_0_0(void **s) { (void)s; full_then_partial("11.0.0", 12); }
+static void test_full_boot_11_0_2(void **s) { (void)s; full_then_partial("11.0.2", 12); }
 
 /* A GPU no firmware runs on (power-on): booted from its bootloader, no reset. */
 static void
@@ -293,7 +297,7 @@ test_missing_image_refused_before_any_write(void **state)
 	refused_without_writes(-1, "gc_12_0_1_imu.bin", "gc_12_0_1_imu.bin");
 }
 
-/* GC 11.0.0's full boot is not built: refused before any write. */
+/* GC 9.4.3's full boot is not built: refused before any write. */
 static void
 test_not_built_refused_before_any_write(void **state)
 {
@@ -301,9 +305,9 @@ test_not_built_refused_before_any_write(void **state)
 	uint64_t writes;
 
 	(void)state;
-	up(&f, "11.0.0", NULL);
+	up(&f, "9.4.3", NULL);
 	writes = amd_sim_reg_writes(f.sim);
-	open_fails(&f, -ENOTSUP, "the full boot of GC 11.0.0 is not built yet");
+	open_fails(&f, -ENOTSUP, "the full boot of GC 9.4.3 is not built yet");
 	assert_int_equal(amd_sim_reg_writes(f.sim), writes);
 	sim_dev_close(&f);
 }
@@ -314,6 +318,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full_boot_12_0_1),
 		cmocka_unit_test(test_full_boot_12_0_0),
+		cmocka_unit_test(test_full_boot_11_0_0),
+		cmocka_unit_test(test_full_boot_11_0_2),
 		cmocka_unit_test(test_full_boot_from_power_on),
 		cmocka_unit_test(test_bootloader_never_ready),
 		cmocka_unit_test(test_load_ip_fw_refused),

@@ -11,8 +11,10 @@
  *
  * GPU i of a machine is the i-th of its AMD GPUs (rig_amd_is_gpu) in bus
  * order, whichever driver holds it. Its opener is named "AMD-PCI" for 0 and
- * "AMD-PCI:i" otherwise. The boot is not built yet: an open that passes
- * every check of docs/amd.md is refused saying so, never a success.
+ * "AMD-PCI:i" otherwise. An open that passes every check of docs/amd.md
+ * boots the GPU: in part where a clean session of rig left it, else in
+ * full from the images (GC 11.0.0, 11.0.2, 12.0.0 and 12.0.1; GC 9.4.3's
+ * full boot is refused saying it is not built yet).
  *
  * Every call returns 0 (or a count) or a negative status; rig_why() then
  * names the function and the cause. A refused call changes nothing. A NULL
@@ -111,8 +113,10 @@ int rig_amd_pci_count(const struct rig_pci_machine *m);
  * digest); an image not laid out as its format says (-EBADMSG); a GPU of a
  * fabric left running, or whose memory its controller cannot place whole
  * (-EBUSY, -ENOMEM); windows that cannot be mapped (the map's status).
- * Then, until the boot is built, it refuses with -ENOTSUP saying that the
- * boot of the GPU's GC version is not built yet.
+ * Then a GPU no clean session of rig left, of a GC whose full boot is not
+ * built (GC 9.4.3), is refused with -ENOTSUP saying so.
+ * After the boot's first write a failure names the step and what it read
+ * (-ETIMEDOUT, -EPROTO, -EIO) and leaves the GPU lost.
  *
  * Returns 0 with *out set; RIG_EINVAL for i < 0 or NULL out; RIG_ENOMEM.
  * Free with rig_amd_pci_opener_free().

@@ -4,9 +4,10 @@
  * check docs/amd.md lists before the boot's first write, in that order,
  * each refusal a message that starts with the GPU's name; whatever a check
  * took (the function, images, windows) is given back in reverse before it
- * returns. A GPU that passes every check and that a clean session of rig
- * left is booted in part and becomes a device (amd/dev/); any other is
- * refused, saying that its full boot is not built yet.
+ * returns. A GPU that passes every check is booted (amd/boot/: in part if
+ * a clean session of rig left it, else in full from the images) and
+ * becomes a device (amd/dev/); a GC whose full boot is not built is
+ * refused, saying so, before any write.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -23,6 +24,7 @@
 #include "amd/pci/pci.h"
 #include "amd/regs/regs.h"
 #include "amd/dev/dev.h"
+#include "amd/boot/boot.h"
 #include "amd/sim/sim.h"
 
 /* MP0_SMN_C2PMSG_81 (MPASP_ on MP0 14): non-zero once the sOS runs
@@ -258,10 +260,18 @@ check_windows(const struct rig_pci_machine *m, struct taking *k, char *cause,
 }
 
 static void
+free_images(struct amd_found *images)
+{
+	for (size_t n = 0; n < AMD_GC_IMAGES; n++) {
+		free(images[n].bytes);
+		images[n].bytes = NULL;
+	}
+}
+
+static void
 give_back(const struct rig_pci_machine *m, struct taking *k)
 {
-	for (size_t n = 0; n < AMD_GC_IMAGES; n++)
-		free(k->images[n].bytes);
+	free_images(k->images);
 	free(k->table);
 	if (k->taken)
 		m->ops->give_back(m, &k->t);
@@ -285,11 +295,11 @@ arch_of(unsigned major, unsigned minor, unsigned rev)
 }
 
 /*
- * Every check passed: the partial boot (amd/dev/boot.c) and the device.
- * The device keeps the function, its lock and its windows; what a check
- * took that the device does not keep (images, the table) goes back. A
- * refusal before the boot's first write (a GPU no clean session left)
- * gives everything back; a failure after it leaves the GPU lost.
+ * Every check passed: the boot (amd/boot/) and the device. The device
+ * keeps the function, its lock and its windows; the images live until the
+ * boot returns; what else a check took (the table) goes back. A refusal
+ * before the boot's first write (a GC whose full boot is not built) gives
+ * everything back; a failure after it leaves the GPU lost.
  */
 static int
 start_device(const struct amd_pci_opener *op, const struct rig_pci_machine *m,
@@ -298,9 +308,13 @@ start_device(const struct amd_pci_opener *op, const struct rig_pci_machine *m,
 {
 	const struct amd_block *gc = amd_discovery_block(k->table, GC_HWID);
 	struct amd_dev *d = calloc(1, sizeof(*d));
+	struct amd_found images[AMD_GC_IMAGES];
 	int ret;
 
+	memcpy(images, k->images, sizeof(images));
+	memset(k->images, 0, sizeof(k->images));
 	if (!d) {
+		free_images(images);
 		give_back(m, k);
 		return refuse(cause, len, -ENOMEM, "no memory for the device");
 	}
@@ -344,7 +358,8 @@ start_device(const struct amd_pci_opener *op, const struct rig_pci_machine *m,
 		ret = refuse(cause, len, ret, "%s", amd_cause());
 		goto err_irq;
 	}
-	ret = amd_dev_boot(d, cause, len);
+	ret = amd_boot(d, k->set, images, cause, len);
+	free_images(images);
 	if (ret < 0)
 		goto err_mem;
 	amd_queue_init(d);
@@ -363,6 +378,7 @@ err_irq:
 err_hold:
 	pci_hold_clear(d->bus);
 err:
+	free_images(images);
 	m->ops->give_back(m, &d->t);
 	pci_function_unlock(d->lock_fd);
 	free(d);

@@ -2,9 +2,11 @@
 /*
  * test_amd_open: the opener of GPU i refuses, in the order of docs/amd.md and with
  * the message it describes, every GPU it cannot boot, before any write to
- * it; a GPU that passes every check is refused because its boot is not
- * built yet (a fake machine's GPU was left by no clean session of rig:
- * its boot is the full one); a refusal leaves the machine as it was and leaks no file.
+ * it; a GPU that passes every check is booted in full (a fake machine's
+ * GPU was left by no clean session of rig), which stops at the PSP's
+ * bootloader (no firmware answers on a fake) for GC 11 and 12, and is
+ * refused as not built yet for GC 9.4.3; a refusal leaves the machine as
+ * it was and leaks no file.
  * Machines are fake trees; images are the real ones (RIG_TEST_FIRMWARE).
  */
 #include <stdarg.h>
@@ -149,12 +151,12 @@ test_rig_open_not_built(void **state)
 	struct rig_device *d = NULL;
 	struct rig_opener *o;
 
-	env_gpu(e, "12.0.1", (struct fake_gpu){ 0 });
+	env_gpu(e, "9.4.3", (struct fake_gpu){ 0 });
 	assert_int_equal(rig_amd_pci_gpu(e->m, e->fw, 0, &o), 0);
 	assert_int_equal(rig_open(o, &d), -ENOTSUP);
 	assert_null(d);
 	assert_memory_equal(rig_why(), "rig_open: AMD-PCI: ", 19);
-	assert_non_null(strstr(rig_why(), "AMD-PCI: the full boot of GC 12.0.1 is not "
+	assert_non_null(strstr(rig_why(), "AMD-PCI: the full boot of GC 9.4.3 is not "
 			       "built yet (" BUS " passed every check before the "
 			       "boot; no clean session of rig left it"));
 	assert_string_equal(fake_read(e->root, "sys/bus/pci/devices/" BUS "/enable"), "0");
@@ -531,9 +533,10 @@ test_search_first_dir_wins(void **state)
 	fake_mkdir(e->root, "lib/firmware/amdgpu");
 	copy_changed(dir, "smu_13_0_0.bin", -1);
 	assert_int_equal(rig_amd_pci_gpu(e->m, e->fw, 0, &o), 0);
-	assert_int_equal(o->make(o, &word, &h, why, sizeof(why)), -ENOTSUP);
-	assert_string_equal(why, "AMD-PCI: the full boot of GC 11.0.0 is not built yet "
-			    "(" BUS " passed every check before the boot" "; no clean session of rig left it: SCRATCH_REG7 0x0, SCRATCH_REG6 0x0, VM fault status 0x0)");
+	assert_int_equal(o->make(o, &word, &h, why, sizeof(why)), -ETIMEDOUT);
+	assert_string_equal(why, "AMD-PCI: PSP: bootloader not ready after 1000 ms "
+			    "(C2PMSG_35 = 0x0); the GPU is lost: its next open resets it "
+			    "and boots it in full");
 	rig_amd_pci_opener_free(o);
 	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/enable", BUS);
 	assert_string_equal(fake_read(e->root, rel), "0");	/* taken and given back */
@@ -613,10 +616,24 @@ not_built(void **state, const char *gc)
 }
 
 static void test_not_built_9_4_3(void **s) { not_built(s, "9.4.3"); }
-static void test_not_built_11_0_0(void **s) { not_built(s, "11.0.0"); }
-static void test_not_built_11_0_2(void **s) { not_built(s, "11.0.2"); }
-static void test_not_built_12_0_0(void **s) { not_built(s, "12.0.0"); }
-static void test_not_built_12_0_1(void **s) { not_built(s, "12.0.1"); }
+
+
+/* GC 12's full boot is built: on a fake GPU no firmware answers, so it
+ * stops at the PSP's bootloader, after its first writes, the GPU lost. */
+static void
+full_boot_stops(void **state, const char *gc)
+{
+	struct env *e = *state;
+
+	env_gpu(e, gc, (struct fake_gpu){ .iommu_group = 14 });
+	expect(e, 0, -ETIMEDOUT, "PSP: bootloader not ready after 1000 ms (C2PMSG_35 "
+	       "= 0x0); the GPU is lost: its next open resets it and boots it in full");
+}
+
+static void test_full_boot_11_0_0_stops(void **s) { full_boot_stops(s, "11.0.0"); }
+static void test_full_boot_11_0_2_stops(void **s) { full_boot_stops(s, "11.0.2"); }
+static void test_full_boot_12_0_0_stops(void **s) { full_boot_stops(s, "12.0.0"); }
+static void test_full_boot_12_0_1_stops(void **s) { full_boot_stops(s, "12.0.1"); }
 
 static void
 test_second_gpu_named(void **state)
@@ -667,7 +684,7 @@ test_opens_one_at_a_time(void **state)
 	struct racer r[4];
 	pthread_t t[4];
 
-	env_gpu(e, "12.0.0", (struct fake_gpu){ 0 });
+	env_gpu(e, "9.4.3", (struct fake_gpu){ 0 });
 	pthread_barrier_init(&start, NULL, 4);
 	for (int k = 0; k < 4; k++) {
 		r[k] = (struct racer){ .e = e, .start = &start };
@@ -724,10 +741,10 @@ main(void)
 		T(test_refuse_memory_whole),
 		T(test_refuse_windows),
 		T(test_not_built_9_4_3),
-		T(test_not_built_11_0_0),
-		T(test_not_built_11_0_2),
-		T(test_not_built_12_0_0),
-		T(test_not_built_12_0_1),
+		T(test_full_boot_11_0_0_stops),
+		T(test_full_boot_11_0_2_stops),
+		T(test_full_boot_12_0_0_stops),
+		T(test_full_boot_12_0_1_stops),
 		T(test_second_gpu_named),
 		T(test_opens_one_at_a_time),
 	};

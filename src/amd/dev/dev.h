@@ -4,9 +4,8 @@
  * Everything it does to the GPU goes through the machine interface
  * (amd/pci/pci.h): registers, doorbells, DMA memory, the interrupt source.
  *
- *   boot.c   the partial boot of a GPU a clean session left: page tables
- *            for both hubs, the IH ring, the compute queue (an HQD through
- *            the MEC's registers) and the SDMA queue; their undoing at stop
+ *   boot.c   register access by role and the page tables, which the boot
+ *            (amd/boot/: its units and amd_dev_unboot, their undoing) uses
  *   mem.c    VRAM and GART (host DMA memory) regions, their GPU addresses
  *   queue.c  room, submit, commit: the two rings, device order, the word
  *   ih.c     the interrupt ring: EOP wakes waiters, faults lose the device
@@ -190,8 +189,7 @@ struct amd_dev {
 	_Atomic bool stopped;
 };
 
-/* boot.c */
-int amd_dev_boot(struct amd_dev *d, char *cause, size_t len);
+/* amd/boot/boot.c: the boot's finis, in reverse (clean: a stop with no fault) */
 void amd_dev_unboot(struct amd_dev *d, bool clean);
 int amd_dev_wreg(struct amd_dev *d, enum amd_reg r, uint64_t plus, uint32_t v);
 uint32_t amd_dev_rreg(struct amd_dev *d, enum amd_reg r, uint64_t plus);

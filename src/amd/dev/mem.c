@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "amd/dev/dev.h"
+#include "amd/boot/boot.h"
 #include "amd/fail.h"
 
 #define ALIGN	256ull
@@ -30,7 +31,7 @@ amd_mem_init(struct amd_dev *d)
 		return amd_fail(-ENOMEM, "no memory for VRAM's free list");
 	pthread_mutex_init(&d->mem_lock, NULL);
 	h->offset = AMD_RESERVED;
-	h->bytes = d->vram_bytes - AMD_RESERVED - AMD_TOP_KEPT;
+	h->bytes = d->vram_bytes - AMD_RESERVED - AMD_TOP_KEPT - amd_boot_kept_top(d);
 	d->holes = h;
 	return 0;
 }

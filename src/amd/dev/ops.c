@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "amd/boot/boot.h"
 #include "amd/dev/dev.h"
 #include "amd/pci/pci.h"
 
@@ -36,7 +37,7 @@ facts(void *t, struct rig_facts *out, const char **fault)
 	(void)fault;
 	memset(out, 0, sizeof(*out));
 	out->arch = d->arch;
-	out->budget = d->vram_bytes - AMD_RESERVED - AMD_TOP_KEPT;
+	out->budget = d->vram_bytes - AMD_RESERVED - AMD_TOP_KEPT - amd_boot_kept_top(d);
 	out->queues = d->queues;
 	out->nqueues = 2;
 	out->copy_engine = 1;

@@ -125,6 +125,53 @@ struct sim_bus {
 	int nkept;
 };
 
+/* fw.c: the pinned images the sim's PSP expects, cut into their pieces. */
+#define SIM_FW_FILES		8
+#define SIM_FW_PARTS		24
+struct sim_file {
+	const uint8_t *bytes;
+	size_t len;
+	char name[48];
+};
+struct sim_part {
+	uint32_t type;			/* enum psp_fw_type or psp_gfx_fw_type */
+	uint32_t cmd;			/* the bootloader's command, for a component */
+	const uint8_t *bytes;
+	uint64_t len;
+	const char *image, *what;
+};
+struct sim_fw {
+	bool tried, ready;		/* read once; every image found */
+	char why[400];			/* why not ready */
+	struct sim_file files[SIM_FW_FILES];
+	size_t nfiles;
+	struct sim_part boot[SIM_FW_PARTS];	/* the bootloader's, in order */
+	size_t nboot;
+	struct sim_part load[SIM_FW_PARTS];	/* LOAD_IP_FW's, in order */
+	size_t nload;
+	const uint8_t *toc;
+	uint64_t toc_len;
+	uint32_t sos_version, smu_version;
+	uint64_t mec_start;
+};
+
+/* psp.c, smu.c: the security processor's and power manager's state. */
+struct sim_mp {
+	bool bootloader;		/* ready for a component (no sOS yet) */
+	bool sos, ring, toc;		/* the sOS runs; its ring; LOAD_TOC done */
+	bool tmr;			/* SETUP_TMR done (MP0 13) */
+	size_t boot_next, load_next;	/* the next expected component, piece */
+	uint32_t wptr;			/* ring dwords consumed */
+	bool autoloaded;
+	bool smu;			/* the SMU's firmware runs */
+	uint32_t smu_version;
+	bool dram_hi, dram_lo, features;
+	uint32_t dram_high;
+	uint32_t never_ready, smu_silent, sos_survives;	/* injected faults */
+	uint32_t refuse_type;		/* a LOAD_IP_FW type refused (0: none) */
+	uint64_t loads;			/* LOAD_IP_FW pieces taken */
+};
+
 struct amd_sim {
 	struct sim_layout lay;
 	char bus[32];
@@ -159,7 +206,30 @@ struct amd_sim {
 	pthread_mutex_t ih_lock;
 	int irq_fd;
 	struct sim_engine cp, sdma;
+	/* PSP and SMU (psp.c, smu.c, fw.c), under mp_lock. */
+	pthread_mutex_t mp_lock;
+	struct sim_mp mp;
+	struct sim_fw fw;
+	char fw_dir[256];		/* opts.firmware, searched first */
+	_Atomic uint64_t reg_writes;	/* every register write (amd_sim_reg_writes) */
 };
+
+/* fw.c: the expected images, read once (under mp_lock); freed at destroy. */
+void sim_fw_load(struct amd_sim *s);
+void sim_fw_free(struct amd_sim *s);
+/* psp.c, smu.c: a write to MP0's or MP1's registers (index absolute),
+ * handled: true, with the register file updated as the hardware would. */
+bool sim_psp_write(struct amd_sim *s, uint32_t index, uint32_t value);
+bool sim_smu_write(struct amd_sim *s, uint32_t index, uint32_t value);
+/* psp.c: the state at power-on (a mode-1 reset's: bootloader ready) or
+ * after a function reset (no firmware runs); and as a clean session left
+ * it (sOS, SMU and RLC running). Under mp_lock. */
+void sim_mp_power_on(struct amd_sim *s, bool bootloader);
+void sim_mp_running(struct amd_sim *s);
+/* smu.c: a mode-1 reset, as the SMU's debug mailbox makes it. */
+void sim_mode1_reset(struct amd_sim *s);
+/* tree.c: a function reset's loss of the engines' and registers' state. */
+void sim_function_reset(struct amd_sim *s);
 
 /* regs.c */
 uint32_t sim_reg(struct amd_sim *s, uint32_t index);

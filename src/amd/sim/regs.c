@@ -2,7 +2,8 @@
 /*
  * amd/sim/regs.c: the register file (BAR5) and the registers that do
  * something when written: the HQD bank GRBM_GFX_CNTL selects (cp.c), the
- * SDMA queue's (sdma.c), the IH ring's (ih.c). Every other register keeps
+ * SDMA queue's (sdma.c), the IH ring's (ih.c), MP0's (psp.c) and MP1's
+ * mailboxes (smu.c). Every other register keeps
  * what was written, as scratch registers do; docs/amd.md lists those the
  * sim gives meaning to. Registers past BAR5 (MP1 14's mailbox, MMHUB's
  * second segment) are reached as on hardware through the RSMU index/data
@@ -110,6 +111,7 @@ amd_sim_reg_write(struct amd_sim *s, uint32_t index, uint32_t value)
 	if (index >= SIM_REGS)
 		return amd_fail(-EINVAL, "register 0x%x is past BAR5 (0x%x dwords)",
 				index, SIM_REGS);
+	atomic_fetch_add_explicit(&s->reg_writes, 1, memory_order_relaxed);
 	if (in(index, s->lay.hqd, SIM_HQD_REGS)) {
 		if ((q = selected_queue(s)) < 0)
 			return 0;	/* another ME's or pipe's: not modelled */
@@ -122,6 +124,8 @@ amd_sim_reg_write(struct amd_sim *s, uint32_t index, uint32_t value)
 	}
 	if (index == s->lay.rsmu_data)
 		index = sim_reg(s, s->lay.rsmu_index) / 4;
+	if (sim_psp_write(s, index, value) || sim_smu_write(s, index, value))
+		return 0;
 	sim_reg_set(s, index, value);
 	if (in(index, s->lay.sdma_q0, 0x40)) {
 		pthread_mutex_lock(&s->sdma.lock);
@@ -149,6 +153,7 @@ sim_regs_clean_session(struct amd_sim *s, uint32_t mark)
 	sim_reg_set(s, 0xde3, (uint32_t)(s->vram_bytes >> 20));	/* RCC_CONFIG_MEMSIZE */
 	sim_reg_set(s, l->c2pmsg_81, 1);
 	sim_reg_set(s, l->mp1_c2pmsg_90, 1);
+	sim_mp_running(s);
 	if (l->rlc_bootload)
 		sim_reg_set(s, l->rlc_bootload, 1u << 31);
 	sim_reg_set(s, l->cp_stat, 0);

@@ -207,6 +207,9 @@ check_opts(const struct amd_sim_opts *o, const struct sim_layout **l)
 	if (o->root[0] != '/' || strlen(o->root) >= 200)
 		return amd_fail_at(NULL, -EINVAL, "root \"%s\" is not an absolute path under "
 				"200 bytes", o->root);
+	if (o->firmware && strlen(o->firmware) >= 256)
+		return amd_fail_at(NULL, -EINVAL, "firmware \"%s\" is not under 256 bytes",
+				o->firmware);
 	if (o->bus && strlen(o->bus) != 12)
 		return amd_fail_at(NULL, -EINVAL, "bus \"%s\" is not of the form 0000:03:00.0",
 				o->bus);
@@ -254,6 +257,8 @@ release(struct amd_sim *s)
 	pthread_mutex_destroy(&s->ih_lock);
 	pthread_mutex_destroy(&s->tree_lock);
 	pthread_mutex_destroy(&s->far_lock);
+	pthread_mutex_destroy(&s->mp_lock);
+	sim_fw_free(s);
 	free(s);
 }
 
@@ -289,6 +294,9 @@ amd_sim_create(const struct amd_sim_opts *o, struct amd_sim **out)
 	pthread_mutex_init(&s->ih_lock, NULL);
 	pthread_mutex_init(&s->tree_lock, NULL);
 	pthread_mutex_init(&s->far_lock, NULL);
+	pthread_mutex_init(&s->mp_lock, NULL);
+	if (o->firmware)
+		snprintf(s->fw_dir, sizeof(s->fw_dir), "%s", o->firmware);
 	len = sim_table_build(&s->lay, table, sizeof(table));
 	if ((ret = vram_make(s)) < 0 ||
 	    (ret = sim_layout_resolve(&s->lay, table, len)) < 0)

@@ -22,6 +22,9 @@
  *   example.c  the examples' kernels (callback ids of their code objects)
  *   env.c      the sim a program selects with RIG_AMD_SIM
  *   peer.c     sims of one machine on one PCI bus, reaching each other's BAR0
+ *   psp.c      the security processor: bootloader, sOS ring, LOAD_IP_FW
+ *   smu.c      the power manager's mailbox and its mode-1 reset
+ *   fw.c       the pinned images' pieces the security processor expects
  *
  * Concurrency: every function here may be called from any thread at any
  * time, as a real GPU's registers and doorbells may be written by any CPU.
@@ -55,6 +58,12 @@ struct amd_sim_opts {
 	 * and drives both functions. A bus holds 8 sims at most.
 	 */
 	struct amd_sim *peer;
+	/*
+	 * NULL, or a directory the sim's security processor searches first
+	 * for the pinned images it checks loads against (then the
+	 * directories an open searches, amd/firmware/firmware.h).
+	 */
+	const char *firmware;
 };
 
 /*
@@ -159,6 +168,28 @@ bool amd_sim_waiting(struct amd_sim *s, enum amd_sim_engine e, int queue);
  * wptr and no wait pending on memory), or timeout_ns passes: 0 or
  * -ETIMEDOUT. For tests. */
 int amd_sim_idle(struct amd_sim *s, uint64_t timeout_ns);
+/*
+ * Faults of the security processor and power manager (psp.c, smu.c):
+ * a bootloader that is never ready (from the next reset on), a power
+ * manager whose mailboxes never answer, firmware that survives a mode-1
+ * reset (the sOS still runs after it), and a LOAD_IP_FW of PSP type arg
+ * refused as a bad image. on false clears the fault. AMD_SIM_POWER_CYCLE
+ * is no fault but an event: the GPU power-cycled now, as a mode-1 reset
+ * leaves it with no firmware surviving (bootloader ready). -EINVAL for
+ * another.
+ */
+enum amd_sim_fault {
+	AMD_SIM_BOOTLOADER_NEVER_READY = 1,
+	AMD_SIM_SMU_SILENT,
+	AMD_SIM_SOS_SURVIVES_RESET,
+	AMD_SIM_PSP_REFUSES_TYPE,
+	AMD_SIM_POWER_CYCLE,
+};
+int amd_sim_inject(struct amd_sim *s, enum amd_sim_fault f, uint32_t arg, bool on);
+/* Register writes the sim has taken since it was made. */
+uint64_t amd_sim_reg_writes(struct amd_sim *s);
+/* LOAD_IP_FW pieces its security processor took; whether RLC autoload ran. */
+uint64_t amd_sim_psp_loads(struct amd_sim *s, bool *autoloaded);
 /* Host-memory accesses dropped because bus mastering was off. */
 uint64_t amd_sim_dropped_dma(struct amd_sim *s);
 

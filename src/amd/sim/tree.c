@@ -191,8 +191,8 @@ unbind_from(struct amd_sim *s, const char *driver)
 }
 
 /* A function reset (FLR): what the GPU keeps and loses, said above. */
-static void
-function_reset(struct amd_sim *s)
+void
+sim_function_reset(struct amd_sim *s)
 {
 	struct sim_engine *e[2] = { &s->cp, &s->sdma };
 
@@ -211,6 +211,16 @@ function_reset(struct amd_sim *s)
 	s->nfar = 0;
 	pthread_mutex_unlock(&s->far_lock);
 	sim_reg_set(s, 0xde3, (uint32_t)(s->vram_bytes >> 20));
+}
+
+/* The sysfs reset: the function's state lost, and no firmware runs. */
+static void
+flr(struct amd_sim *s)
+{
+	sim_function_reset(s);
+	pthread_mutex_lock(&s->mp_lock);
+	sim_mp_power_on(s, false);
+	pthread_mutex_unlock(&s->mp_lock);
 }
 
 static int
@@ -270,7 +280,7 @@ sim_tree_write(struct amd_sim *s, const char *rel, const char *text,
 		else if (!strcmp(name, "driver_override"))
 			ret = dev_put(s, name, value[0] ? strcat(value, "\n") : "(null)\n");
 		else if (!strcmp(name, "reset") && !strcmp(value, "1"))
-			function_reset(s);
+			flr(s);
 		else if (!strcmp(name, "reset"))
 			ret = amd_fail(-EINVAL, "reset takes \"1\", not \"%s\"", value);
 		else if (!strcmp(name, "resource0_resize"))

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * amd/boot/boot.c: the page. Every unit of the boot, in the one order a
+ * full boot runs them (amd-facts §3.4); a partial boot, of a GPU a clean
+ * session of rig left, is the same page with the firmware units skipped.
+ * A stop runs the finis in reverse (amd_dev_unboot). boot.h lists what
+ * each unit does.
+ *
+ * Loss. Before the first unit runs nothing has been written: a GC whose
+ * full boot is not built is refused there. After it, a failing unit's
+ * message is the boot's, its bus mastering is turned off and
+ * SCRATCH_REG6 written 1, so the next open, by any process, resets it and
+ * boots it in full: the GPU is lost.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "amd/amd.h"
+#include "amd/boot/boot.h"
+
+static const struct unit {
+	const char *name;
+	bool firmware;			/* skipped by a partial boot */
+	int (*init)(struct amd_boot *b);
+	void (*fini)(struct amd_dev *d, bool clean);
+} page[] = {
+	{ "RESET", true, amd_boot_reset_init, NULL },
+	{ "SOC", false, amd_boot_soc_init, amd_boot_soc_fini },
+	{ "GMC", false, amd_boot_gmc_init, amd_boot_gmc_fini },
+	{ "IH", false, amd_boot_ih_init, amd_boot_ih_fini },
+	{ "PSP", true, amd_boot_psp_init, NULL },
+	{ "SMU", true, amd_boot_smu_init, NULL },
+	{ "GFX", false, amd_boot_gfx_init, amd_boot_gfx_fini },
+	{ "SDMA", false, amd_boot_sdma_init, amd_boot_sdma_fini },
+};
+#define UNITS (sizeof(page) / sizeof(page[0]))
+
+/* GC 11.0.0, 11.0.2, 12.0.0 and 12.0.1. GC 9.4.3 (several XCCs, the P2S
+ * table, REG_LIST) is not built. */
+bool
+amd_boot_full_built(unsigned major, unsigned minor, unsigned rev)
+{
+	return (major == 12 && minor == 0 && rev <= 1) ||
+	       (major == 11 && minor == 0 && (rev == 0 || rev == 2));
+}
+
+/* MP0 14.0.2/14.0.3 (GC 12) hold the TMR from boot; MP0 13 (GC 11) is
+ * given one. */
+bool
+amd_boot_gives_tmr(const struct amd_dev *d)
+{
+	return d->gc_major == 11;
+}
+
+uint64_t
+amd_boot_kept_top(const struct amd_dev *d)
+{
+	return amd_boot_gives_tmr(d) ? AMD_BOOT_TMR_BYTES : 0;
+}
+
+uint64_t
+amd_boot_tmr_at(const struct amd_dev *d)
+{
+	return (d->vram_bytes - AMD_TOP_KEPT - AMD_BOOT_TMR_BYTES) & ~((1ull << 20) - 1);
+}
+
+static void
+lost(struct amd_boot *b)
+{
+	size_t n = strlen(b->cause);
+
+	snprintf(b->cause + n, b->len - n, "; the GPU is lost: its next open resets "
+		 "it and boots it in full");
+	(void)pci_bus_master(b->d->m, &b->d->t, false);
+	(void)amd_dev_wreg(b->d, AMD_REG_GC_SCRATCH_REG6, 0, 1);
+}
+
+int
+amd_boot(struct amd_dev *d, const struct amd_gc_set *set,
+	 const struct amd_found *images, char *cause, size_t len)
+{
+	struct amd_boot b = { .d = d, .set = set, .images = images, .cause = cause,
+			      .len = len };
+	uint32_t mark = amd_dev_rreg(d, AMD_REG_GC_SCRATCH_REG7, 0);
+	uint32_t dirty = amd_dev_rreg(d, AMD_REG_GC_SCRATCH_REG6, 0);
+	uint32_t fault = amd_dev_rreg(d, AMD_REG_GC_GCVM_L2_PROTECTION_FAULT_STATUS, 0);
+	int ret;
+
+	b.full = mark != AMD_MARK || dirty || fault;
+	if (b.full && !amd_boot_full_built(d->gc_major, d->gc_minor, d->gc_rev)) {
+		snprintf(cause, len, "the full boot of GC %u.%u.%u is not built yet "
+			 "(%s passed every check before the boot; no clean session of "
+			 "rig left it: SCRATCH_REG7 0x%x, SCRATCH_REG6 0x%x, VM fault "
+			 "status 0x%x)", d->gc_major, d->gc_minor, d->gc_rev, d->bus,
+			 mark, dirty, fault);
+		return -ENOTSUP;
+	}
+	if (b.full && (!set || !images)) {
+		snprintf(cause, len, "a full boot needs the GC's images");
+		return -EINVAL;
+	}
+	for (size_t u = 0; u < UNITS; u++) {
+		if (page[u].firmware && !b.full)
+			continue;
+		if ((ret = page[u].init(&b)) < 0) {
+			lost(&b);
+			return ret;
+		}
+	}
+	/* This session holds it: a stop without a fault writes 0 again. */
+	(void)amd_dev_wreg(d, AMD_REG_GC_SCRATCH_REG7, 0, AMD_MARK);
+	(void)amd_dev_wreg(d, AMD_REG_GC_SCRATCH_REG6, 0, 1);
+	return 0;
+}
+
+void
+amd_dev_unboot(struct amd_dev *d, bool clean)
+{
+	for (size_t u = UNITS; u-- > 0;)
+		if (page[u].fini)
+			page[u].fini(d, clean);
+}

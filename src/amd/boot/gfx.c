@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * amd/boot/gfx.c: the GFX unit (amd-facts §3.10). A full boot first waits
+ * for the RLC's autoload of the images the PSP placed (linux's condition:
+ * CP_STAT 0 and RLC_RLCS_BOOTLOAD_STATUS's bootload_complete, bit 31).
+ * Then the GC hub's context 0 (gmc.c), and only once both hubs translate
+ * bus mastering on. A full boot sets the MEC's program counter to its
+ * image's start address (START = (lo >> 2) | (hi << 30), START_HI = hi >>
+ * 2, under GRBM_GFX_CNTL me 1 pipe 0, §1.5); CP_MEC_RS64_CNTL's pipe reset
+ * pulse and PFP/ME's counters (GC 12) are not written, since their fields
+ * are not in the facts: unverified on hardware. Last, compute queue 0 of
+ * ME1 pipe 0 through its HQD registers. Fini dequeues it without waiting:
+ * a hung or faulted queue never drains.
+ */
+#include <string.h>
+
+#include "amd/amd.h"
+#include "amd/boot/boot.h"
+
+#define MS	1000
+
+/* HQD registers by their place among the 56 from CP_MQD_BASE_ADDR (§3.10). */
+enum { HQD_ACTIVE = 2, HQD_PQ_BASE = 8, HQD_PQ_BASE_HI = 9, HQD_PQ_RPTR = 10,
+       HQD_RPTR_REPORT = 11, HQD_DOORBELL = 15, HQD_PQ_CONTROL = 17,
+       HQD_DEQUEUE = 24, HQD_WPTR_LO = 54, HQD_WPTR_HI = 55 };
+
+static uint32_t
+log2u(uint64_t v)
+{
+	uint32_t n = 0;
+
+	while ((1ull << n) < v)
+		n++;
+	return n;
+}
+
+static int
+autoload_done(struct amd_boot *b)
+{
+	int ret = amd_boot_wait(b, "GFX", "RLC autoload not complete",
+				AMD_REG_GC_RLC_RLCS_BOOTLOAD_STATUS, 1u << 31, 1u << 31,
+				MS, NULL);
+
+	return ret < 0 ? ret : amd_boot_wait(b, "GFX", "CP not idle after the RLC "
+					     "autoload", AMD_REG_GC_CP_STAT,
+					     0xFFFFFFFFu, 0, MS, NULL);
+}
+
+static int
+mec_start(struct amd_boot *b)
+{
+	uint32_t lo = (uint32_t)b->mec_start, hi = (uint32_t)(b->mec_start >> 32);
+
+	BW(b, AMD_REG_GC_GRBM_GFX_CNTL, 0, 1u << 2);	/* meid 1, pipe 0 */
+	BW(b, AMD_REG_GC_CP_MEC_RS64_PRGRM_CNTR_START, 0, lo >> 2 | hi << 30);
+	BW(b, AMD_REG_GC_CP_MEC_RS64_PRGRM_CNTR_START_HI, 0, hi >> 2);
+	BW(b, AMD_REG_GC_GRBM_GFX_CNTL, 0, 0);
+	return 0;
+}
+
+static int
+queue_on(struct amd_boot *b)
+{
+	struct amd_dev *d = b->d;
+	uint64_t va = AMD_VA_VRAM + AMD_CP_RING_AT, rp = AMD_VA_VRAM + AMD_CP_RPTR_AT;
+	enum amd_reg q = AMD_REG_GC_CP_MQD_BASE_ADDR;
+
+	memset(d->vram + AMD_CP_RING_AT, 0, AMD_RING_BYTES);
+	memset(d->vram + AMD_CP_RPTR_AT, 0, 64);
+	BW(b, AMD_REG_GC_GRBM_GFX_CNTL, 0, 1u << 2);	/* meid 1, pipe 0, queue 0 */
+	BW(b, q, HQD_PQ_BASE, (uint32_t)(va >> 8));
+	BW(b, q, HQD_PQ_BASE_HI, (uint32_t)(va >> 40));
+	BW(b, q, HQD_PQ_RPTR, 0);
+	BW(b, q, HQD_RPTR_REPORT, (uint32_t)rp);
+	BW(b, q, HQD_RPTR_REPORT + 1, (uint32_t)(rp >> 32));
+	BW(b, q, HQD_DOORBELL, AMD_CP_DOORBELL * 2 << 2 | 1u << 30);
+	BW(b, q, HQD_PQ_CONTROL, log2u(AMD_RING_BYTES / 4) - 1);
+	BW(b, q, HQD_WPTR_LO, 0);
+	BW(b, q, HQD_WPTR_HI, 0);
+	BW(b, q, HQD_ACTIVE, 1);
+	BW(b, AMD_REG_GC_GRBM_GFX_CNTL, 0, 0);
+	return 0;
+}
+
+int
+amd_boot_gfx_init(struct amd_boot *b)
+{
+	int ret;
+
+	if (b->full && (ret = autoload_done(b)) < 0)
+		return ret;
+	if ((ret = amd_boot_gchub_init(b)) < 0)
+		return ret;
+	/* Both hubs translate: only now may the GPU reach host memory. */
+	if ((ret = pci_bus_master(b->d->m, &b->d->t, true)) < 0)
+		return amd_boot_fail(b, ret, "GFX: bus mastering on: %s", amd_cause());
+	if (b->full && (ret = mec_start(b)) < 0)
+		return ret;
+	return queue_on(b);
+}
+
+void
+amd_boot_gfx_fini(struct amd_dev *d, bool clean)
+{
+	(void)clean;
+	(void)amd_dev_wreg(d, AMD_REG_GC_GRBM_GFX_CNTL, 0, 1u << 2);
+	(void)amd_dev_wreg(d, AMD_REG_GC_CP_MQD_BASE_ADDR, HQD_DEQUEUE, 1);
+	(void)amd_dev_wreg(d, AMD_REG_GC_GRBM_GFX_CNTL, 0, 0);
+}

@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/amd/boot/test_amd_boot.c: the full boot (src/amd/boot/) on the
+ * software GPU, opened as a program opens it (rig_open of the opener on
+ * the sim's machine, the real images at RIG_TEST_FIRMWARE). A GPU no
+ * clean session left (the sim's firmware running without rig's mark) is
+ * reset and booted in full, runs a launch and a copy checked bytewise,
+ * and opens again in part after a clean close. Each firmware step's
+ * failure, injected in the sim, is refused with its step's message and
+ * leaves the GPU lost; missing or changed images are refused before any
+ * register write.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../dev/sim_dev.h"
+
+#define LOST "; the GPU is lost: its next open resets it and boots it in full"
+
+/* A sim of gc with its firmware running but no rig mark (as amdgpu left
+ * it), and its opener, searching fw (default: RIG_TEST_FIRMWARE). */
+static void
+up(struct sim_dev *f, const char *gc, const char *fw)
+{
+	struct amd_sim_opts o = { .gc = gc, .mark = 0 };
+
+	memset(f, 0, sizeof(*f));
+	fake_root(f->root);
+	o.root = f->root;
+	o.firmware = getenv("RIG_TEST_FIRMWARE");
+	if (amd_sim_create(&o, &f->sim) < 0)
+		fail_msg("sim: %s", rig_why());
+	f->fw[0] = fw ? fw : getenv("RIG_TEST_FIRMWARE");
+	assert_int_equal(rig_amd_pci_gpu(amd_sim_machine(f->sim), f->fw, 0, &f->o), 0);
+}
+
+static void
+open_ok(struct sim_dev *f)
+{
+	if (rig_open(f->o, &f->d) < 0)
+		fail_msg("open: %s", rig_why());
+}
+
+/* The open fails with code, its message "AMD-PCI: " + want. */
+static void
+open_fails(struct sim_dev *f, int code, const char *want)
+{
+	char full[1024];
+
+	snprintf(full, sizeof(full), "AMD-PCI: %s", want);
+	assert_int_equal(rig_open(f->o, &f->d), code);
+	f->d = NULL;
+	if (!strstr(rig_why(), full))
+		fail_msg("the refusal: %s\nwanted: %s", rig_why(), full);
+}
+
+/* A launch of the copy-words kernel and an SDMA copy, checked bytewise. */
+static void
+run_work(struct sim_dev *f)
+{
+	enum { WORDS = 1024 };
+	struct sim_copy_ctx ctx = { 0 };
+	struct rig_buffer *a, *b, *c;
+	struct rig_submission *s;
+	struct rig_function *fn;
+	struct rig_image *img;
+	uint32_t x[WORDS], y[WORDS], z[WORDS];
+	struct rig_point p;
+
+	for (size_t i = 0; i < WORDS; i++)
+		x[i] = (uint32_t)(i * 2654435761u);
+	sim_copy_load(f, &ctx, &img, &fn);
+	s = sim_copy_submission(f->d, fn);
+	assert_int_equal(rig_buffer_create(f->d, sizeof(x), RIG_MEMORY_DEVICE, &a), 0);
+	assert_int_equal(rig_buffer_create(f->d, sizeof(x), RIG_MEMORY_DEVICE, &b), 0);
+	assert_int_equal(rig_buffer_create(f->d, sizeof(x), RIG_MEMORY_DEVICE, &c), 0);
+	assert_int_equal(rig_buffer_write(a, 0, x, sizeof(x)), 0);
+	if (sim_copy_run(s, a, b, WORDS, 1, &p) < 0 || rig_wait(p, 30 * SIM_SECOND) < 0)
+		fail_msg("launch: %s", rig_why());
+	assert_int_equal(atomic_load(&ctx.runs), 1);
+	if (rig_buffer_copy(b, c, &p) < 0 || rig_wait(p, 30 * SIM_SECOND) < 0)
+		fail_msg("copy: %s", rig_why());
+	assert_int_equal(rig_buffer_read(b, 0, y, sizeof(y)), 0);
+	assert_int_equal(rig_buffer_read(c, 0, z, sizeof(z)), 0);
+	assert_memory_equal(x, y, sizeof(x));
+	assert_memory_equal(x, z, sizeof(x));
+	rig_submission_release(s);
+	rig_image_release(img);
+	rig_buffer_release(a);
+	rig_buffer_release(b);
+	rig_buffer_release(c);
+}
+
+static void
+close_dev(struct sim_dev *f)
+{
+	assert_int_equal(rig_close(f->d), 0);
+	rig_device_release(f->d);
+	f->d = NULL;
+}
+
+/* GC 12.0.1 (the R9700) and 12.0.0 load 13 pieces: SMU, SDMA TH0, PFP, ME
+ * and MEC (instructions and stack each), IMU_I and IMU_D, RLC IRAM, DRAM
+ * and G. GC 11.0.0 and 11.0.2, 12: SMU, SDMA TH1 and TH0, MEC's two, IMU's
+ * two, RLC IRAM, DRAM, P, V and G. */
+static void
+full_then_partial(const char *gc, uint64_t pieces)
+{
+	struct sim_dev f;
+	bool autoloaded = false;
+
+	up(&f, gc, NULL);
+	open_ok(&f);
+	assert_int_equal(amd_sim_psp_loads(f.sim, &autoloaded), pieces);
+	assert_true(autoloaded);
+	run_work(&f);
+	close_dev(&f);
+	/* Marked clean: the next open boots in part, loading nothing. */
+	open_ok(&f);
+	assert_int_equal(amd_sim_psp_loads(f.sim, NULL), pieces);
+	run_work(&f);
+	sim_dev_close(&f);
+}
+
+static void test_full_boot_12_0_1(void **s) { (void)s; full_then_partial("12.0.1", 13); }
+static void test_full_boot_12_0_0(void **s) { (void)s; full_then_partial("12.0.0", 13); }
+static void test_full_boot_11_0_0(void **s) { (void)s; full_then_partial("11.0.0", 12); }
+static void test_full_boot_11_0_2(void **s) { (void)s; full_then_partial("11.0.2", 12); }
+
+/* A GPU no firmware runs on (power-on): booted from its bootloader, no reset. */
+static void
+test_full_boot_from_power_on(void **state)
+{
+	struct sim_dev f;
+
+	(void)state;
+	up(&f, "12.0.1", NULL);
+	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_POWER_CYCLE, 0, true), 0);
+	open_ok(&f);
+	run_work(&f);
+	sim_dev_close(&f);
+}
+
+static void
+test_bootloader_never_ready(void **state)
+{
+	struct sim_dev f;
+
+	(void)state;
+	up(&f, "12.0.1", NULL);
+	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_BOOTLOADER_NEVER_READY, 0, true), 0);
+	open_fails(&f, -ETIMEDOUT, "PSP: bootloader not ready after 1000 ms "
+		   "(C2PMSG_35 = 0x0)" LOST);
+	/* Lost: the next open boots in full again (no sOS: no reset), and only
+	 * a power cycle brings the bootloader back. */
+	open_fails(&f, -ETIMEDOUT, "PSP: bootloader not ready after 1000 ms");
+	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_BOOTLOADER_NEVER_READY, 0, false), 0);
+	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_POWER_CYCLE, 0, true), 0);
+	open_ok(&f);
+	run_work(&f);
+	sim_dev_close(&f);
+}
+
+static void
+test_load_ip_fw_refused(void **state)
+{
+	struct sim_dev f;
+
+	(void)state;
+	up(&f, "12.0.1", NULL);
+	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_PSP_REFUSES_TYPE, 89, true), 0);
+	open_fails(&f, -EPROTO, "PSP: LOAD_IP_FW of gc_12_0_1_mec.bin's RS64 "
+		   "instructions (type 89) refused (status 0xffff000f)" LOST);
+	/* The sOS runs: the next open resets the GPU (mode 1) and boots it. */
+	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_PSP_REFUSES_TYPE, 0, false), 0);
+	open_ok(&f);
+	run_work(&f);
+	sim_dev_close(&f);
+}
+
+static void
+test_smu_silent_cannot_reset(void **state)
+{
+	struct sim_dev f;
+
+	(void)state;
+	up(&f, "12.0.1", NULL);
+	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_SMU_SILENT, 0, true), 0);
+	open_fails(&f, -EIO, "RESET: its sOS runs (C2PMSG_81 = 0x1) but its SMU "
+		   "does not answer, so it cannot be reset (mode 1): SMU: no answer "
+		   "to GetSmuVersion after 100 ms (C2PMSG_90 = 0x0)" LOST);
+	sim_dev_close(&f);
+}
+
+static void
+test_smu_silent_after_load(void **state)
+{
+	struct sim_dev f;
+
+	(void)state;
+	up(&f, "12.0.1", NULL);
+	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_POWER_CYCLE, 0, true), 0);
+	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_SMU_SILENT, 0, true), 0);
+	open_fails(&f, -ETIMEDOUT, "SMU: no answer to GetSmuVersion after 1000 ms "
+		   "(C2PMSG_90 = 0x0)" LOST);
+	sim_dev_close(&f);
+}
+
+static void
+test_firmware_survives_reset(void **state)
+{
+	struct sim_dev f;
+
+	(void)state;
+	up(&f, "12.0.1", NULL);
+	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_SOS_SURVIVES_RESET, 0, true), 0);
+	open_fails(&f, -EIO, "RESET: firmware rig did not start still runs after "
+		   "the mode-1 reset (C2PMSG_81 = 0x1)" LOST);
+	sim_dev_close(&f);
+}
+
+/* ---- refusals before any write ------------------------------------------ */
+
+static void
+copy_file(const char *from, const char *to, long flip)
+{
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	int ch;
+	long at = 0;
+
+	assert_non_null(in);
+	assert_non_null(out);
+	while ((ch = fgetc(in)) != EOF)
+		fputc(at++ == flip ? ch ^ 0xFF : ch, out);
+	fclose(in);
+	fclose(out);
+}
+
+/* The pinned images of GC 12.0.1 into dir, smu_14_0_3.bin's byte flip
+ * changed (-1: none), skipping skip (NULL: none). */
+static void
+images_into(const char *dir, long flip, const char *skip)
+{
+	static const char *const names[] = {
+		"psp_14_0_3_sos.bin", "smu_14_0_3.bin", "sdma_7_0_1.bin",
+		"gc_12_0_1_pfp.bin", "gc_12_0_1_me.bin", "gc_12_0_1_mec.bin",
+		"gc_12_0_1_imu.bin", "gc_12_0_1_rlc.bin",
+	};
+	char from[600], to[600];
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (skip && !strcmp(skip, names[i]))
+			continue;
+		snprintf(from, sizeof(from), "%s/%s", getenv("RIG_TEST_FIRMWARE"), names[i]);
+		snprintf(to, sizeof(to), "%s/%s", dir, names[i]);
+		copy_file(from, to, strcmp(names[i], "smu_14_0_3.bin") ? -1 : flip);
+	}
+}
+
+static void
+refused_without_writes(long flip, const char *skip, const char *want)
+{
+	struct sim_dev f;
+	char dir[300], rigdir[300];
+	uint64_t writes;
+
+	memset(&f, 0, sizeof(f));
+	fake_root(dir);
+	fake_root(rigdir);
+	/* Only dir holds images: rig's own directory is empty. */
+	setenv("RIG_FIRMWARE_DIR", rigdir, 1);
+	images_into(dir, flip, skip);
+	up(&f, "12.0.1", dir);
+	writes = amd_sim_reg_writes(f.sim);
+	open_fails(&f, -ENOENT, want);
+	assert_int_equal(amd_sim_reg_writes(f.sim), writes);
+	sim_dev_close(&f);
+	fake_remove(dir);
+	fake_remove(rigdir);
+	unsetenv("RIG_FIRMWARE_DIR");
+}
+
+static void
+test_changed_image_refused_before_any_write(void **state)
+{
+	(void)state;
+	refused_without_writes(0x4000, NULL, "smu_14_0_3.bin");
+}
+
+static void
+test_missing_image_refused_before_any_write(void **state)
+{
+	(void)state;
+	refused_without_writes(-1, "gc_12_0_1_imu.bin", "gc_12_0_1_imu.bin");
+}
+
+/* GC 9.4.3's full boot is not built: refused before any write. */
+static void
+test_not_built_refused_before_any_write(void **state)
+{
+	struct sim_dev f;
+	uint64_t writes;
+
+	(void)state;
+	up(&f, "9.4.3", NULL);
+	writes = amd_sim_reg_writes(f.sim);
+	open_fails(&f, -ENOTSUP, "the full boot of GC 9.4.3 is not built yet");
+	assert_int_equal(amd_sim_reg_writes(f.sim), writes);
+	sim_dev_close(&f);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_full_boot_12_0_1),
+		cmocka_unit_test(test_full_boot_12_0_0),
+		cmocka_unit_test(test_full_boot_11_0_0),
+		cmocka_unit_test(test_full_boot_11_0_2),
+		cmocka_unit_test(test_full_boot_from_power_on),
+		cmocka_unit_test(test_bootloader_never_ready),
+		cmocka_unit_test(test_load_ip_fw_refused),
+		cmocka_unit_test(test_smu_silent_cannot_reset),
+		cmocka_unit_test(test_smu_silent_after_load),
+		cmocka_unit_test(test_firmware_survives_reset),
+		cmocka_unit_test(test_changed_image_refused_before_any_write),
+		cmocka_unit_test(test_missing_image_refused_before_any_write),
+		cmocka_unit_test(test_not_built_refused_before_any_write),
+	};
+
+	if (!getenv("RIG_TEST_FIRMWARE")) {
+		printf("1..0 # SKIP RIG_TEST_FIRMWARE is not set: the boot needs the images\n");
+		return 0;
+	}
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -73,16 +73,45 @@ limbo_item_idle(const struct limbo_item *it)
 	return true;
 }
 
+void
+limbo_announce(struct limbo *l)
+{
+	/* seq_cst: the Dekker pairs of limbo_unwatch (its watched) and of
+	 * the owner's refusal (its loss), limbo.h. */
+	atomic_fetch_add(&l->n, 1);
+}
+
+void
+limbo_cancel(struct limbo *l)
+{
+	atomic_fetch_sub(&l->n, 1);
+}
+
 bool
-limbo_put_mp(struct limbo *l, struct limbo_item *it)
+limbo_watch(struct limbo *l)
+{
+	/* n counted the put (seq_cst), then watched: limbo_unwatch's pair. */
+	return !atomic_load(&l->watched) && !atomic_exchange(&l->watched, true);
+}
+
+void
+limbo_push(struct limbo *l, struct limbo_item *it)
 {
 	it->idle_ns = 0;
 	it->next = NULL;
 	atomic_store_explicit(&it->in, true, memory_order_relaxed);
-	/* seq_cst, then watched: the Dekker pair of limbo_unwatch (limbo.h). */
-	atomic_fetch_add(&l->n, 1);
 	p_lfs_push(&l->incoming, &it->node);	/* publishes the writes above */
-	return !atomic_load(&l->watched) && !atomic_exchange(&l->watched, true);
+}
+
+bool
+limbo_put_mp(struct limbo *l, struct limbo_item *it)
+{
+	bool first;
+
+	limbo_announce(l);
+	first = limbo_watch(l);
+	limbo_push(l, it);
+	return first;
 }
 
 /* ---- The token and the lists (a holder's alone) ---- */
@@ -294,20 +323,27 @@ limbo_drain(struct limbo *l)
 	struct limbo_item *all = NULL, *it, *next;
 	uint32_t k = 0;
 
-	hold(l);
-	gather(l);
-	for (size_t i = 0; i < LIMBO_LISTS; i++) {
-		for (it = l->list[i].head; it; it = next, k++) {
-			next = it->next;
-			hand_out(it);
-			it->next = all;
-			all = it;
+	for (;;) {
+		hold(l);
+		gather(l);
+		for (size_t i = 0; i < LIMBO_LISTS; i++) {
+			for (it = l->list[i].head; it; it = next, k++) {
+				next = it->next;
+				hand_out(it);
+				it->next = all;
+				all = it;
+			}
+			l->list[i].head = l->list[i].tail = NULL;
 		}
-		l->list[i].head = l->list[i].tail = NULL;
+		handed(l, k);
+		k = 0;
+		let_go(l);
+		/* seq_cst: an announced put not yet landed (limbo.h) is
+		 * waited for; neither its push nor its cancel waits. */
+		if (!atomic_load(&l->n))
+			return all;
+		sched_yield();
 	}
-	handed(l, k);
-	let_go(l);
-	return all;
 }
 
 bool

@@ -14,8 +14,9 @@
  * (limbo_due). An item keeps its points, not its owner's stamps: whoever
  * puts it notes them first, so nothing here reads another layer's state.
  *
- * Guarantees. put_mp is lock-free (one compare-and-swap on a liburcu
- * lock-free stack), any thread, any number at once. Every other call runs
+ * Guarantees. put_mp (and its steps: announce, cancel, watch, push) is
+ * lock-free (a fetch-add and one compare-and-swap on a liburcu lock-free
+ * stack), any thread, any number at once. Every other call runs
  * under the limbo's token, an atomic flag: a holder walks the lists and
  * calls nothing outside this file, so holds are short. take (unless told
  * to wait) and the poller's due pass only try the token: they never wait,
@@ -34,8 +35,9 @@
  * zeroed lfs stack and flag are. The stack's pop-all needs no RCU; the
  * token orders the lists taken from it. No call_rcu either: nothing reads
  * an item but under the token or after it was handed out, so nothing here
- * waits for a grace period (a device's end does, for its puts and takes:
- * core/alloc.c).
+ * waits for a grace period; nor does a device's end: its drain waits for
+ * the puts announced (limbo_announce), and a take is ordered against it
+ * by the token.
  */
 #ifndef RECLAIM_LIMBO_H
 #define RECLAIM_LIMBO_H
@@ -49,7 +51,9 @@
 
 #define LIMBO_SMALL 3			/* points an item holds without the heap */
 #define LIMBO_LISTS 8			/* [0]: not reused; [1..]: one key each */
+#ifndef LIMBO_AGE_NS			/* a measuring build may set it */
 #define LIMBO_AGE_NS 2000000u		/* idle reusable memory waits this long */
+#endif
 #ifdef RIG_TEST_HOOKS
 extern _Atomic uint64_t limbo_age_ns;	/* LIMBO_AGE_NS, which tests may raise */
 #endif
@@ -126,6 +130,24 @@ limbo_count(const struct limbo *l)
  */
 /* Put it in; true when the limbo was not watched (the caller counts it). */
 bool limbo_put_mp(struct limbo *l, struct limbo_item *it);
+/*
+ * A put in steps, for an owner that must refuse the put once the limbo's
+ * last drain may have begun (a device's end), with no lock or RCU section:
+ * limbo_announce() counts it in n (sequentially consistent); the owner
+ * then reads what refuses it (its device's loss, also sequentially
+ * consistent) and either takes the count back (limbo_cancel()) or puts:
+ * limbo_watch() (limbo_put_mp()'s answer: count the watch now), then
+ * limbo_push(), its last touch of l and of the item, since a drain may
+ * hand the item on and end the owner at once. Why a drain misses no put:
+ * the ender marks the loss, then drains, and limbo_drain() waits until n
+ * falls to 0; an announcer that read no loss announced before the
+ * ender's mark (both sequentially consistent), so the drain sees n count
+ * it and waits for its push or its cancel, neither of which waits.
+ */
+void limbo_announce(struct limbo *l);
+void limbo_cancel(struct limbo *l);
+bool limbo_watch(struct limbo *l);
+void limbo_push(struct limbo *l, struct limbo_item *it);
 /* The oldest item of key, if idle; NULL when there is none, or (unless
  * wait) when the token is busy. */
 struct limbo_item *limbo_take(struct limbo *l, uint64_t key, bool wait);
@@ -134,7 +156,8 @@ struct limbo_item *limbo_take(struct limbo *l, uint64_t key, bool wait);
  * only tries the token: busy, it answers NULL and *next_ns a moment on. */
 struct limbo_item *limbo_due(struct limbo *l, enum limbo_pick pick, uint64_t key,
 			     uint64_t now, uint64_t *next_ns);
-/* Every item, chained by next. */
+/* Every item, chained by next, once every announced put landed or was
+ * cancelled (it yields meanwhile). */
 struct limbo_item *limbo_drain(struct limbo *l);
 /* End the watch of an empty limbo: true when it ended (the caller counts
  * it no more); false when it was not watched, or holds items, or one came

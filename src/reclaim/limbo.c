@@ -23,40 +23,24 @@
 #include "util/rcu.h"
 
 int
-limbo_item_add(struct limbo_item *it, uint32_t slot, uint64_t value)
+limbo_item_grow(struct limbo_item *it)
 {
-	struct limbo_point *p;
+	struct limbo_point *p = malloc(2 * it->cap * sizeof(*p));
 
-	if (!value)
-		return 0;
-	if (!it->points) {
-		it->points = it->small;
-		it->cap = LIMBO_SMALL;
-	}
-	for (uint32_t i = 0; i < it->n; i++)
-		if (it->points[i].slot == slot) {
-			if (value > it->points[i].value)
-				it->points[i].value = value;
-			return 0;
-		}
-	if (it->n == it->cap) {
-		if (!(p = malloc(2 * it->cap * sizeof(*p))))
-			return -ENOMEM;
-		memcpy(p, it->points, it->n * sizeof(*p));
-		if (it->points != it->small)
-			free(it->points);
-		it->points = p;
-		it->cap *= 2;
-	}
-	it->points[it->n++] = (struct limbo_point){ slot, value };
+	if (!p)
+		return -ENOMEM;
+	memcpy(p, it->points, it->n * sizeof(*p));
+	if (it->points != it->small)
+		free(it->points);
+	it->points = p;
+	it->cap *= 2;
 	return 0;
 }
 
 void
-limbo_item_clear(struct limbo_item *it)
+limbo_item_free_points(struct limbo_item *it)
 {
-	if (it->points != it->small)
-		free(it->points);
+	free(it->points);
 	it->points = NULL;
 	it->n = it->cap = 0;
 }

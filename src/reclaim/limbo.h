@@ -42,6 +42,7 @@
 #ifndef RECLAIM_LIMBO_H
 #define RECLAIM_LIMBO_H
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -95,12 +96,44 @@ enum limbo_pick {
 	LIMBO_IDLE,	/* idle */
 };
 
+int limbo_item_grow(struct limbo_item *it);
+void limbo_item_free_points(struct limbo_item *it);
+
 /* Note a point the item waits for (the highest value per slot), before
  * the put, by its putter: 0, or -ENOMEM (more than LIMBO_SMALL slots, and
- * no memory for them). */
-int limbo_item_add(struct limbo_item *it, uint32_t slot, uint64_t value);
+ * no memory for them). Inline: a release notes one to three. */
+static inline int
+limbo_item_add(struct limbo_item *it, uint32_t slot, uint64_t value)
+{
+	if (!value)
+		return 0;
+	if (!it->points) {
+		it->points = it->small;
+		it->cap = LIMBO_SMALL;
+	}
+	for (uint32_t i = 0; i < it->n; i++)
+		if (it->points[i].slot == slot) {
+			if (value > it->points[i].value)
+				it->points[i].value = value;
+			return 0;
+		}
+	if (it->n == it->cap && limbo_item_grow(it) < 0)
+		return -ENOMEM;
+	it->points[it->n++] = (struct limbo_point){ slot, value };
+	return 0;
+}
+
 /* Forget its points (before it is noted anew, or freed). */
-void limbo_item_clear(struct limbo_item *it);
+static inline void
+limbo_item_clear(struct limbo_item *it)
+{
+	if (it->points && it->points != it->small) {
+		limbo_item_free_points(it);
+		return;
+	}
+	it->points = NULL;
+	it->n = it->cap = 0;
+}
 /* Every point noted is settled. */
 bool limbo_item_idle(const struct limbo_item *it);
 /* Put and not yet handed out. */

@@ -62,19 +62,19 @@ limbo_announce(struct limbo *l)
 {
 	/* seq_cst: the Dekker pairs of limbo_unwatch (its watched) and of
 	 * the owner's refusal (its loss), limbo.h. */
-	atomic_fetch_add(&l->n, 1);
+	atomic_fetch_add(&l->puts, 1);
 }
 
 void
 limbo_cancel(struct limbo *l)
 {
-	atomic_fetch_sub(&l->n, 1);
+	atomic_fetch_sub(&l->puts, 1);
 }
 
 bool
 limbo_watch(struct limbo *l)
 {
-	/* n counted the put (seq_cst), then watched: limbo_unwatch's pair. */
+	/* puts counted it (seq_cst), then watched: limbo_unwatch's pair. */
 	return !atomic_load(&l->watched) && !atomic_exchange(&l->watched, true);
 }
 
@@ -195,7 +195,9 @@ static void
 handed(struct limbo *l, uint32_t k)
 {
 	if (k)
-		atomic_fetch_sub_explicit(&l->n, k, memory_order_relaxed);
+		atomic_store_explicit(&l->outs,
+				      atomic_load_explicit(&l->outs, memory_order_relaxed) + k,
+				      memory_order_relaxed);
 }
 
 struct limbo_item *
@@ -324,7 +326,7 @@ limbo_drain(struct limbo *l)
 		let_go(l);
 		/* seq_cst: an announced put not yet landed (limbo.h) is
 		 * waited for; neither its push nor its cancel waits. */
-		if (!atomic_load(&l->n))
+		if (atomic_load(&l->puts) == atomic_load_explicit(&l->outs, memory_order_relaxed))
 			return all;
 		sched_yield();
 	}
@@ -343,7 +345,8 @@ limbo_unwatch(struct limbo *l)
 		/* A put that added to n before our store saw watched still
 		 * set: take the watch back, unless a later put already did
 		 * (and counted it again, so ours ends). */
-		ended = !atomic_load(&l->n) || atomic_exchange(&l->watched, true);
+		ended = atomic_load(&l->puts) == atomic_load_explicit(&l->outs, memory_order_relaxed) ||
+			atomic_exchange(&l->watched, true);
 	}
 	let_go(l);
 	return ended;

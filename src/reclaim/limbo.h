@@ -85,7 +85,13 @@ struct limbo_list {
 struct limbo {
 	struct __cds_lfs_stack incoming;
 	_Atomic bool busy;		/* the token: the lists are its holder's */
-	_Atomic uint32_t n;		/* items put and not yet handed out */
+	/* Items put and not yet handed out: puts - outs. Two words, so a
+	 * take counts its hand-out with a plain store under the token, not
+	 * a locked decrement; puts (announced, less those cancelled) is
+	 * what putters add to, outs only the token's holder writes, and at
+	 * every moment outs <= puts. */
+	_Atomic uint32_t puts;
+	_Atomic uint32_t outs;
 	_Atomic bool watched;		/* its owner counts it as pending */
 	struct limbo_list list[LIMBO_LISTS];
 };
@@ -146,7 +152,11 @@ limbo_item_in(const struct limbo_item *it)
 static inline uint32_t
 limbo_count(const struct limbo *l)
 {
-	return atomic_load_explicit(&l->n, memory_order_relaxed);
+	/* outs first: it is never past puts, so the difference read is
+	 * never below 0. */
+	uint32_t outs = atomic_load_explicit(&l->outs, memory_order_relaxed);
+
+	return atomic_load_explicit(&l->puts, memory_order_relaxed) - outs;
 }
 
 /*
@@ -157,8 +167,8 @@ limbo_count(const struct limbo *l)
  * reuses cues nobody. Only a pass that finds it empty ends the watch
  * (limbo_unwatch). The invariant, at every moment no call is under way:
  * an item in, the limbo watched. Why a put never lands unwatched: put adds
- * to n, then reads watched; unwatch clears watched, then reads n (all
- * sequentially consistent), so one of them sees the other's store, and
+ * to puts, then reads watched; unwatch clears watched, then reads puts
+ * (all sequentially consistent; outs it reads under the token), so one of them sees the other's store, and
  * the one that does sets watched again (exchange: once between them).
  */
 /* Put it in; true when the limbo was not watched (the caller counts it). */
@@ -166,16 +176,16 @@ bool limbo_put_mp(struct limbo *l, struct limbo_item *it);
 /*
  * A put in steps, for an owner that must refuse the put once the limbo's
  * last drain may have begun (a device's end), with no lock or RCU section:
- * limbo_announce() counts it in n (sequentially consistent); the owner
+ * limbo_announce() counts it in puts (sequentially consistent); the owner
  * then reads what refuses it (its device's loss, also sequentially
  * consistent) and either takes the count back (limbo_cancel()) or puts:
  * limbo_watch() (limbo_put_mp()'s answer: count the watch now), then
  * limbo_push(), its last touch of l and of the item, since a drain may
  * hand the item on and end the owner at once. Why a drain misses no put:
- * the ender marks the loss, then drains, and limbo_drain() waits until n
- * falls to 0; an announcer that read no loss announced before the
- * ender's mark (both sequentially consistent), so the drain sees n count
- * it and waits for its push or its cancel, neither of which waits.
+ * the ender marks the loss, then drains, and limbo_drain() waits until
+ * puts - outs falls to 0; an announcer that read no loss announced before
+ * the ender's mark (both sequentially consistent), so the drain sees puts
+ * count it and waits for its push or its cancel, neither of which waits.
  */
 void limbo_announce(struct limbo *l);
 void limbo_cancel(struct limbo *l);

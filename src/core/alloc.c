@@ -419,7 +419,9 @@ stays(struct rig_device *d, struct alloc *a)
  * that a device's end finds it there (and clears region only then). The
  * put is announced, then the loss read again (limbo.h, limbo_announce): a
  * put that saw no loss is one the end's drain waits for; one that saw it
- * takes its count back. No RCU section, no lock. False where it did not
+ * takes its count back. Only then is a's memory looked at (stays() reads
+ * region): from the announcement on, the end, which writes region under
+ * the lock, waits for us. No RCU section, no lock. False where it did not
  * park a; the slow path, under mem_lock, then.
  */
 #ifdef RIG_TEST_HOOKS
@@ -429,14 +431,15 @@ void (*park_window)(void);
 static bool
 park(struct rig_device *d, struct alloc *a)
 {
-	if (atomic_load_explicit(&d->tl.lost, memory_order_acquire) || !stays(d, a))
+	if (atomic_load_explicit(&d->tl.lost, memory_order_acquire))
 		return false;
 	limbo_announce(&d->rc.memory);
 #ifdef RIG_TEST_HOOKS
 	if (park_window)
 		park_window();
 #endif
-	if (atomic_load(&d->tl.lost)) {		/* seq_cst: limbo.h's pair */
+	/* seq_cst: limbo.h's pair. */
+	if (atomic_load(&d->tl.lost) || !stays(d, a)) {
 		limbo_cancel(&d->rc.memory);
 		return false;
 	}

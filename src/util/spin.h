@@ -9,7 +9,7 @@
  * says only "held", and a waiter must know more on a machine with more
  * submitting threads than cores.
  *
- * Why. Eight threads claiming the same buffers on two cores (bench/submit
+ * Why. Eight threads claiming the same buffers on two cores (bench/submit.c,
  * submit_8threads): a holder is preempted now and then, and each waiter
  * then spun its bounded spin against a holder that could not run — on
  * this VM a pause costs 66 ns (measured), so the old 128 pauses were 8 us

@@ -23,7 +23,6 @@
 #include "core/image.h"
 #include "core/io.h"
 #include "reclaim/owner.h"
-#include "util/rcu.h"
 
 static void
 list_add(struct alloc **head, struct alloc *a)
@@ -206,32 +205,30 @@ key_of(uint64_t bytes, enum rig_memory kind)
 
 /*
  * An allocation of key from d's limbo whose uses are settled, live again;
- * NULL when there is none (or, unless wait, the limbo is busy). Inside an
- * RCU read-side section, as park(): a device's end, a grace period after
- * the loss, frees the memory of what a taker made live only once the
- * taker is done with it.
+ * NULL when there is none (or, unless wait, the limbo is busy). No RCU
+ * section: the limbo's token orders a take against the device's end's
+ * drain, so what a taker got is an allocation the end finds on the list
+ * as a live one (its memory goes back, the allocation turns dead, under
+ * its lock, as any live one's), and the taker touches none of what the
+ * end changes: not its memory (its bytes are not zeroed), only its item
+ * and its count.
  */
 static struct alloc *
 reuse(struct rig_device *d, uint64_t key, bool wait)
 {
-	struct limbo_item *it = NULL;
-	struct alloc *a = NULL;
+	struct limbo_item *it;
+	struct alloc *a;
 
-	if (!key)
-		return NULL;
-	p_rcu_read_lock();
 	/* A lost device's limbo waits for its end. */
-	if (!atomic_load_explicit(&d->tl.lost, memory_order_acquire))
-		it = limbo_take(&d->rc.memory, key, wait);
-	if (it) {
-		/* Its bytes stay as its last use left them (rig.h): zeroing
-		 * 4 KiB another core's work last wrote cost more than the
-		 * rest of a release and a reuse together (bench_reclaim). */
-		limbo_item_clear(it);
-		a = of_item(it);
-		atomic_store_explicit(&a->refs, 1, memory_order_relaxed);
-	}
-	p_rcu_read_unlock();
+	if (!key || atomic_load_explicit(&d->tl.lost, memory_order_acquire) ||
+	    !(it = limbo_take(&d->rc.memory, key, wait)))
+		return NULL;
+	/* Its bytes stay as its last use left them (rig.h): zeroing 4 KiB
+	 * another core's work last wrote cost more than the rest of a
+	 * release and a reuse together (bench_reclaim). */
+	limbo_item_clear(it);
+	a = of_item(it);
+	atomic_store_explicit(&a->refs, 1, memory_order_relaxed);
 	return a;
 }
 
@@ -418,23 +415,40 @@ stays(struct rig_device *d, struct alloc *a)
 }
 
 /*
- * The release of memory that stays() on a live device: into the limbo,
- * inside an RCU read-side section, so that a device's end, once a grace
- * period passed after the loss, finds every such put in the limbo (and
- * clears region only then). False where it did not park a; the slow path,
- * under mem_lock, then.
+ * The release of memory that stays() on a live device: into the limbo, so
+ * that a device's end finds it there (and clears region only then). The
+ * put is announced, then the loss read again (limbo.h, limbo_announce): a
+ * put that saw no loss is one the end's drain waits for; one that saw it
+ * takes its count back. Only then is a's memory looked at (stays() reads
+ * region): from the announcement on, the end, which writes region under
+ * the lock, waits for us. No RCU section, no lock. False where it did not
+ * park a; the slow path, under mem_lock, then.
  */
+#ifdef RIG_TEST_HOOKS
+void (*park_window)(void);
+#endif
+
 static bool
 park(struct rig_device *d, struct alloc *a)
 {
-	bool parked;
-
-	p_rcu_read_lock();
-	parked = !atomic_load_explicit(&d->tl.lost, memory_order_acquire) && stays(d, a);
-	if (parked)
-		to_limbo(d, a);
-	p_rcu_read_unlock();
-	return parked;
+	if (atomic_load_explicit(&d->tl.lost, memory_order_acquire))
+		return false;
+	limbo_announce(&d->rc.memory);
+#ifdef RIG_TEST_HOOKS
+	if (park_window)
+		park_window();
+#endif
+	/* seq_cst: limbo.h's pair. */
+	if (atomic_load(&d->tl.lost) || !stays(d, a)) {
+		limbo_cancel(&d->rc.memory);
+		return false;
+	}
+	if (limbo_watch(&d->rc.memory))
+		reclaim_pending(&d->tl, 1);
+	if (a->item.key)
+		stamps_clear(&a->stamps);
+	limbo_push(&d->rc.memory, &a->item);	/* the last touch of a and d */
+	return true;
 }
 
 void
@@ -501,10 +515,10 @@ alloc_end_all(struct rig_device *d, const char *why)
 	struct limbo_item *gone, *it, *after;
 	struct alloc *a, *next;
 
-	/* d is lost: once a grace period passed, every park() and reuse()
-	 * that saw it live is over; later releases take mem_lock, later
-	 * allocations find it lost. */
-	p_synchronize_rcu();
+	/* d is lost: later releases take mem_lock, later allocations find
+	 * it lost; the drain below waits for every park() that saw it live
+	 * (limbo_drain), and a reuse() that took memory before it left a
+	 * live allocation on the list. */
 	await_borrowers(d);
 	pthread_mutex_lock(&d->mem_lock);
 	image_end_all_locked(d);

@@ -131,6 +131,12 @@ void alloc_live_locked(struct rig_device *d, struct alloc *a);
 void alloc_discard(struct alloc *a);
 /* Let go of a buffer's reference: the last one releases the allocation. */
 void alloc_put(struct alloc *a);
+#ifdef RIG_TEST_HOOKS
+/* A test's window into a park (stress_park_end): when set, called between
+ * the put's announcement and its second look at the loss. NULL in
+ * programs; absent from release builds. */
+extern void (*park_window)(void);
+#endif
 
 /*
  * A host access (buffer.c) marks its allocation busy under the lock, lets

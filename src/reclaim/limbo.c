@@ -23,40 +23,24 @@
 #include "util/rcu.h"
 
 int
-limbo_item_add(struct limbo_item *it, uint32_t slot, uint64_t value)
+limbo_item_grow(struct limbo_item *it)
 {
-	struct limbo_point *p;
+	struct limbo_point *p = malloc(2 * it->cap * sizeof(*p));
 
-	if (!value)
-		return 0;
-	if (!it->points) {
-		it->points = it->small;
-		it->cap = LIMBO_SMALL;
-	}
-	for (uint32_t i = 0; i < it->n; i++)
-		if (it->points[i].slot == slot) {
-			if (value > it->points[i].value)
-				it->points[i].value = value;
-			return 0;
-		}
-	if (it->n == it->cap) {
-		if (!(p = malloc(2 * it->cap * sizeof(*p))))
-			return -ENOMEM;
-		memcpy(p, it->points, it->n * sizeof(*p));
-		if (it->points != it->small)
-			free(it->points);
-		it->points = p;
-		it->cap *= 2;
-	}
-	it->points[it->n++] = (struct limbo_point){ slot, value };
+	if (!p)
+		return -ENOMEM;
+	memcpy(p, it->points, it->n * sizeof(*p));
+	if (it->points != it->small)
+		free(it->points);
+	it->points = p;
+	it->cap *= 2;
 	return 0;
 }
 
 void
-limbo_item_clear(struct limbo_item *it)
+limbo_item_free_points(struct limbo_item *it)
 {
-	if (it->points != it->small)
-		free(it->points);
+	free(it->points);
 	it->points = NULL;
 	it->n = it->cap = 0;
 }
@@ -73,16 +57,45 @@ limbo_item_idle(const struct limbo_item *it)
 	return true;
 }
 
+void
+limbo_announce(struct limbo *l)
+{
+	/* seq_cst: the Dekker pairs of limbo_unwatch (its watched) and of
+	 * the owner's refusal (its loss), limbo.h. */
+	atomic_fetch_add(&l->puts, 1);
+}
+
+void
+limbo_cancel(struct limbo *l)
+{
+	atomic_fetch_sub(&l->puts, 1);
+}
+
 bool
-limbo_put_mp(struct limbo *l, struct limbo_item *it)
+limbo_watch(struct limbo *l)
+{
+	/* puts counted it (seq_cst), then watched: limbo_unwatch's pair. */
+	return !atomic_load(&l->watched) && !atomic_exchange(&l->watched, true);
+}
+
+void
+limbo_push(struct limbo *l, struct limbo_item *it)
 {
 	it->idle_ns = 0;
 	it->next = NULL;
 	atomic_store_explicit(&it->in, true, memory_order_relaxed);
-	/* seq_cst, then watched: the Dekker pair of limbo_unwatch (limbo.h). */
-	atomic_fetch_add(&l->n, 1);
 	p_lfs_push(&l->incoming, &it->node);	/* publishes the writes above */
-	return !atomic_load(&l->watched) && !atomic_exchange(&l->watched, true);
+}
+
+bool
+limbo_put_mp(struct limbo *l, struct limbo_item *it)
+{
+	bool first;
+
+	limbo_announce(l);
+	first = limbo_watch(l);
+	limbo_push(l, it);
+	return first;
 }
 
 /* ---- The token and the lists (a holder's alone) ---- */
@@ -182,7 +195,9 @@ static void
 handed(struct limbo *l, uint32_t k)
 {
 	if (k)
-		atomic_fetch_sub_explicit(&l->n, k, memory_order_relaxed);
+		atomic_store_explicit(&l->outs,
+				      atomic_load_explicit(&l->outs, memory_order_relaxed) + k,
+				      memory_order_relaxed);
 }
 
 struct limbo_item *
@@ -294,20 +309,27 @@ limbo_drain(struct limbo *l)
 	struct limbo_item *all = NULL, *it, *next;
 	uint32_t k = 0;
 
-	hold(l);
-	gather(l);
-	for (size_t i = 0; i < LIMBO_LISTS; i++) {
-		for (it = l->list[i].head; it; it = next, k++) {
-			next = it->next;
-			hand_out(it);
-			it->next = all;
-			all = it;
+	for (;;) {
+		hold(l);
+		gather(l);
+		for (size_t i = 0; i < LIMBO_LISTS; i++) {
+			for (it = l->list[i].head; it; it = next, k++) {
+				next = it->next;
+				hand_out(it);
+				it->next = all;
+				all = it;
+			}
+			l->list[i].head = l->list[i].tail = NULL;
 		}
-		l->list[i].head = l->list[i].tail = NULL;
+		handed(l, k);
+		k = 0;
+		let_go(l);
+		/* seq_cst: an announced put not yet landed (limbo.h) is
+		 * waited for; neither its push nor its cancel waits. */
+		if (atomic_load(&l->puts) == atomic_load_explicit(&l->outs, memory_order_relaxed))
+			return all;
+		sched_yield();
 	}
-	handed(l, k);
-	let_go(l);
-	return all;
 }
 
 bool
@@ -323,7 +345,8 @@ limbo_unwatch(struct limbo *l)
 		/* A put that added to n before our store saw watched still
 		 * set: take the watch back, unless a later put already did
 		 * (and counted it again, so ours ends). */
-		ended = !atomic_load(&l->n) || atomic_exchange(&l->watched, true);
+		ended = atomic_load(&l->puts) == atomic_load_explicit(&l->outs, memory_order_relaxed) ||
+			atomic_exchange(&l->watched, true);
 	}
 	let_go(l);
 	return ended;

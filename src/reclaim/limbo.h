@@ -14,8 +14,9 @@
  * (limbo_due). An item keeps its points, not its owner's stamps: whoever
  * puts it notes them first, so nothing here reads another layer's state.
  *
- * Guarantees. put_mp is lock-free (one compare-and-swap on a liburcu
- * lock-free stack), any thread, any number at once. Every other call runs
+ * Guarantees. put_mp (and its steps: announce, cancel, watch, push) is
+ * lock-free (a fetch-add and one compare-and-swap on a liburcu lock-free
+ * stack), any thread, any number at once. Every other call runs
  * under the limbo's token, an atomic flag: a holder walks the lists and
  * calls nothing outside this file, so holds are short. take (unless told
  * to wait) and the poller's due pass only try the token: they never wait,
@@ -34,12 +35,14 @@
  * zeroed lfs stack and flag are. The stack's pop-all needs no RCU; the
  * token orders the lists taken from it. No call_rcu either: nothing reads
  * an item but under the token or after it was handed out, so nothing here
- * waits for a grace period (a device's end does, for its puts and takes:
- * core/alloc.c).
+ * waits for a grace period; nor does a device's end: its drain waits for
+ * the puts announced (limbo_announce), and a take is ordered against it
+ * by the token.
  */
 #ifndef RECLAIM_LIMBO_H
 #define RECLAIM_LIMBO_H
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -49,7 +52,9 @@
 
 #define LIMBO_SMALL 3			/* points an item holds without the heap */
 #define LIMBO_LISTS 8			/* [0]: not reused; [1..]: one key each */
+#ifndef LIMBO_AGE_NS			/* a measuring build may set it */
 #define LIMBO_AGE_NS 2000000u		/* idle reusable memory waits this long */
+#endif
 #ifdef RIG_TEST_HOOKS
 extern _Atomic uint64_t limbo_age_ns;	/* LIMBO_AGE_NS, which tests may raise */
 #endif
@@ -80,7 +85,13 @@ struct limbo_list {
 struct limbo {
 	struct __cds_lfs_stack incoming;
 	_Atomic bool busy;		/* the token: the lists are its holder's */
-	_Atomic uint32_t n;		/* items put and not yet handed out */
+	/* Items put and not yet handed out: puts - outs. Two words, so a
+	 * take counts its hand-out with a plain store under the token, not
+	 * a locked decrement; puts (announced, less those cancelled) is
+	 * what putters add to, outs only the token's holder writes, and at
+	 * every moment outs <= puts. */
+	_Atomic uint32_t puts;
+	_Atomic uint32_t outs;
 	_Atomic bool watched;		/* its owner counts it as pending */
 	struct limbo_list list[LIMBO_LISTS];
 };
@@ -91,12 +102,44 @@ enum limbo_pick {
 	LIMBO_IDLE,	/* idle */
 };
 
+int limbo_item_grow(struct limbo_item *it);
+void limbo_item_free_points(struct limbo_item *it);
+
 /* Note a point the item waits for (the highest value per slot), before
  * the put, by its putter: 0, or -ENOMEM (more than LIMBO_SMALL slots, and
- * no memory for them). */
-int limbo_item_add(struct limbo_item *it, uint32_t slot, uint64_t value);
+ * no memory for them). Inline: a release notes one to three. */
+static inline int
+limbo_item_add(struct limbo_item *it, uint32_t slot, uint64_t value)
+{
+	if (!value)
+		return 0;
+	if (!it->points) {
+		it->points = it->small;
+		it->cap = LIMBO_SMALL;
+	}
+	for (uint32_t i = 0; i < it->n; i++)
+		if (it->points[i].slot == slot) {
+			if (value > it->points[i].value)
+				it->points[i].value = value;
+			return 0;
+		}
+	if (it->n == it->cap && limbo_item_grow(it) < 0)
+		return -ENOMEM;
+	it->points[it->n++] = (struct limbo_point){ slot, value };
+	return 0;
+}
+
 /* Forget its points (before it is noted anew, or freed). */
-void limbo_item_clear(struct limbo_item *it);
+static inline void
+limbo_item_clear(struct limbo_item *it)
+{
+	if (it->points && it->points != it->small) {
+		limbo_item_free_points(it);
+		return;
+	}
+	it->points = NULL;
+	it->n = it->cap = 0;
+}
 /* Every point noted is settled. */
 bool limbo_item_idle(const struct limbo_item *it);
 /* Put and not yet handed out. */
@@ -109,7 +152,11 @@ limbo_item_in(const struct limbo_item *it)
 static inline uint32_t
 limbo_count(const struct limbo *l)
 {
-	return atomic_load_explicit(&l->n, memory_order_relaxed);
+	/* outs first: it is never past puts, so the difference read is
+	 * never below 0. */
+	uint32_t outs = atomic_load_explicit(&l->outs, memory_order_relaxed);
+
+	return atomic_load_explicit(&l->puts, memory_order_relaxed) - outs;
 }
 
 /*
@@ -120,12 +167,30 @@ limbo_count(const struct limbo *l)
  * reuses cues nobody. Only a pass that finds it empty ends the watch
  * (limbo_unwatch). The invariant, at every moment no call is under way:
  * an item in, the limbo watched. Why a put never lands unwatched: put adds
- * to n, then reads watched; unwatch clears watched, then reads n (all
- * sequentially consistent), so one of them sees the other's store, and
+ * to puts, then reads watched; unwatch clears watched, then reads puts
+ * (all sequentially consistent; outs it reads under the token), so one of them sees the other's store, and
  * the one that does sets watched again (exchange: once between them).
  */
 /* Put it in; true when the limbo was not watched (the caller counts it). */
 bool limbo_put_mp(struct limbo *l, struct limbo_item *it);
+/*
+ * A put in steps, for an owner that must refuse the put once the limbo's
+ * last drain may have begun (a device's end), with no lock or RCU section:
+ * limbo_announce() counts it in puts (sequentially consistent); the owner
+ * then reads what refuses it (its device's loss, also sequentially
+ * consistent) and either takes the count back (limbo_cancel()) or puts:
+ * limbo_watch() (limbo_put_mp()'s answer: count the watch now), then
+ * limbo_push(), its last touch of l and of the item, since a drain may
+ * hand the item on and end the owner at once. Why a drain misses no put:
+ * the ender marks the loss, then drains, and limbo_drain() waits until
+ * puts - outs falls to 0; an announcer that read no loss announced before
+ * the ender's mark (both sequentially consistent), so the drain sees puts
+ * count it and waits for its push or its cancel, neither of which waits.
+ */
+void limbo_announce(struct limbo *l);
+void limbo_cancel(struct limbo *l);
+bool limbo_watch(struct limbo *l);
+void limbo_push(struct limbo *l, struct limbo_item *it);
 /* The oldest item of key, if idle; NULL when there is none, or (unless
  * wait) when the token is busy. */
 struct limbo_item *limbo_take(struct limbo *l, uint64_t key, bool wait);
@@ -134,7 +199,8 @@ struct limbo_item *limbo_take(struct limbo *l, uint64_t key, bool wait);
  * only tries the token: busy, it answers NULL and *next_ns a moment on. */
 struct limbo_item *limbo_due(struct limbo *l, enum limbo_pick pick, uint64_t key,
 			     uint64_t now, uint64_t *next_ns);
-/* Every item, chained by next. */
+/* Every item, chained by next, once every announced put landed or was
+ * cancelled (it yields meanwhile). */
 struct limbo_item *limbo_drain(struct limbo *l);
 /* End the watch of an empty limbo: true when it ended (the caller counts
  * it no more); false when it was not watched, or holds items, or one came

@@ -156,4 +156,15 @@ int amd_boot_w(struct amd_boot *b, enum amd_reg r, uint64_t plus, uint32_t v);
 			return bw_;					\
 	} while (0)
 
+/* The n with 2^n >= v: a ring's size field (IH, HQD, SDMA RB_CNTL). */
+static inline uint32_t
+amd_boot_log2(uint64_t v)
+{
+	uint32_t n = 0;
+
+	while ((1ull << n) < v)
+		n++;
+	return n;
+}
+
 #endif

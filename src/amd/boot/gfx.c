@@ -24,16 +24,6 @@ enum { HQD_ACTIVE = 2, HQD_PQ_BASE = 8, HQD_PQ_BASE_HI = 9, HQD_PQ_RPTR = 10,
        HQD_RPTR_REPORT = 11, HQD_DOORBELL = 15, HQD_PQ_CONTROL = 17,
        HQD_DEQUEUE = 24, HQD_WPTR_LO = 54, HQD_WPTR_HI = 55 };
 
-static uint32_t
-log2u(uint64_t v)
-{
-	uint32_t n = 0;
-
-	while ((1ull << n) < v)
-		n++;
-	return n;
-}
-
 static int
 autoload_done(struct amd_boot *b)
 {
@@ -74,7 +64,7 @@ queue_on(struct amd_boot *b)
 	BW(b, q, HQD_RPTR_REPORT, (uint32_t)rp);
 	BW(b, q, HQD_RPTR_REPORT + 1, (uint32_t)(rp >> 32));
 	BW(b, q, HQD_DOORBELL, AMD_CP_DOORBELL * 2 << 2 | 1u << 30);
-	BW(b, q, HQD_PQ_CONTROL, log2u(AMD_RING_BYTES / 4) - 1);
+	BW(b, q, HQD_PQ_CONTROL, amd_boot_log2(AMD_RING_BYTES / 4) - 1);
 	BW(b, q, HQD_WPTR_LO, 0);
 	BW(b, q, HQD_WPTR_HI, 0);
 	BW(b, q, HQD_ACTIVE, 1);

@@ -9,16 +9,6 @@
 #include "amd/amd.h"
 #include "amd/boot/boot.h"
 
-static uint32_t
-log2u(uint64_t v)
-{
-	uint32_t n = 0;
-
-	while ((1ull << n) < v)
-		n++;
-	return n;
-}
-
 int
 amd_boot_ih_init(struct amd_boot *b)
 {
@@ -35,7 +25,7 @@ amd_boot_ih_init(struct amd_boot *b)
 	BW(b, AMD_REG_OSSSYS_IH_RB_WPTR_ADDR_HI, 0, (uint32_t)(wb >> 32));
 	BW(b, AMD_REG_OSSSYS_IH_RB_WPTR_ADDR_LO, 0, (uint32_t)wb);
 	/* rb_enable, rb_size (log2 dwords), enable_intr */
-	BW(b, AMD_REG_OSSSYS_IH_RB_CNTL, 0, 1 | log2u(AMD_IH_BYTES / 4) << 1 | 1u << 17);
+	BW(b, AMD_REG_OSSSYS_IH_RB_CNTL, 0, 1 | amd_boot_log2(AMD_IH_BYTES / 4) << 1 | 1u << 17);
 	d->ih_rptr = 0;
 	return 0;
 }

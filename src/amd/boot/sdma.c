@@ -12,16 +12,6 @@
 #include "amd/amd.h"
 #include "amd/boot/boot.h"
 
-static uint32_t
-log2u(uint64_t v)
-{
-	uint32_t n = 0;
-
-	while ((1ull << n) < v)
-		n++;
-	return n;
-}
-
 int
 amd_boot_sdma_init(struct amd_boot *b)
 {
@@ -41,7 +31,7 @@ amd_boot_sdma_init(struct amd_boot *b)
 	BW(b, AMD_REG_SDMA0_DOORBELL_OFFSET, 0, AMD_SDMA_DOORBELL * 2 << 2);
 	BW(b, AMD_REG_SDMA0_DOORBELL, 0, 1u << 28);
 	/* rb_enable, rb_size, wptr poll (11), rptr write-back (12) */
-	BW(b, AMD_REG_SDMA0_RB_CNTL, 0, 1 | log2u(AMD_RING_BYTES / 4) << 1 | 1u << 11 |
+	BW(b, AMD_REG_SDMA0_RB_CNTL, 0, 1 | amd_boot_log2(AMD_RING_BYTES / 4) << 1 | 1u << 11 |
 	   1u << 12);
 	return 0;
 }

@@ -445,8 +445,13 @@ park(struct rig_device *d, struct alloc *a)
 	}
 	if (limbo_watch(&d->rc.memory))
 		reclaim_pending(&d->tl, 1);
-	if (a->item.key)
+	/* Under its lock: a device's end that read the loss before we
+	 * announced may be reading the stamps (await_borrowers). */
+	if (a->item.key) {
+		spin_lock(&a->lock);
 		stamps_clear(&a->stamps);
+		spin_unlock(&a->lock);
+	}
 	limbo_push(&d->rc.memory, &a->item);	/* the last touch of a and d */
 	return true;
 }

@@ -27,7 +27,7 @@
 #include "rig_edge.h"
 
 struct timeline {
-	int slot;			/* index in rig_words, or -1 */
+	int _Atomic slot;		/* index in rig_words, or -1; atomic: a submit racing the device's end reads it as the end gives it back */
 	const char *name;		/* the device's, for messages */
 	_Atomic uint64_t *word;		/* &rig_words[slot] */
 	struct ck_ec32 *futex;		/* event count bumped whenever the word moves or the

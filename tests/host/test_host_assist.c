@@ -18,17 +18,6 @@
 #include "../core/common.h"
 #include "rig_host.h"
 
-#if defined(__SANITIZE_THREAD__)
-#define UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define UNDER_TSAN 1
-#endif
-#endif
-#ifndef UNDER_TSAN
-#define UNDER_TSAN 0
-#endif
-
 #define FOREVER UINT64_MAX
 #define ON_WAITER() __atomic_load_n(&on_waiter, __ATOMIC_RELAXED)
 #define MAX_GROUPS 256

@@ -20,17 +20,6 @@
 #include "rig_host.h"
 #include "fault_run.h"
 
-#if defined(__SANITIZE_THREAD__)
-#define UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define UNDER_TSAN 1
-#endif
-#endif
-#ifndef UNDER_TSAN
-#define UNDER_TSAN 0
-#endif
-
 static struct rig_device *
 host_open(const char *name, unsigned cores, uint32_t hang_ms)
 {

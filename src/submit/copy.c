@@ -149,7 +149,7 @@ post(const char *func, struct rig_device *d, const struct rig_buffer *src,
 	struct waitset ws;
 	struct copy_job *cj;
 	const char *dead;
-	void *heap = NULL, *room;
+	void *heap = NULL;
 	uint64_t v;
 	int ret;
 
@@ -174,9 +174,7 @@ post(const char *func, struct rig_device *d, const struct rig_buffer *src,
 		waitset_fini(&ws);
 		return ret;
 	}
-	/* The slot is v's even when the job lies on the heap: wait for it. */
-	room = submit_room(&d->sub, v);
-	cj = make_job(heap ? heap : room, heap, d, src, dst, bytes, ws.n);
+	cj = make_job(submit_job_memory(&d->sub, v, heap), heap, d, src, dst, bytes, ws.n);
 	claim_unlock(u, n);
 	route_commit(d, &ws, &cj->job, v);
 	if (profiled)

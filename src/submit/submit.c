@@ -594,9 +594,11 @@ submit_reserve(struct submitter *s, uint64_t *v)
 }
 
 void *
-submit_room(struct submitter *s, uint64_t v)
+submit_job_memory(struct submitter *s, uint64_t v, void *heap)
 {
-	return s->inline_run ? s->inline_room : sring_room(&s->ring, v);
+	void *room = s->inline_run ? s->inline_room : sring_room(&s->ring, v);
+
+	return heap ? heap : room;
 }
 
 #ifdef RIG_TEST_HOOKS

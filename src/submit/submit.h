@@ -9,7 +9,8 @@
  * A submit is three steps, so that its caller can claim memory (stamps) in
  * the same order as values:
  *   submit_reserve()  - the device's next value (one fetch-add);
- *   submit_room()     - where that value's job lies (its ring slot);
+ *   submit_job_memory() - where that value's job lies (its ring slot, or
+ *                     the caller's heap block once the slot is free);
  *   submit_publish()  - the job, handed to the ring (or run).
  * Between them the caller records the value in the stamps of the memory the
  * job uses and builds the job. Every reserved value must be published.
@@ -140,8 +141,11 @@ void submit_free(struct submitter *s);
 
 /* Reserve the next value into *v; RIG_ELOST once the device is lost. */
 int submit_reserve(struct submitter *s, uint64_t *v);
-/* The SRING_ROOM bytes where v's job may lie (reserved by this thread). */
-void *submit_room(struct submitter *s, uint64_t v);
+/* Where v's job lies (v reserved by this thread): heap if the job needed
+ * one, else the SRING_ROOM bytes of v's slot. Either way it waits for v's
+ * ring slot, which the value takes even when its job
+ * lies on the heap (or it would overwrite a value not yet taken). */
+void *submit_job_memory(struct submitter *s, uint64_t v, void *heap);
 /* Hand over v's job (reserved by this thread, in its room or in heap). A
  * submitter that finds the device's thread with nothing before v runs the
  * driver's submit itself (values stay in order: under the driver lock,

@@ -351,7 +351,7 @@ place_job_as(struct rig_run *r, struct rig_buffer *const *buffers,
 	struct use small[SMALL], *u = max <= SMALL ? small : malloc(max * sizeof(*u));
 	struct waitset ws;
 	struct sub_job *sj;
-	void *heap = NULL, *room;
+	void *heap = NULL;
 	size_t n, bytes;
 	uint64_t v;
 	int ret;
@@ -381,10 +381,7 @@ place_job_as(struct rig_run *r, struct rig_buffer *const *buffers,
 		goto out;
 	}
 	/* Under the claim: the buffers' locations are live. */
-	/* The slot is v's whether or not the job fits its room: wait for it
-	 * either way, or a heap job would overwrite a value not yet taken. */
-	room = submit_room(&d->sub, v);
-	sj = job_init(heap ? heap : room, heap, s, ws.n);
+	sj = job_init(submit_job_memory(&d->sub, v, heap), heap, s, ws.n);
 	fill_work(sj, r, buffers);
 	claim_unlock(u, n);
 	route_commit(d, &ws, &sj->job, v);

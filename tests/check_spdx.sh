@@ -3,9 +3,10 @@
 # test_spdx: every source file of the tree (C, C++, headers, meson, shell,
 # Python, Makefiles, the symbol map, suppression and package lists) names
 # its license in an SPDX-License-Identifier line within its first 3 lines,
-# and LICENSE is there. Argument: the source root.
+# and LICENSE is there. Argument: the source root; without one, the tree
+# this script lies in (its parent folder), so it runs by hand as well.
 set -u
-cd "$1" || exit 1
+cd "${1:-$(dirname "$0")/..}" || exit 1
 [ -f LICENSE ] || { echo "FAIL: no LICENSE"; exit 1; }
 n=0 bad=0
 for f in $(find . \( -path './build*' -o -path './subprojects' -o -path './.git' \

@@ -48,25 +48,54 @@ struct mapping {
 	enum rig_mapping m;
 };
 
-/* One try of d2's driver: 0; RIG_ENOMEM for no room (reclaim_retry()
- * returns d2's released memory and tries again); RIG_EINVAL where it never
- * maps it; RIG_ELOST. */
+#ifdef RIG_TEST_HOOKS
+void (*borrow_window)(void);
+#endif
+
+/*
+ * One try of d2's driver: 0, the mapping on d2's list; RIG_ENOMEM for no
+ * room (reclaim_retry() returns d2's released memory and tries again);
+ * RIG_EINVAL where it never maps it; RIG_ELOST. The map and the list
+ * under d2's mem_lock, as an allocation's (alloc.c, try_make): d2's end
+ * (alloc_end_all, then the driver handle's release) either finds the
+ * mapping on the list and gives it back, or we find d2 lost before its
+ * driver is asked. A mapping put on the list after the end would go back
+ * to a released driver, or never.
+ */
 static int
 try_map(void *arg)
 {
 	struct mapping *p = arg;
 	struct rig_device *d2 = p->d2;
+	int ret;
 
 	p->m = RIG_MAPS;
-	if (!p->root->bytes)
-		return 0;
-	if (!submit_call_enter(&d2->sub))
-		return device_check_live(NULL, d2);
+	pthread_mutex_lock(&d2->mem_lock);
+	if ((ret = device_check_live(NULL, d2)) < 0 || !p->root->bytes)
+		goto out;
+	if (!submit_call_enter(&d2->sub)) {
+		ret = device_check_live(NULL, d2);
+		goto out;
+	}
 	p->m = map(d2, p->root, &p->a->region, &p->delta, p->host);
 	if (p->m == RIG_MAPS)
 		d2->ops->locate(d2->handle, p->a->region, &p->a->loc);
 	submit_call_leave(&d2->sub);
-	return p->m == RIG_MAPS ? 0 : p->m == RIG_MAP_NEVER ? RIG_EINVAL : RIG_ENOMEM;
+	if (p->m != RIG_MAPS) {
+		ret = p->m == RIG_MAP_NEVER ? RIG_EINVAL : RIG_ENOMEM;
+		goto out;
+	}
+#ifdef RIG_TEST_HOOKS
+	if (borrow_window)
+		borrow_window();
+#endif
+	p->a->loc.address += p->delta;
+	p->a->loc.host = p->host;
+out:
+	if (ret == 0)
+		alloc_live_locked(d2, p->a);
+	pthread_mutex_unlock(&d2->mem_lock);
+	return ret;
 }
 
 static int
@@ -95,17 +124,6 @@ borrow(struct rig_buffer *b, struct rig_device *d2, struct alloc **out)
 		       rig_cause(RIG_EINVAL, "%s does not map %s's memory", d2->name, root->d->name) :
 		       rig_cause(RIG_ENOMEM, "%s has no room to map %llu bytes of %s",
 				 d2->name, (unsigned long long)root->bytes, root->d->name);
-	}
-	if (a->region) {
-		a->loc.address += p.delta;
-		a->loc.host = p.host;
-	}
-	if ((ret = alloc_live(d2, a)) < 0) {
-		if (a->region)
-			d2->ops->free(d2->handle, a->region);
-		io_unmap(a);
-		alloc_discard(a);
-		return ret;
 	}
 	*out = a;
 	return 0;

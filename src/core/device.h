@@ -136,6 +136,9 @@ void alloc_put(struct alloc *a);
  * the put's announcement and its second look at the loss. NULL in
  * programs; absent from release builds. */
 extern void (*park_window)(void);
+/* The same into a borrow (stress_borrow_end): called once the second
+ * device's driver made the mapping, before it is on that device's list. */
+extern void (*borrow_window)(void);
 #endif
 
 /*

@@ -67,9 +67,13 @@ test_not_lost_with_no_waiter(void **state)
 	assert_int_equal(rig_buffer_copy(a, b, &p), 0);
 	sleep_ms(1200);				/* four hang_ms, nobody waiting */
 	assert_null(rig_lost(pd.d));
-	/* The wait starts the clock: the unstalled worker has hang_ms to end
-	 * the value (50 ms ran out once at load 30). */
+	/* Unstalled, the value ends: seen by looks, which start no clock (a
+	 * wait would give the worker hang_ms to end it, and a loaded machine
+	 * may not run it that soon: 50 ms ran out once at load 30); then
+	 * the wait returns at once. */
 	rig_polled_stall(pd.p, false);
+	while (!rig_reached(p))
+		sleep_ms(1);
 	assert_int_equal(rig_wait(p, 30 * SECOND_NS), 0);
 	assert_null(rig_lost(pd.d));
 	rig_buffer_release(a);

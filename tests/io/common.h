@@ -135,22 +135,31 @@ tsubmit1(struct tdisk *t, enum rig_io_op_kind kind, void *file, uint64_t offset,
 	return tsubmit(t, &op, 1);
 }
 
-/* Wait until the word shows v; fail with what was seen after timeout. */
+/*
+ * Bounded by progress, not by a deadline: a disk on a loaded machine may
+ * take seconds for one value (a 32 MiB write and its fsync), and a wait
+ * that gave up then would fail a disk that works. A disk that never gets
+ * there is the test's timeout (meson.build); what it saw by then is
+ * printed once, after NOTE_NS, so that timeout says why.
+ */
+#define NOTE_NS (10 * SECOND_NS)
+
+/* Wait until the word shows v. */
 static inline void
-twait(struct tdisk *t, uint64_t v, uint64_t timeout_ns)
+twait(struct tdisk *t, uint64_t v)
 {
 	uint64_t t0 = now_ns(), w;
 	struct timespec nap = { 0, 20000 };
+	bool noted = false;
 
 	/* Pairs with the loop's release store of the word. */
 	while ((w = atomic_load_explicit(&t->word, memory_order_acquire)) < v) {
-		if (now_ns() - t0 > timeout_ns) {
+		if (!noted && now_ns() - t0 > NOTE_NS) {
 			const char *f = disk_failure(t->d);
 
-			fail_msg("the word stayed at %llu waiting %llu ms for %llu (failure: %s)",
-				 (unsigned long long)w,
-				 (unsigned long long)(timeout_ns / 1000000),
-				 (unsigned long long)v, f ? f : "none");
+			print_message("# still waiting for %llu: the word shows %llu (failure: %s)\n",
+				      (unsigned long long)v, (unsigned long long)w, f ? f : "none");
+			noted = true;
 		}
 		nanosleep(&nap, NULL);
 	}
@@ -158,17 +167,19 @@ twait(struct tdisk *t, uint64_t v, uint64_t timeout_ns)
 
 /* Wait until the disk fails; returns its failure text. */
 static inline const char *
-twait_failure(struct tdisk *t, uint64_t timeout_ns)
+twait_failure(struct tdisk *t)
 {
 	uint64_t t0 = now_ns();
 	struct timespec nap = { 0, 100000 };
+	bool noted = false;
 	const char *f;
 
 	while (!(f = disk_failure(t->d))) {
-		if (now_ns() - t0 > timeout_ns)
-			fail_msg("the disk did not fail within %llu ms (word %llu)",
-				 (unsigned long long)(timeout_ns / 1000000),
-				 (unsigned long long)atomic_load(&t->word));
+		if (!noted && now_ns() - t0 > NOTE_NS) {
+			print_message("# still waiting for the disk to fail (word %llu)\n",
+				      (unsigned long long)atomic_load(&t->word));
+			noted = true;
+		}
 		nanosleep(&nap, NULL);
 	}
 	return f;
@@ -238,7 +249,7 @@ round_trips(struct tdisk *t, const char *name, uint64_t seed, int n)
 		memset(bufs[i], 0xa5, lens[i]);
 		last = tsubmit1(t, RIG_IO_READ, f, offs[i], bufs[i], lens[i]);
 	}
-	twait(t, last, 30 * SECOND_NS);
+	twait(t, last);
 	for (int i = 0; i < n; i++) {
 		if (memcmp(bufs[i], shadow + offs[i], lens[i]))
 			fail_msg("read %d (%llu bytes at %llu) differs from what was written",
@@ -246,7 +257,7 @@ round_trips(struct tdisk *t, const char *name, uint64_t seed, int n)
 		free(bufs[i]);
 		free(wbufs[i]);	/* only now: a write reads it until its value */
 	}
-	twait(t, tsubmit1(t, RIG_IO_READ, f, 0, whole, file_bytes), 30 * SECOND_NS);
+	twait(t, tsubmit1(t, RIG_IO_READ, f, 0, whole, file_bytes));
 	assert_memory_equal(whole, shadow, file_bytes);
 	rig_disk_io.release(t->d, f);
 	unlink(tmp_path(name));

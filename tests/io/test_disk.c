@@ -57,7 +57,7 @@ test_values_start_after_word(void **state)
 	tdisk_open(&t, NULL, 1000);
 	f = tfile_create(&t, "start.bin", 4096);
 	assert_int_equal(tsubmit1(&t, RIG_IO_WRITE, f, 0, buf, sizeof(buf)), 1001);
-	twait(&t, 1001, 5 * SECOND_NS);
+	twait(&t, 1001);
 	assert_int_equal(atomic_load(&t.word), 1001);
 	rig_disk_io.release(t.d, f);
 	tdisk_stop(&t);
@@ -116,8 +116,8 @@ test_out_of_order_completion(void **state)
 	b = tfile_create(&t, "small.bin", 256 * 4096);
 	fill_random(want, 256 * 4096, &s);
 	fill_random(dirty, 32u << 20, &s);
-	twait(&t, tsubmit1(&t, RIG_IO_WRITE, b, 0, want, 256 * 4096), 5 * SECOND_NS);
-	twait(&t, tsubmit1(&t, RIG_IO_WRITE, a, 0, dirty, 32u << 20), 5 * SECOND_NS);
+	twait(&t, tsubmit1(&t, RIG_IO_WRITE, b, 0, want, 256 * 4096));
+	twait(&t, tsubmit1(&t, RIG_IO_WRITE, a, 0, dirty, 32u << 20));
 	w.t = &t;
 	w.bufs = bufs;
 	w.want = want;
@@ -130,7 +130,7 @@ test_out_of_order_completion(void **state)
 		bufs[i] = malloc(4096);
 		last = tsubmit1(&t, RIG_IO_READ, b, (uint64_t)(i % 256) * 4096, bufs[i], 4096);
 	}
-	twait(&t, last, 30 * SECOND_NS);
+	twait(&t, last);
 	atomic_store(&w.done, true);
 	pthread_join(th, NULL);
 	assert_true(barrier < last);
@@ -183,7 +183,7 @@ test_conflicts_run_in_order(void **state)
 		/* Read then overwrite: the read sees the last write above. */
 		tsubmit1(&t, RIG_IO_READ, f, 0, old, SZ);
 		last = tsubmit1(&t, RIG_IO_WRITE, f, 0, data[0], SZ);
-		twait(&t, last, 30 * SECOND_NS);
+		twait(&t, last);
 		for (int i = 0; i < N; i++)
 			if (memcmp(back[i], data[i], SZ))
 				fail_msg("read %d does not show the write just before it", i);
@@ -216,7 +216,7 @@ test_barrier(void **state)
 	tsubmit1(&t, RIG_IO_WRITE, f, 0, data, 4 << 20);
 	v = tsubmit1(&t, RIG_IO_BARRIER, f, 0, NULL, 0);
 	tsubmit1(&t, RIG_IO_WRITE, f, 4 << 20, data + (4 << 20), 4 << 20);
-	twait(&t, tsubmit1(&t, RIG_IO_BARRIER, f, 0, NULL, 0), 30 * SECOND_NS);
+	twait(&t, tsubmit1(&t, RIG_IO_BARRIER, f, 0, NULL, 0));
 	assert_true(v < t.next);
 	fp = fopen(tmp_path("barrier.bin"), "rb");
 	assert_non_null(fp);
@@ -244,11 +244,11 @@ test_map(void **state)
 	assert_int_equal(rig_disk_io.size(t.d, f, &size), 0);
 	assert_int_equal(size, 1 << 20);
 	fill_random(data, sizeof(data), &s);
-	twait(&t, tsubmit1(&t, RIG_IO_WRITE, f, 5000, data, sizeof(data)), 5 * SECOND_NS);
+	twait(&t, tsubmit1(&t, RIG_IO_WRITE, f, 5000, data, sizeof(data)));
 	assert_int_equal(disk_file_map(f, 5000, sizeof(data), (void **)&m), 0);
 	assert_memory_equal(m, data, sizeof(data));
 	memset(m + 100, 0x5a, 1000);
-	twait(&t, tsubmit1(&t, RIG_IO_READ, f, 5000, back, sizeof(back)), 5 * SECOND_NS);
+	twait(&t, tsubmit1(&t, RIG_IO_READ, f, 5000, back, sizeof(back)));
 	memset(data + 100, 0x5a, 1000);
 	assert_memory_equal(back, data, sizeof(data));
 	/* The map keeps the file: release first, unmap after. */
@@ -283,9 +283,9 @@ test_registered_buffers(void **state)
 	fill_random(host, 4 << 20, &s);
 	memcpy(copy, host, 4 << 20);
 	tsubmit1(&t, RIG_IO_WRITE, f, 0, host, 4 << 20);
-	twait(&t, tsubmit1(&t, RIG_IO_BARRIER, f, 0, NULL, 0), 5 * SECOND_NS);
+	twait(&t, tsubmit1(&t, RIG_IO_BARRIER, f, 0, NULL, 0));
 	memset(host, 0, 4 << 20);
-	twait(&t, tsubmit1(&t, RIG_IO_READ, f, 0, host, 4 << 20), 5 * SECOND_NS);
+	twait(&t, tsubmit1(&t, RIG_IO_READ, f, 0, host, 4 << 20));
 	assert_memory_equal(host, copy, 4 << 20);
 	disk_stats(t.d, &st);
 	assert_true(st.fixed_buffers >= 8);
@@ -314,7 +314,7 @@ test_release_deferred(void **state)
 	tsubmit1(&t, RIG_IO_WRITE, f, 0, data, 16 << 20);
 	v = tsubmit1(&t, RIG_IO_READ, f, 0, back, 16 << 20);
 	rig_disk_io.release(t.d, f);
-	twait(&t, v, 10 * SECOND_NS);
+	twait(&t, v);
 	assert_memory_equal(back, data, 16 << 20);
 	assert_null(disk_failure(t.d));
 	free(data);
@@ -366,7 +366,7 @@ test_many_threads_feed(void **state)
 	tdisk_open(&t, NULL, 0);
 	f = tfile_create(&t, "feed.bin", 64 * 4096);
 	fill_random(want, 64 * 4096, &s);
-	twait(&t, tsubmit1(&t, RIG_IO_WRITE, f, 0, want, 64 * 4096), 5 * SECOND_NS);
+	twait(&t, tsubmit1(&t, RIG_IO_WRITE, f, 0, want, 64 * 4096));
 	atomic_store(&turn, 1);
 	for (int i = 0; i < THREADS; i++) {
 		p[i] = (struct feeder){ &t, f, i, THREADS, N, &turn, bufs };
@@ -376,7 +376,7 @@ test_many_threads_feed(void **state)
 	}
 	for (int i = 0; i < THREADS; i++)
 		pthread_join(th[i], NULL);
-	twait(&t, N, 10 * SECOND_NS);
+	twait(&t, N);
 	for (int i = 1; i < N; i++)
 		if (memcmp(bufs + (size_t)i * 4096, want + (i % 64) * 4096, 4096))
 			fail_msg("value %d read the wrong bytes", i + 1);

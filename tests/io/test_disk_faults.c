@@ -36,10 +36,10 @@ test_injected_eio_fails_disk(void **state)
 		tdisk_open(&t, &modes[m], 0);
 		f = tfile_create(&t, "eio.bin", 1 << 20);
 		ok = tsubmit1(&t, RIG_IO_WRITE, f, 0, buf, sizeof(buf));
-		twait(&t, ok, 5 * SECOND_NS);
+		twait(&t, ok);
 		disk_fault_inject(t.d, 1, EIO);
 		bad = tsubmit1(&t, RIG_IO_READ, f, 4096, buf, 4096);
-		f_text = twait_failure(&t, 5 * SECOND_NS);
+		f_text = twait_failure(&t);
 		snprintf(want, sizeof(want), "read of %s at 4096: Input/output error",
 			 tmp_path("eio.bin"));
 		assert_string_equal(f_text, want);
@@ -190,13 +190,13 @@ test_truncated_file_fails_read(void **state)
 		tdisk_open(&t, &modes[m], 0);
 		f = tfile_create(&t, "shrunk.bin", 1 << 20);
 		memset(buf, 7, 1 << 20);
-		twait(&t, tsubmit1(&t, RIG_IO_WRITE, f, 0, buf, 1 << 20), 5 * SECOND_NS);
+		twait(&t, tsubmit1(&t, RIG_IO_WRITE, f, 0, buf, 1 << 20));
 		assert_int_equal(truncate(tmp_path("shrunk.bin"), 100000), 0);
 		v = tsubmit1(&t, RIG_IO_READ, f, 65536, buf, 65536);
 		snprintf(want, sizeof(want),
 			 "read of %s at 100000: end of file after %d of 65536 bytes",
 			 tmp_path("shrunk.bin"), 100000 - 65536);
-		assert_string_equal(twait_failure(&t, 5 * SECOND_NS), want);
+		assert_string_equal(twait_failure(&t), want);
 		usleep(20000);
 		assert_true(atomic_load(&t.word) < v);
 		rig_disk_io.release(t.d, f);

@@ -8,6 +8,7 @@ of a rig page names a page that exists.
 
 Usage: test_man_pages.py SOURCE_ROOT. Exit 0 pass, 1 fail, 77 skip (no
 groff: scripts/deps.sh installs groff-base)."""
+import concurrent.futures
 import pathlib
 import re
 import shutil
@@ -86,13 +87,20 @@ with tempfile.TemporaryDirectory() as tmp:
         d = pathlib.Path(tmp) / ("man" + p.suffix[1:])
         d.mkdir(exist_ok=True)
         shutil.copy(p, d / p.name)
-    for p in pages:
+    # Each page its own groff (a page's state never hides the next one's
+    # warnings), four at a time: one after another, the 126 took 98 s of
+    # the test's 120 at load 45 (33 s against 22 s four at a time, at 56).
+    def render(p):
         rel = "man%s/%s" % (p.suffix[1:], p.name)
         r = subprocess.run([groff, "-man", "-ww", "-z", rel], cwd=tmp,
                            capture_output=True, text=True)
         out = (r.stdout + r.stderr).strip()
         if r.returncode or out:
-            failures.append("groff -man -ww -z %s: %s" % (rel, out or "exit %d" % r.returncode))
+            return "groff -man -ww -z %s: %s" % (rel, out or "exit %d" % r.returncode)
+        return None
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+        failures += [f for f in pool.map(render, pages) if f]
 
 for f in failures:
     print("FAIL:", f)

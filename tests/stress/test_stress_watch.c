@@ -66,18 +66,18 @@ worker(void *arg)
 			CHECK(rig_buffer_copy(b[d][0], b[d][1], &p[d]) == 0, "copy");
 		switch (rand_r(&seed) % 5) {
 		case 0:
-			ret = rig_wait_any(p, 2, 10 * SECOND_NS, &i);
+			ret = rig_wait_any(p, 2, UINT64_MAX, &i);
 			CHECK(ret == 0 && i < 2 && rig_reached(p[i]),
 			      "any: %d, index %zu", ret, i);
 			break;
 		case 1:
-			ret = rig_wait_all(p, 2, 10 * SECOND_NS);
+			ret = rig_wait_all(p, 2, UINT64_MAX);
 			CHECK(ret == 0 && rig_reached(p[0]) && rig_reached(p[1]), "all: %d", ret);
 			break;
 		case 2:
 			CHECK(rig_point_fd(p, 2, &fd) == 0, "fd");
 			pf = (struct pollfd){ .fd = fd, .events = POLLIN };
-			CHECK(poll(&pf, 1, 10000) == 1, "fd not readable after 10 s");
+			CHECK(poll(&pf, 1, -1) == 1, "fd not readable");
 			CHECK(rig_signaled(p[0]) && rig_signaled(p[1]),
 			      "fd readable before its points were signaled");
 			CHECK(rig_wait_all(p, 2, 0) == 0, "all after fd");

@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,8 +153,13 @@ race(struct env *e, const char *marker)
 	int entered = 0, fd, m;
 
 	while (entered < rounds) {
-		if (pci_function_lock(e->m, BUS, &fd) < 0)
-			continue;	/* another is inside: try again */
+		if (pci_function_lock(e->m, BUS, &fd) < 0) {
+			/* Another is inside: try again, once the holder
+			 * (maybe off its CPU on a loaded machine) had a
+			 * chance to run, rather than spin against it. */
+			sched_yield();
+			continue;
+		}
 		m = open(marker, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
 		if (m < 0) {
 			fprintf(stderr, "process %d: the marker exists, so another "

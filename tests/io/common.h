@@ -222,10 +222,20 @@ rnd(uint64_t *s)
 	return *s;
 }
 
+/* Eight bytes a draw: one a draw, the 3 MiB buffers of the round trips
+ * and of the conflicts cost more than their I/O under ThreadSanitizer
+ * (test_disk took 218 s of its 120 at load 50). */
 static inline void
 fill_random(unsigned char *p, size_t n, uint64_t *s)
 {
-	for (size_t i = 0; i < n; i++)
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t r = rnd(s);
+
+		memcpy(p + i, &r, 8);
+	}
+	for (; i < n; i++)
 		p[i] = (unsigned char)(rnd(s) >> 24);
 }
 

@@ -264,8 +264,11 @@ link_wait_until(struct link *l, ucs_status_ptr_t req, bool (*more)(void *arg), v
 
 	if (!UCS_PTR_IS_PTR(req))
 		return UCS_PTR_STATUS(req);
-	while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
-		if (!ucp_worker_progress(l->worker) && !more(arg)) {
+	for (unsigned n = 0; (st = ucp_request_check_status(req)) == UCS_INPROGRESS; n++) {
+		/* Asked when progress moved nothing, and every 64th time all
+		 * the same: a worker that always has something to do (other
+		 * peers, a dead one's retries) must not hide the bound. */
+		if ((!ucp_worker_progress(l->worker) || n % 64 == 63) && !more(arg)) {
 			/* Given up: UCX frees it once it completes (or once
 			 * its endpoint is closed, which cancels it). */
 			ucp_request_free(req);

@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -347,6 +348,8 @@ start_agent(const char *key, char *where, size_t len)
 	if (pipe(fds) < 0)
 		return -1;
 	if ((pid = fork()) == 0) {
+		/* Ends with the bench, however the bench ends. */
+		(void)prctl(PR_SET_PDEATHSIG, SIGTERM);
 		dup2(fds[1], 2);
 		close(fds[0]);
 		execl(RIG_EXE, RIG_EXE, "agent", "--listen", "127.0.0.1:0", "--key", key,
@@ -393,8 +396,10 @@ main(int argc, char **argv)
 	close(kfd);
 	if (pipe(pfd) < 0)
 		return 1;
-	if ((echo = fork()) == 0)
+	if ((echo = fork()) == 0) {
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);	/* it spins: never orphaned */
 		echo_main(pfd[1]);
+	}
 	if (read(pfd[0], &port, sizeof(port)) != sizeof(port) || peer_connect(&peer, port, NULL) < 0 ||
 	    peer_connect(&peer_cma, port, "cma,tcp") < 0) {
 		bench_note(&bn, "the bare UCX echo did not start");
@@ -439,7 +444,18 @@ main(int argc, char **argv)
 	if (bench_per_op(&bn, "remote_round_trip", "ucx_am", BENCH_PEER, peer_ping, &peer, n_rt, 0) ||
 	    kill(echo, SIGSTOP) < 0 ||
 	    bench_per_op(&bn, "remote_round_trip", "rig", BENCH_RIG, rig_round_trip, &r, n_rt, 0) ||
-	    kill(echo, SIGCONT) < 0 ||
+	    kill(echo, SIGCONT) < 0) {
+		bench_note(&bn, "a figure failed: %s", rig_why());
+		goto out_agent;
+	}
+	/* RIG_BENCH_REMOTE_ROUND_TRIP=1: the round trip's pair alone (an
+	 * A/B of the loops' spins in seconds, where the copies take minutes
+	 * on a loaded machine). */
+	if (getenv("RIG_BENCH_REMOTE_ROUND_TRIP")) {
+		ret = 0;
+		goto out_agent;
+	}
+	if (
 	    bench_per_run(&bn, "remote_copy_64m", "ucx_put", BENCH_PEER, peer_put, &peer, n_copy,
 			  COPY_BYTES) ||
 	    bench_per_run(&bn, "remote_copy_64m", "ucx_put_cma", BENCH_PEER, peer_put, &peer_cma,

@@ -422,6 +422,9 @@ cmd_agent(int argc, char **argv)
 	c.amd_firmware = namd_fw ? amd_fw : NULL;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* A log reader that went (a closed pipe) does not end the agent: it
+	 * still closes its clients' devices and returns their memory. */
+	signal(SIGPIPE, SIG_IGN);
 	return rig_remote_agent(&c) < 0 ? failed() : 0;
 }
 

@@ -117,6 +117,18 @@ obj_end(struct agent *a, struct aobj *o)
 	o->kind = AOBJ_NONE;
 }
 
+void
+agent_cut(struct agent *a, struct client *c, const char *why)
+{
+	if (!c->ep && !c->bulk)
+		return;
+	agent_log(a, "client %s: %s; its connection closes", c->peer, why);
+	gone(c, why);
+	link_ep_drop(&a->link, c->bulk);
+	link_ep_drop(&a->link, c->ep);
+	c->bulk = c->ep = NULL;
+}
+
 ucp_ep_h
 agent_rma_ep(struct client *c)
 {
@@ -239,7 +251,7 @@ dev_end(struct agent *a, struct client *c, struct adev *dev)
 {
 	struct adev **p;
 
-	serve_drop(a, dev);
+	serve_drop(a, c, dev);
 	for (p = &c->devs; *p != dev; p = &(*p)->next)
 		;
 	*p = dev->next;
@@ -558,6 +570,8 @@ on_message(void *arg, ucp_ep_h ep, const void *bytes, size_t len)
 	struct client *c = client_of(a, ep);
 	const uint8_t *at = bytes;
 
+	/* A conversation: its next message is most often microseconds away. */
+	a->hot_until = rig_now_ns() + link_hot_ns();
 	while (c && c->state != CLIENT_GONE && len) {
 		size_t n = remote_first(at, len);
 
@@ -658,7 +672,7 @@ rig_remote_agent(const struct rig_agent_config *cfg)
 	ucp_listener_params_t lp;
 	ucp_listener_attr_t la = { .field_mask = UCP_LISTENER_ATTR_FIELD_SOCKADDR };
 	const char *listen = cfg && cfg->listen ? cfg->listen : "127.0.0.1:7411";
-	uint64_t spin = link_spin_ns();
+	uint64_t spin = link_spin_ns(), hot = link_hot_ns(), last_slept = 0;
 
 	if (!cfg)
 		return rig_why_set(func, -EINVAL, "the config is NULL");
@@ -731,26 +745,36 @@ rig_remote_agent(const struct rig_agent_config *cfg)
 			}
 			p = &c->next;
 		}
-		/* Work in flight: progress, then sleep on the first running
-		 * value's word for a moment (the device's wake ends the sleep
-		 * at once; UCX's messages wait 50 us at most); RMA in flight
-		 * alone: progress, yielding the core; idle: sleep on UCX's fd. */
+		/* Idle: poll UCX, yielding, while hot (a message came or a value
+		 * ended within link_hot_ns: the client's next one is on its
+		 * way), else for the short spin; then sleep on UCX's fd. Work in
+		 * flight: progress, then poll the first running value's word
+		 * (and the worker) for as long, then sleep on the word for a
+		 * moment (the device's wake ends the sleep at once; UCX's
+		 * messages wait 50 us at most). RMA in flight alone: progress,
+		 * yielding the core. */
+		now = rig_now_ns();
 		if (!busy) {
-			(void)link_progress_spin(&a.link, spin, 20);
+			(void)link_progress_spin(&a.link, a.hot_until > now && a.hot_until - now > spin ?
+						 a.hot_until - now : spin, 20);
 			continue;
 		}
+		a.hot_until = now + hot;
 		link_progress(&a.link, 0);
 		if (!next.device) {
 			sched_yield();
 			continue;
 		}
-		/* The value's end is most often microseconds away: poll it
-		 * and the worker (a message ends the spin: pump again), and
-		 * sleep on its word only past the spin. */
-		for (uint64_t until = rig_now_ns() + spin; !rig_signaled(next);) {
+		/* The value's end is most often microseconds away (an empty
+		 * kernel's: the HOST thread's wake-up and run): hot for the
+		 * first look at a value, the short spin once one sleep on it
+		 * did not see it end (a long kernel: no core kept spinning). */
+		for (uint64_t until = now + (next.value == last_slept ? spin : hot > spin ? hot : spin);
+		     !rig_signaled(next);) {
 			if (ucp_worker_progress(a.link.worker))
 				break;
 			if (rig_now_ns() >= until) {
+				last_slept = next.value;
 				(void)rig_wait(next, 50000);
 				break;
 			}

@@ -130,6 +130,7 @@ struct agent {
 	struct client *clients;
 	struct shared_dev *shared;
 	uint64_t heartbeat_ns;
+	uint64_t hot_until;	/* polls without sleeping until then (link_hot_ns) */
 	char where[80];
 	int rootfd;		/* --disk-root, or -1: no disks */
 	struct amd_sim *sim;	/* --amd-sim's software GPU, or NULL */
@@ -184,7 +185,13 @@ bool serve_pump(struct agent *a, struct client *c, struct adev *dev, struct rig_
 /* dev is lost: LOST goes to its client once, with why; its work is dropped. */
 void serve_lose(struct agent *a, struct client *c, struct adev *dev, const char *why);
 /* Drop dev's steps (its client is gone or it closed): waits for what was
- * issued, so no RMA targets memory that goes. */
-void serve_drop(struct agent *a, struct adev *dev);
+ * issued, so no RMA targets memory that goes; an RMA flush only while c
+ * is heard from, or for one heartbeat bound (a dead client's would spin
+ * for ever): true where one was given up, and then c's endpoints were
+ * closed (agent_cut: that cancels it) before its memory went. */
+bool serve_drop(struct agent *a, struct client *c, struct adev *dev);
+/* c is gone for why, and its endpoints close now (which cancels what UCX
+ * still has of its RMA). */
+void agent_cut(struct agent *a, struct client *c, const char *why);
 
 #endif

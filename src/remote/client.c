@@ -9,6 +9,7 @@
  * mode: rig's submission threads send on it beside the progress thread.
  */
 #include <errno.h>
+#include <sched.h>
 #include <ifaddrs.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -141,6 +142,55 @@ ep_failed(void *arg, ucp_ep_h ep, ucs_status_t status)
 	conn_lost(arg);
 }
 
+#define HOT_POLL_TURN_NS	(1000ull * 1000)
+static uint64_t
+client_hot_ns(void)
+{
+	static _Atomic int64_t hot = -1;
+	int64_t v = atomic_load_explicit(&hot, memory_order_relaxed);
+
+	if (v < 0) {	/* RIG_REMOTE_CLIENT_HOT_US: this side's alone (a figure of each) */
+		const char *e = getenv("RIG_REMOTE_CLIENT_HOT_US");
+
+		v = e && *e ? (int64_t)strtoul(e, NULL, 10) * 1000 : (int64_t)link_hot_ns();
+		atomic_store_explicit(&hot, v, memory_order_relaxed);
+	}
+	return (uint64_t)v;
+}
+
+/*
+ * Hot: within link_hot_ns of this process's last send (a SUBMIT's REACHED
+ * or a request's answer is on its way), poll the worker, yielding, rather
+ * than sleep on its fd, so that the answer costs no wake-up of this
+ * thread. Through the waiters' flag (conn_poll): where a waiter polls
+ * now, this thread only yields (two threads progressing one worker take
+ * turns on UCX's lock, and on two cores each turn is a sleep). True where
+ * it is still hot but returns for the loop's heartbeat (HOT_POLL_TURN_NS).
+ */
+static bool
+hot_poll(struct conn *c)
+{
+	uint64_t hot = client_hot_ns(), start = rig_now_ns(), now = start;
+
+	while (hot && !atomic_load_explicit(&c->stop, memory_order_relaxed) &&
+	       now - atomic_load_explicit(&c->sent_ns, memory_order_relaxed) < hot) {
+		bool moved = false;
+
+		/* Back to the loop's heartbeat now and then: a stream of
+		 * sends keeps this thread hot, not its checks off. */
+		if (now - start > HOT_POLL_TURN_NS)
+			return true;
+		if (!atomic_exchange_explicit(&c->polling, true, memory_order_acquire)) {
+			moved = ucp_worker_progress(c->link.worker) != 0;
+			atomic_store_explicit(&c->polling, false, memory_order_release);
+		}
+		if (!moved)
+			sched_yield();
+		now = rig_now_ns();
+	}
+	return false;
+}
+
 static void *
 progress(void *arg)
 {
@@ -151,7 +201,8 @@ progress(void *arg)
 	while (!atomic_load(&c->stop)) {
 		uint64_t now;
 
-		(void)link_progress_spin(&c->link, link_spin_ns(), 2);
+		if (!hot_poll(c))
+			(void)link_progress_spin(&c->link, link_spin_ns(), 2);
 		now = rig_now_ns();
 		if (!atomic_load(&c->up))
 			continue;
@@ -226,6 +277,7 @@ machine_send(struct machine *m, const struct remote_msg *msg, char *why, size_t 
 		snprintf(why, why_len, "AGENT %s: connection lost", m->where);
 		return -1;
 	}
+	atomic_store_explicit(&c->sent_ns, rig_now_ns(), memory_order_relaxed);
 	if (link_send(c->ep, msg, why, why_len) < 0) {
 		conn_lost(c);
 		return -1;
@@ -243,6 +295,7 @@ machine_send_bytes(struct machine *m, uint8_t *bytes, size_t len, char *why, siz
 		snprintf(why, why_len, "AGENT %s: connection lost", m->where);
 		return -1;
 	}
+	atomic_store_explicit(&c->sent_ns, rig_now_ns(), memory_order_relaxed);
 	if (link_send_bytes(c->ep, bytes, len, why, why_len) < 0) {
 		conn_lost(c);
 		return -1;

@@ -29,6 +29,9 @@ struct conn {
 	atomic_bool polled;	/* waiters may progress it (conn_poll): its handshake is over */
 	atomic_bool polling;	/* a waiter progresses it now (conn_poll) */
 	_Atomic uint64_t heard_ns;
+	/* The last send's time: the progress thread stays hot a while
+	 * after it (link_hot_ns), as the answer is on its way. */
+	_Atomic uint64_t sent_ns;
 	struct machine *m;
 	struct conn *older;
 };

@@ -229,6 +229,21 @@ link_spin_ns(void)
 	return (uint64_t)v;
 }
 
+uint64_t
+link_hot_ns(void)
+{
+	static _Atomic int64_t hot = -1;
+	int64_t v = atomic_load_explicit(&hot, memory_order_relaxed);
+
+	if (v < 0) {
+		const char *e = getenv("RIG_REMOTE_HOT_US");
+
+		v = e && *e ? (int64_t)strtoul(e, NULL, 10) * 1000 : (int64_t)LINK_HOT_NS;
+		atomic_store_explicit(&hot, v, memory_order_relaxed);
+	}
+	return (uint64_t)v;
+}
+
 ucs_status_t
 link_wait(struct link *l, ucs_status_ptr_t req)
 {
@@ -238,6 +253,28 @@ link_wait(struct link *l, ucs_status_ptr_t req)
 		return UCS_PTR_STATUS(req);
 	while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS)
 		ucp_worker_progress(l->worker);
+	ucp_request_free(req);
+	return st;
+}
+
+ucs_status_t
+link_wait_until(struct link *l, ucs_status_ptr_t req, bool (*more)(void *arg), void *arg)
+{
+	ucs_status_t st;
+
+	if (!UCS_PTR_IS_PTR(req))
+		return UCS_PTR_STATUS(req);
+	for (unsigned n = 0; (st = ucp_request_check_status(req)) == UCS_INPROGRESS; n++) {
+		/* Asked when progress moved nothing, and every 64th time all
+		 * the same: a worker that always has something to do (other
+		 * peers, a dead one's retries) must not hide the bound. */
+		if ((!ucp_worker_progress(l->worker) || n % 64 == 63) && !more(arg)) {
+			/* Given up: UCX frees it once it completes (or once
+			 * its endpoint is closed, which cancels it). */
+			ucp_request_free(req);
+			return UCS_ERR_TIMED_OUT;
+		}
+	}
 	ucp_request_free(req);
 	return st;
 }
@@ -313,6 +350,19 @@ link_ep_drop(struct link *l, ucp_ep_h ep)
 		.flags = UCP_EP_CLOSE_FLAG_FORCE,
 	};
 
-	if (ep)
-		(void)link_wait(l, ucp_ep_close_nbx(ep, &p));
+	ucs_status_ptr_t r;
+	uint64_t deadline = rig_now_ns() + LINK_CLOSE_NS;
+
+	if (!ep)
+		return;
+	/* A forced close cancels the endpoint's operations and completes
+	 * without the peer; bounded all the same, so that no close spins on
+	 * the worker for ever (an agent whose client died must end). */
+	r = ucp_ep_close_nbx(ep, &p);
+	if (!UCS_PTR_IS_PTR(r))
+		return;
+	while (ucp_request_check_status(r) == UCS_INPROGRESS && rig_now_ns() < deadline)
+		if (!ucp_worker_progress(l->worker))
+			sched_yield();
+	ucp_request_free(r);
 }

@@ -60,8 +60,25 @@ bool link_progress_spin(struct link *l, uint64_t spin_ns, int timeout_ms);
  * yields the core between polls (docs/remote.md). */
 uint64_t link_spin_ns(void);
 
+/* How long after its last message (or value in flight) a loop stays hot:
+ * polls, yielding, in place of the short spin, before it sleeps, so that
+ * the next message of a conversation finds it awake and an idle process
+ * still sleeps. RIG_REMOTE_HOT_US (0: the short spin alone), default
+ * LINK_HOT_NS. */
+#define LINK_HOT_NS	(200ull * 1000)
+uint64_t link_hot_ns(void);
+
 /* Wait for a request UCX returned (progressing l) and free it: its status. */
 ucs_status_t link_wait(struct link *l, ucs_status_ptr_t req);
+
+/* The same, but where progress moves nothing and more(arg) says no (a
+ * bound passed, the peer is gone), give the request up to UCX (it frees
+ * it once it ends) and answer UCS_ERR_TIMED_OUT. */
+ucs_status_t link_wait_until(struct link *l, ucs_status_ptr_t req, bool (*more)(void *arg),
+			     void *arg);
+
+/* How long a forced close of an endpoint may progress the worker. */
+#define LINK_CLOSE_NS	(2000ull * 1000000)
 
 /* "host:port" (host: a name or an address; [v6]:port) as a socket address. */
 int link_address(const char *where, struct sockaddr_storage *sa, socklen_t *len,
@@ -70,7 +87,7 @@ int link_address(const char *where, struct sockaddr_storage *sa, socklen_t *len,
 /* where's form alone (no name is looked up): 0, or -1 with why. */
 int link_address_check(const char *where, char *why, size_t why_len);
 
-/* Close ep, forcibly, without waiting for the peer. */
+/* Close ep, forcibly, without waiting for the peer (LINK_CLOSE_NS at most). */
 void link_ep_drop(struct link *l, ucp_ep_h ep);
 
 #endif

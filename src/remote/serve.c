@@ -489,7 +489,7 @@ serve_pump(struct agent *a, struct client *c, struct adev *dev, struct rig_point
 {
 	uint64_t reached = dev->sent;
 
-	if (dev->lost)
+	if (dev->lost || c->state == CLIENT_GONE)	/* gone: its endpoints may be closed */
 		return false;
 	if (issue_ready(a, c, dev) < 0)
 		return false;
@@ -530,16 +530,45 @@ serve_pump(struct agent *a, struct client *c, struct adev *dev, struct rig_point
 	return dev->head != NULL;
 }
 
-void
-serve_drop(struct agent *a, struct adev *dev)
+/* Whether serve_drop still waits for an RMA flush: while the client is
+ * heard from (not gone, not silent past the heartbeat bound), or for one
+ * heartbeat bound from the drop's start. */
+struct drop_bound {
+	struct agent *a;
+	struct client *c;
+	uint64_t start;
+};
+
+static bool
+drop_more(void *arg)
 {
+	struct drop_bound *b = arg;
+	uint64_t now = rig_now_ns();
+
+	if (now - b->start < b->a->heartbeat_ns)
+		return true;
+	return b->c->state != CLIENT_GONE && now - b->c->heard_ns <= b->a->heartbeat_ns;
+}
+
+bool
+serve_drop(struct agent *a, struct client *c, struct adev *dev)
+{
+	struct drop_bound bound = { a, c, rig_now_ns() };
+	bool abandoned = false;
+
 	while (dev->head) {
 		struct step *s = dev->head;
 
-		if (s->issued && s->kind == STEP_RMA && UCS_PTR_IS_PTR(s->flush))
-			(void)link_wait(&a->link, s->flush);
-		else if (s->issued && s->kind == STEP_RIG)
+		if (s->issued && s->kind == STEP_RMA && UCS_PTR_IS_PTR(s->flush)) {
+			if (link_wait_until(&a->link, s->flush, drop_more, &bound) == UCS_ERR_TIMED_OUT) {
+				/* Before the step's memory goes. */
+				agent_cut(a, c, "RMA to it did not end");
+				abandoned = true;
+			}
+			s->flush = NULL;
+		} else if (s->issued && s->kind == STEP_RIG) {
 			(void)rig_wait(s->pt, UINT64_MAX);
+		}
 		settled(dev, s);
 		dev->head = s->next;
 		step_free(s);
@@ -551,4 +580,5 @@ serve_drop(struct agent *a, struct adev *dev)
 		if (dev->cache[i].s)
 			rig_submission_release(dev->cache[i].s);
 	memset(dev->cache, 0, sizeof(dev->cache));
+	return abandoned;
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -80,6 +81,7 @@ agent_start(struct agent_proc *a, const char *key_file, const char *where,
 	const char *argv[16] = { RIG_EXE, "agent", "--listen", where, "--key", key_file };
 	int n = 6, fds[2];
 	const char *at;
+	pid_t parent = getpid();
 
 	memset(a, 0, sizeof(*a));
 	for (; extra && *extra && n < 15; extra++)
@@ -88,6 +90,10 @@ agent_start(struct agent_proc *a, const char *key_file, const char *where,
 	if (pipe(fds) < 0)
 		return false;
 	if ((a->pid = fork()) == 0) {
+		/* A test that dies (a failed assert, a timeout's kill) takes
+		 * its agent with it: no agent outlives its test. */
+		if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
+			_exit(127);
 		dup2(fds[1], 2);
 		close(fds[0]);
 		close(fds[1]);

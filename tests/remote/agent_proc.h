@@ -3,7 +3,8 @@
  * tests/remote/agent_proc.h: `rig agent` as a separate process for the
  * remote tests: spawned on a free loopback port (port 0, read back from
  * its first log line), its log lines kept for the tests to look for, and
- * killed by signal. Also the key files the tests use.
+ * killed by signal, and by the test's own end (its parent-death signal:
+ * no agent outlives the test that started it). Also the key files the tests use.
  */
 #ifndef TESTS_REMOTE_AGENT_PROC_H
 #define TESTS_REMOTE_AGENT_PROC_H

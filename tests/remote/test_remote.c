@@ -21,6 +21,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -734,6 +735,7 @@ client_killed(void **state)
 
 	assert_int_equal(pipe(out), 0);
 	if ((pid = fork()) == 0) {
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);	/* never outlives the test */
 		dup2(out[1], 1);
 		close(out[0]);
 		execl(REMOTE_CLIENT, REMOTE_CLIENT, agent.where, key_path, (char *)NULL);
@@ -808,6 +810,7 @@ client_silent(void **state)
 
 	assert_int_equal(pipe(out), 0);
 	if ((pid = fork()) == 0) {
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);	/* never outlives the test */
 		dup2(out[1], 1);
 		close(out[0]);
 		execl(REMOTE_CLIENT, REMOTE_CLIENT, agent.where, key_path, (char *)NULL);

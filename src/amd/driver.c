@@ -299,6 +299,10 @@ gpu_reset(struct change *c)
 		ret = amd_boot_reset_gpu(d, cause, sizeof(cause));
 	}
 	free(bytes);
+	/* Unmapped here: not every machine's give_back does (the sim's does not). */
+	c->m->ops->window_unmap(c->m, &d->t.mmio);
+	c->m->ops->window_unmap(c->m, &d->t.doorbell);
+	c->m->ops->window_unmap(c->m, &d->t.vram);
 	c->m->ops->give_back(c->m, &d->t);
 	free(table);
 	free(d);

@@ -175,23 +175,32 @@ int rig_amd_pci_detach(const struct rig_pci_machine *m, int i,
 
 /*
  * rig_amd_pci_attach() - give GPU i back to amdgpu: clear driver_override
- * and bind amdgpu, resetting a detached GPU first (function reset) unless
- * it is one of a fabric, which amdgpu resets as it takes it back. Returns
- * 0; RIG_EINVAL for i < 0; -ENODEV; -EBUSY for a held GPU; -EIO naming the
- * file a write failed on.
+ * and bind amdgpu, resetting a detached GPU first as rig_amd_pci_reset
+ * does unless it is one of a fabric, which amdgpu resets as it takes it
+ * back. Returns 0; RIG_EINVAL for i < 0; -ENODEV; -EBUSY for a held GPU;
+ * the reset's refusal; -EIO naming the file a write failed on.
  */
 int rig_amd_pci_attach(const struct rig_pci_machine *m, int i);
 
 /*
- * rig_amd_pci_reset() - reset GPU i of m through its function reset; a GPU
+ * rig_amd_pci_reset() - stop whatever runs on GPU i of m (bus mastering
+ * off, its compute and copy queues, both interrupt rings off) and, if its
+ * security processor's OS runs, reset it whole (mode 1, through the
+ * power manager); a GPU no OS runs on keeps its state and is marked so
+ * that its next open boots it in full. Then it checks that the GPU
+ * responds, that its configuration (ids, class, BARs) is unchanged, that
+ * no OS and no interrupt ring runs, and that its bootloader is ready. A GPU
  * bound to a driver other than vfio-pci (amdgpu, radeon), one KFD's
- * topology still lists or whose ip_discovery directory stays (amdgpu has
- * not let go of it), or held by a process is refused (-EBUSY), and so is one
- * of a fabric (-ENOTSUP: a fabric's GPUs reset together; the reset of one
- * only stops it, which comes with the boot); telling a fabric's GPU takes
- * the function to read its discovery table, and gives it back. Returns 0;
- * RIG_EINVAL for i < 0; -ENODEV; -EIO naming the file a write failed on.
- * The mode-1 reset through the security processor comes with the boot.
+ * topology still lists or whose ip_discovery directory stays, or held by
+ * a process (named) is refused (-EBUSY), and so is one of a fabric
+ * (-ENOTSUP: a fabric's GPUs reset together). The function is taken, its
+ * discovery table read for its registers' places, and given back.
+ * Returns 0; RIG_EINVAL for i < 0; -ENODEV; the function's refusal to be
+ * taken; -EPROTO for an unreadable table; -ENOTSUP for GC 9 with its OS
+ * running (its mode 1 is not built; nothing written); -EIO for a GPU that
+ * does not respond, whose power manager does not answer, whose
+ * configuration changed or whose firmware still runs; -ETIMEDOUT for a
+ * bootloader not ready.
  */
 int rig_amd_pci_reset(const struct rig_pci_machine *m, int i);
 

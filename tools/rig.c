@@ -52,7 +52,7 @@ static const char usage[] =
 "                  firmware directory to search.\n"
 "    detach N      takes AMD GPU N from amdgpu and enlarges its memory BAR.\n"
 "    attach N      gives AMD GPU N back to amdgpu.\n"
-"    reset N       resets AMD GPU N (a GPU no driver holds).\n"
+"    reset N       stops AMD GPU N (one no driver holds) and resets it.\n"
 "    trace         runs PROGRAM with a profile of every device taken, and\n"
 "                  writes PROGRAM.trace.json (Chrome trace-event JSON) and,\n"
 "                  with gnuplot, PROGRAM.trace.png; exits as PROGRAM does.\n"

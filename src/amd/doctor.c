@@ -2,8 +2,12 @@
 /*
  * amd/doctor.c: `rig doctor`. One line per prerequisite of an open with no
  * kernel driver (docs/amd.md, Doctor), "pass" or "FAIL", a fail
- * with its fix on the same line. It reads the machine's files and the
- * process's facts and changes nothing.
+ * with its fix on the same line: the bound driver, the IOMMU and
+ * vfio-pci, the three BARs an open maps (the memory BAR at its largest
+ * size and at least what a device maps), the locked-memory limit behind an
+ * IOMMU and the free 2 MiB huge pages without one, CAP_SYS_ADMIN (for
+ * pagemap), io_uring, and every pinned image with its digest. It reads
+ * the machine's files and the process's facts and changes nothing.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -20,8 +24,13 @@
 #include "amd/amd.h"
 #include "amd/firmware/firmware.h"
 #include "amd/pci/pci.h"
+#include "amd/dev/dev.h"
 
 #define CAP_SYS_ADMIN_BIT 21
+
+/* What an open's device maps of the memory BAR: its reserved VRAM, the
+ * discovery table's kept top and 64 MiB to give out (open.c refuses less). */
+#define DEVICE_BAR_BYTES	(AMD_RESERVED + AMD_TOP_KEPT + (64ull << 20))
 
 void
 rig_doctor_process_read(struct rig_doctor_process *out)
@@ -140,9 +149,36 @@ check_bar(const struct rig_pci_machine *m, int i, const struct pci_function *f,
 		line(t, false, "memory BAR: %llu MiB, resizable to %llu MiB; fix: "
 		     "rig detach %d (it resizes the BAR)",
 		     (unsigned long long)(bytes >> 20), 1ull << top, i);
+	else if (bytes < DEVICE_BAR_BYTES)
+		line(t, false, "memory BAR: %llu MiB, its largest size, fewer than "
+		     "the %llu MiB a device maps; fix: enable Resizable BAR and "
+		     "Above 4G decoding in the firmware's settings",
+		     (unsigned long long)(bytes >> 20), DEVICE_BAR_BYTES >> 20);
 	else
 		line(t, true, "memory BAR: %llu MiB, its largest size",
 		     (unsigned long long)(bytes >> 20));
+}
+
+/* The doorbell and register BARs an open maps (amd-facts §8.2). */
+static void
+check_other_bars(const struct pci_function *f, struct tally *t)
+{
+	static const struct { int bar; const char *what; } bars[] = {
+		{ AMD_BAR_DOORBELL, "doorbell BAR (2)" },
+		{ AMD_BAR_MMIO, "register BAR (5)" },
+	};
+
+	for (size_t k = 0; k < sizeof(bars) / sizeof(bars[0]); k++) {
+		uint64_t bytes = f->bar_bytes[bars[k].bar];
+
+		if (bytes)
+			line(t, true, "%s: %llu KiB", bars[k].what,
+			     (unsigned long long)(bytes >> 10));
+		else
+			line(t, false, "%s: absent from its resource file, so an "
+			     "open cannot map it; fix: check that the function is "
+			     "enabled (lspci -vv -s %s)", bars[k].what, f->bus);
+	}
 }
 
 /* The device's host memory at open against what the process may lock
@@ -222,6 +258,7 @@ check_gpu(const struct rig_pci_machine *m, int i, const struct pci_function *f,
 		line(t, false, "vfio-pci: absent, and behind an IOMMU host memory is "
 		     "mapped through it; fix: modprobe vfio-pci");
 	check_bar(m, i, f, t);
+	check_other_bars(f, t);
 	check_host_memory(m, iommu, p, t);
 }
 
@@ -230,10 +267,14 @@ check_process(const struct rig_doctor_process *p, struct tally *t)
 {
 	fprintf(t->out, "process:\n");
 	if (p->cap_sys_admin)
-		line(t, true, "CAP_SYS_ADMIN: held");
+		line(t, true, "CAP_SYS_ADMIN: held (for host memory's physical "
+		     "addresses in /proc/self/pagemap, and detach's and attach's "
+		     "sysfs writes)");
 	else
-		line(t, false, "CAP_SYS_ADMIN: missing; fix: run as root, or setcap "
-		     "cap_sys_admin+ep on the program");
+		line(t, false, "CAP_SYS_ADMIN: missing, so /proc/self/pagemap reads "
+		     "physical addresses as 0 and a device without an IOMMU gets no "
+		     "host memory; fix: run as root, or setcap cap_sys_admin+ep on "
+		     "the program");
 	if (p->io_uring)
 		line(t, true, "io_uring: available");
 	else
@@ -257,9 +298,15 @@ check_firmware(const struct rig_pci_machine *m, const char *const *dirs,
 	}
 	pins = amd_pins(&n);
 	for (size_t k = 0; k < n; k++) {
+		const char *other;
+
 		if (amd_fw_find(&s, &pins[k], &found) == 0) {
-			line(t, true, "%s: %s", pins[k].name, found.path);
+			line(t, true, "%s: %s, BLAKE2b-256 %s as pinned", pins[k].name,
+			     found.path, pins[k].digest);
 			free(found.bytes);
+		} else if ((other = strstr(amd_why(), "another digest: "))) {
+			line(t, false, "%s: only of another digest: %s; fix: rig "
+			     "firmware amd", pins[k].name, other + 16);
 		} else {
 			line(t, false, "%s: missing; fix: rig firmware amd", pins[k].name);
 		}

@@ -6,9 +6,11 @@
  * and its bridge allow (resource0_resize, amd-facts §8.3) and waits for
  * amdgpu to let go (the DRM files KFD keeps for exited processes before the
  * unbind; KFD's topology and the ip_discovery directory after it). attach
- * resets a detached GPU, clears driver_override and binds amdgpu. reset is
- * the function reset of sysfs; the mode-1 reset through the security
- * processor comes with the boot. A GPU of a fabric is never reset alone:
+ * resets a detached GPU as reset does, clears driver_override and binds
+ * amdgpu. reset is seed 003's (amd/boot/reset.c: stop, interrupt rings
+ * off, mode 1 through the SMU where the sOS runs, the post-reset checks),
+ * on the function taken as an open takes it. A GPU of a fabric is never
+ * reset alone:
  * reset refuses it (its reset only stops it, which the boot does) and
  * attach leaves its reset to amdgpu. Each refuses a GPU a process holds.
  */
@@ -21,6 +23,10 @@
 
 #include "amd/fail.h"
 #include "amd/amd.h"
+#include "amd/boot/boot.h"
+#include "amd/discovery/discovery.h"
+#include "amd/discovery/read.h"
+#include "amd/regs/regs.h"
 
 int amd_driver_wait_ms = 30000;
 
@@ -141,8 +147,11 @@ resize_bar(struct change *c, char *note, size_t len)
 
 	DEV(rel, c->f.bus, "resource0_resize");
 	note[0] = '\0';
-	if (c->m->ops->file_read(c->m, rel, text, sizeof(text)) < 0)
-		return;		/* not resizable */
+	if (c->m->ops->file_read(c->m, rel, text, sizeof(text)) < 0) {
+		snprintf(note, len, "; BAR0 is not resizable (%llu MiB)",
+			 (unsigned long long)(c->f.bar_bytes[AMD_BAR_VRAM] >> 20));
+		return;
+	}
 	sizes = strtoull(text, NULL, 16);
 	for (int b = 0; b < 64; b++)
 		if ((1ull << 20) << b == c->f.bar_bytes[AMD_BAR_VRAM])
@@ -236,23 +245,68 @@ fabric_member(struct change *c)
 	return amd_rewrap(__func__, -EIO, prefix);
 }
 
-/* The function reset; -EIO naming the file. Under the lock. */
+/*
+ * Seed 003's reset of GPU c->i (amd/boot/reset.c does it): its function
+ * taken, its discovery table read for its registers' places, its windows
+ * mapped; all given back after. Under the locks. The cause starts "GPU i
+ * (bus): ".
+ */
 static int
-function_reset(struct change *c)
+gpu_reset(struct change *c)
 {
-	char rel[128];
+	struct amd_discovery *table = calloc(1, sizeof(*table));
+	struct amd_dev *d = calloc(1, sizeof(*d));
+	const struct amd_block *gc;
+	char prefix[96], cause[900];
+	uint8_t *bytes = NULL;
+	uint64_t vram = 0;
+	size_t n = 0;
 	int ret;
 
-	char prefix[96];
-
-	DEV(rel, c->f.bus, "reset");
-	ret = write_file(c, rel, "1");
-	if (ret < 0) {
-		snprintf(prefix, sizeof(prefix), "GPU %d (%s): the reset failed: ",
-			 c->i, c->f.bus);
-		return amd_rewrap(__func__, -EIO, prefix);
+	snprintf(prefix, sizeof(prefix), "GPU %d (%s): ", c->i, c->f.bus);
+	if (!table || !d) {
+		free(table);
+		free(d);
+		return amd_fail(-ENOMEM, "%sno memory for the reset", prefix);
 	}
-	return 0;
+	d->m = c->m;
+	snprintf(d->bus, sizeof(d->bus), "%s", c->f.bus);
+	if ((ret = c->m->ops->take(c->m, c->f.bus, &d->t)) < 0) {
+		snprintf(cause, sizeof(cause), "%s", amd_cause());
+		free(table);
+		free(d);
+		return amd_fail(ret, "%sits function cannot be taken: %s", prefix, cause);
+	}
+	if ((ret = amd_discovery_read(c->m, &c->f, &bytes, &n, &vram)) < 0 ||
+	    (ret = amd_discovery_parse(bytes, n, table)) < 0) {
+		snprintf(cause, sizeof(cause), "its discovery table, which names its "
+			 "registers' places, cannot be read: %s", amd_cause());
+		ret = -EPROTO;
+	} else if (!(gc = amd_discovery_block(table, GC_HWID))) {
+		snprintf(cause, sizeof(cause), "its discovery table lacks GC");
+		ret = -EPROTO;
+	} else if ((ret = amd_regs_resolve(table, &d->regs)) < 0) {
+		amd_cause_copy(cause, sizeof(cause));
+	} else if ((ret = pci_windows_map(c->m, &d->t)) < 0) {
+		snprintf(cause, sizeof(cause), "its windows cannot be mapped into the "
+			 "process: %s", amd_cause());
+	} else {
+		d->gc_major = gc->major;
+		d->gc_minor = gc->minor;
+		d->gc_rev = gc->revision;
+		d->vram = d->t.vram.addr;
+		d->vram_bytes = d->t.vram.bytes;
+		ret = amd_boot_reset_gpu(d, cause, sizeof(cause));
+	}
+	free(bytes);
+	/* Unmapped here: not every machine's give_back does (the sim's does not). */
+	c->m->ops->window_unmap(c->m, &d->t.mmio);
+	c->m->ops->window_unmap(c->m, &d->t.doorbell);
+	c->m->ops->window_unmap(c->m, &d->t.vram);
+	c->m->ops->give_back(c->m, &d->t);
+	free(table);
+	free(d);
+	return ret < 0 ? amd_fail(ret, "%s%s", prefix, cause) : 0;
 }
 
 int
@@ -271,10 +325,14 @@ rig_amd_pci_attach(const struct rig_pci_machine *m, int i)
 	}
 	ret = fabric_member(&c);
 	if (ret == 0)
-		ret = function_reset(&c);
+		ret = gpu_reset(&c);
 	else if (ret == 1)
 		ret = 0;	/* amdgpu resets the fabric as it takes it back */
-	if (ret == 0 && c.driver[0]) {
+	if (ret < 0) {		/* its cause names the GPU */
+		end(&c);
+		return amd_rewrap(__func__, ret, "");
+	}
+	if (c.driver[0]) {
 		snprintf(rel, sizeof(rel), "sys/bus/pci/drivers/%s/unbind", c.driver);
 		ret = write_file(&c, rel, c.f.bus);
 	}
@@ -330,7 +388,7 @@ rig_amd_pci_reset(const struct rig_pci_machine *m, int i)
 				"amdgpu to reset them", i, c.f.bus, AMD_FABRIC_GPUS);
 	}
 	if (ret == 0)
-		ret = function_reset(&c);
+		ret = gpu_reset(&c);
 	end(&c);
 	return ret < 0 ? amd_rewrap(__func__, ret, "") : 0;
 }

@@ -4,6 +4,9 @@
  * line with golden text: one machine behind an IOMMU with a detached GPU
  * and one amdgpu holds, one without an IOMMU; the process's facts are
  * fixed by the test; the images are the real ones (RIG_TEST_FIRMWARE).
+ * Then on the software GPU's sysfs tree (src/amd/sim/tree.c), whose
+ * driver binding, huge pages and BAR files change as the kernel's do, and
+ * with an image of another digest.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +23,8 @@
 #include "rig.h"
 #include "rig_amd_pci.h"
 #include "amd/firmware/firmware.h"
+#include "amd/pci/pci.h"
+#include "amd/sim/sim.h"
 #include "fake.h"
 
 static const char *fwdir;
@@ -89,9 +94,13 @@ firmware_lines(char *buf, size_t len, bool present)
 	at = (size_t)snprintf(buf, len, "firmware (linux-firmware 20250410):\n");
 	pins = amd_pins(&n);
 	for (size_t k = 0; k < n; k++)
-		at += (size_t)snprintf(buf + at, len - at, present ?
-			"  pass  %s: $FW/%s\n" : "  FAIL  %s: missing; fix: rig "
-			"firmware amd\n", pins[k].name, pins[k].name);
+		if (present)
+			at += (size_t)snprintf(buf + at, len - at, "  pass  %s: $FW/%s, "
+					       "BLAKE2b-256 %s as pinned\n", pins[k].name,
+					       pins[k].name, pins[k].digest);
+		else
+			at += (size_t)snprintf(buf + at, len - at, "  FAIL  %s: missing; "
+					       "fix: rig firmware amd\n", pins[k].name);
 }
 
 static void
@@ -101,7 +110,7 @@ test_iommu_machine(void **state)
 	struct rig_doctor_process p = { .size = sizeof(p), .memlock_bytes = 8 << 20,
 					.cap_sys_admin = true, .io_uring = true };
 	const char *dirs[] = { fwdir, NULL };
-	char want[8192];
+	char want[16384];
 	char *got;
 	int failed;
 
@@ -116,6 +125,8 @@ test_iommu_machine(void **state)
 		"  pass  IOMMU: on; the function's group is 14\n"
 		"  pass  vfio-pci: present\n"
 		"  pass  memory BAR: 512 MiB, its largest size\n"
+		"  pass  doorbell BAR (2): 2048 KiB\n"
+		"  pass  register BAR (5): 512 KiB\n"
 		"  FAIL  locked memory: 8192 KiB, less than the 32768 KiB a device locks at open (its rings, interrupt rings and staging); fix: ulimit -l 32768 or more (or memlock in /etc/security/limits.conf)\n"
 		"  pass  hugepages: not needed behind an IOMMU\n"
 		"GPU 1 (0000:83:00.0):\n"
@@ -123,10 +134,12 @@ test_iommu_machine(void **state)
 		"  FAIL  IOMMU: on; the function has no group; fix: check the IOMMU's kernel parameters\n"
 		"  pass  vfio-pci: present\n"
 		"  pass  memory BAR: 512 MiB (not resizable)\n"
+		"  pass  doorbell BAR (2): 2048 KiB\n"
+		"  pass  register BAR (5): 512 KiB\n"
 		"  FAIL  locked memory: 8192 KiB, less than the 32768 KiB a device locks at open (its rings, interrupt rings and staging); fix: ulimit -l 32768 or more (or memlock in /etc/security/limits.conf)\n"
 		"  pass  hugepages: not needed behind an IOMMU\n"
 		"process:\n"
-		"  pass  CAP_SYS_ADMIN: held\n"
+		"  pass  CAP_SYS_ADMIN: held (for host memory's physical addresses in /proc/self/pagemap, and detach's and attach's sysfs writes)\n"
 		"  pass  io_uring: available\n");
 	firmware_lines(want + strlen(want), sizeof(want) - strlen(want), true);
 	assert_string_equal(got, want);
@@ -161,7 +174,7 @@ test_physical_machine(void **state)
 	struct env *e = *state;
 	struct rig_doctor_process p = { .size = sizeof(p), .memlock_bytes = 65536,
 					.io_uring_why = "Operation not permitted" };
-	char want[8192];
+	char want[16384];
 	char *got;
 	int failed;
 
@@ -178,10 +191,12 @@ test_physical_machine(void **state)
 		"  pass  IOMMU: off (host memory comes from 2 MiB hugepages)\n"
 		"  pass  vfio-pci: not needed without an IOMMU (the function is taken through sysfs)\n"
 		"  FAIL  memory BAR: 256 MiB, resizable to 16384 MiB; fix: rig detach 0 (it resizes the BAR)\n"
+		"  pass  doorbell BAR (2): 2048 KiB\n"
+		"  pass  register BAR (5): 512 KiB\n"
 		"  pass  locked memory: not counted without an IOMMU\n"
 		"  FAIL  hugepages: 0 free 2 MiB pages, fewer than the 16 a device takes at open; fix: echo 1024 > /proc/sys/vm/nr_hugepages\n"
 		"process:\n"
-		"  FAIL  CAP_SYS_ADMIN: missing; fix: run as root, or setcap cap_sys_admin+ep on the program\n"
+		"  FAIL  CAP_SYS_ADMIN: missing, so /proc/self/pagemap reads physical addresses as 0 and a device without an IOMMU gets no host memory; fix: run as root, or setcap cap_sys_admin+ep on the program\n"
 		"  FAIL  io_uring: Operation not permitted; fix: sysctl kernel.io_uring_disabled=0\n");
 	firmware_lines(want + strlen(want), sizeof(want) - strlen(want), false);
 	assert_string_equal(got, want);
@@ -264,6 +279,122 @@ test_process_read(void **state)
 	assert_true(p.io_uring || p.io_uring_why);
 }
 
+
+/* The GPU's lines of the report for the sim's machine, GPU 0. */
+static char *
+sim_report(struct amd_sim *sim, const struct rig_doctor_process *p, int *failed)
+{
+	const char *dirs[] = { fwdir, NULL };
+	char *text, *gpu, *end;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+
+	*failed = rig_amd_pci_doctor(amd_sim_machine(sim), dirs, 0, p, f);
+	fclose(f);
+	gpu = strstr(text, "):\n");
+	assert_non_null(gpu);
+	end = strstr(gpu, "process:\n");
+	assert_non_null(end);
+	*end = '\0';
+	gpu = strdup(gpu + 3);
+	free(text);
+	return gpu;
+}
+
+static void
+test_sim_tree(void **state)
+{
+	struct rig_doctor_process p = { .size = sizeof(p), .memlock_bytes = 65536,
+					.cap_sys_admin = true, .io_uring = true };
+	struct amd_sim_opts o = { .gc = "12.0.1" };
+	const struct rig_pci_machine *m;
+	enum rig_pci_progress progress;
+	struct amd_sim *sim;
+	char root[256], rel[200], *got;
+	int failed;
+
+	(void)state;
+	fake_root(root);
+	o.root = root;
+	o.firmware = fwdir;
+	assert_int_equal(amd_sim_create(&o, &sim), 0);
+	m = amd_sim_machine(sim);
+	got = sim_report(sim, &p, &failed);
+	assert_string_equal(got,
+		"  pass  driver: none (detached)\n"
+		"  pass  IOMMU: off (host memory comes from 2 MiB hugepages)\n"
+		"  pass  vfio-pci: not needed without an IOMMU (the function is taken through sysfs)\n"
+		"  pass  memory BAR: 1024 MiB, its largest size\n"
+		"  pass  doorbell BAR (2): 2048 KiB\n"
+		"  pass  register BAR (5): 512 KiB\n"
+		"  pass  locked memory: not counted without an IOMMU\n"
+		"  FAIL  hugepages: 0 free 2 MiB pages, fewer than the 16 a device takes at open; fix: echo 1024 > /proc/sys/vm/nr_hugepages\n");
+	assert_int_equal(failed, 1);
+	free(got);
+	/* Huge pages freed, then amdgpu bound through the tree's bind file. */
+	fake_write(root, "sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages", "16\n");
+	assert_int_equal(m->ops->file_write(m, "sys/bus/pci/drivers/amdgpu/bind",
+					    amd_sim_bus(sim)), 0);
+	got = sim_report(sim, &p, &failed);
+	assert_non_null(strstr(got, "  FAIL  driver: amdgpu is bound; fix: rig detach 0\n"));
+	assert_non_null(strstr(got, "  pass  hugepages: 16 free 2 MiB pages, at least "
+			       "the 16 a device takes at open\n"));
+	assert_int_equal(failed, 1);
+	free(got);
+	/* The fix it names: detached, every prerequisite passes. */
+	assert_int_equal(rig_amd_pci_detach(m, 0, &progress), 0);
+	assert_int_equal(progress, RIG_PCI_DETACHED);
+	got = sim_report(sim, &p, &failed);
+	assert_non_null(strstr(got, "  pass  driver: none (detached)\n"));
+	assert_int_equal(failed, 0);
+	free(got);
+	/* A BAR the resource file does not list. */
+	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/resource", amd_sim_bus(sim));
+	fake_write(root, rel, "0x0000007000000000 0x000000703fffffff 0x000000000014220c\n");
+	got = sim_report(sim, &p, &failed);
+	assert_non_null(strstr(got, "  FAIL  doorbell BAR (2): absent from its "
+			       "resource file, so an open cannot map it"));
+	assert_non_null(strstr(got, "  FAIL  register BAR (5): absent"));
+	free(got);
+	amd_sim_destroy(sim);
+	fake_remove(root);
+}
+
+/* An image of another digest is named with its path and digest. */
+static void
+test_another_digest(void **state)
+{
+	struct env *e = *state;
+	struct rig_doctor_process p = { .size = sizeof(p), .cap_sys_admin = true,
+					.io_uring = true };
+	char dir[256], from[600], to[600], want[900], *got;
+	const char *dirs[] = { NULL, NULL };
+	FILE *in, *out;
+	int failed, ch;
+	long at = 0;
+
+	fake_root(dir);
+	dirs[0] = dir;
+	snprintf(from, sizeof(from), "%s/smu_14_0_3.bin", fwdir);
+	snprintf(to, sizeof(to), "%s/smu_14_0_3.bin", dir);
+	in = fopen(from, "rb");
+	out = fopen(to, "wb");
+	assert_non_null(in);
+	assert_non_null(out);
+	while ((ch = fgetc(in)) != EOF)
+		fputc(at++ == 0x4000 ? ch ^ 0xFF : ch, out);
+	fclose(in);
+	fclose(out);
+	got = report(e, dirs, -1, &p, &failed);
+	snprintf(want, sizeof(want), "  FAIL  smu_14_0_3.bin: only of another digest: "
+		 "%s (", to);
+	assert_non_null(strstr(got, want));
+	assert_non_null(strstr(got, "; fix: rig firmware amd\n"));
+	assert_int_equal(failed, 33);
+	free(got);
+	fake_remove(dir);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int
@@ -278,6 +409,8 @@ main(void)
 		T(test_bad_proc_size),
 		T(test_null_out),
 		cmocka_unit_test(test_process_read),
+		cmocka_unit_test(test_sim_tree),
+		T(test_another_digest),
 	};
 
 	fwdir = getenv("RIG_TEST_FIRMWARE");

@@ -81,6 +81,43 @@ why_is(struct env *e, const char *fmt)
 	assert_string_equal(rig_why(), want);
 }
 
+/*
+ * A detached GPU the reset can act on: GC 11.0.0's discovery table (MP0 at
+ * 0x16000, GC's SCRATCH_REG6 at 0xc046, OSSSYS's IH_RB_CNTL at 0x10A0 +
+ * 0x80), no sOS running and its bootloader ready (C2PMSG_35 bit 31).
+ */
+#define REG_SCRATCH_REG6	0xc046
+#define REG_C2PMSG_35		(0x16000 + 0x63)
+#define REG_IH_RB_CNTL		(0x10A0 + 0x80)
+
+static void
+resettable_gpu(struct env *e, const char *driver)
+{
+	struct synth s;
+
+	synth_build(&s, "11.0.0", 0);
+	fake_gpu(e->root, &(struct fake_gpu){ .bus = BUS, .driver = driver,
+		.table = s.b, .table_len = s.len });
+	fake_reg(e->root, BUS, REG_C2PMSG_35, 1u << 31);
+}
+
+/* A register of the fake's MMIO BAR (resource5) as rig left it. */
+static uint32_t
+reg_of(struct env *e, uint32_t index)
+{
+	char path[400];
+	uint32_t v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/" DEVDIR "resource5", e->root);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, (long)index * 4, SEEK_SET), 0);
+	assert_int_equal(fread(&v, 4, 1, f), 1);
+	fclose(f);
+	return v;
+}
+
 /* ---- detach ---------------------------------------------------------------- */
 
 static void
@@ -131,7 +168,8 @@ test_detach_waits_for_dead_files(void **state)
 	assert_int_equal(rig_amd_pci_detach(e->m, 0, &p), 0);
 	assert_int_equal(p, RIG_PCI_DETACHED);
 	assert_string_equal(rig_why(), "rig_amd_pci_detach: GPU 0 (" BUS ") "
-			    "detached; KFD still held the DRM files of exited "
+			    "detached; BAR0 is not resizable (512 MiB); KFD still "
+			    "held the DRM files of exited "
 			    "processes 99999 (renderD128) after 200 ms");
 	assert_string_equal(rd(e, "sys/bus/pci/drivers/amdgpu/unbind"), BUS);
 }
@@ -148,7 +186,8 @@ test_detach_unreleased(void **state)
 	assert_int_equal(p, RIG_PCI_UNRELEASED);
 	assert_string_equal(rig_why(), "rig_amd_pci_detach: GPU 0 (" BUS ") "
 			    "unreleased: amdgpu has not let go of it: KFD's topology "
-			    "still lists it (node 1); a later detach waits again");
+			    "still lists it (node 1); BAR0 is not resizable (512 MiB); "
+			    "a later detach waits again");
 }
 
 static void
@@ -176,7 +215,8 @@ test_detach_later_finishes(void **state)
 	fake_gpu(e->root, &(struct fake_gpu){ .bus = BUS });
 	assert_int_equal(rig_amd_pci_detach(e->m, 0, &p), 0);
 	assert_int_equal(p, RIG_PCI_DETACHED);
-	assert_string_equal(rig_why(), "rig_amd_pci_detach: GPU 0 (" BUS ") detached");
+	assert_string_equal(rig_why(), "rig_amd_pci_detach: GPU 0 (" BUS ") detached; "
+			    "BAR0 is not resizable (512 MiB)");
 	untouched(e);
 }
 
@@ -333,27 +373,18 @@ test_detach_from_callback(void **state)
 
 /* ---- attach ---------------------------------------------------------------- */
 
+/* No OS runs on it: the reset stops it and marks it dirty (SCRATCH_REG6
+ * 1), writes no sysfs reset; then amdgpu is bound. */
 static void
 test_attach_detached(void **state)
 {
 	struct env *e = *state;
 
-	fake_gpu(e->root, &(struct fake_gpu){ .bus = BUS });
+	resettable_gpu(e, NULL);
 	assert_int_equal(rig_amd_pci_attach(e->m, 0), 0);
-	assert_string_equal(rd(e, DEVDIR "reset"), "1");
+	assert_string_equal(rd(e, DEVDIR "reset"), "");
+	assert_int_equal(reg_of(e, REG_SCRATCH_REG6), 1);
 	assert_string_equal(rd(e, DEVDIR "driver_override"), "\n");
-	assert_string_equal(rd(e, "sys/bus/pci/drivers/amdgpu/bind"), BUS);
-}
-
-static void
-test_attach_from_vfio(void **state)
-{
-	struct env *e = *state;
-
-	fake_gpu(e->root, &(struct fake_gpu){ .bus = BUS, .driver = "vfio-pci" });
-	fake_write(e->root, "sys/bus/pci/drivers/vfio-pci/unbind", "");
-	assert_int_equal(rig_amd_pci_attach(e->m, 0), 0);
-	assert_string_equal(rd(e, "sys/bus/pci/drivers/vfio-pci/unbind"), BUS);
 	assert_string_equal(rd(e, "sys/bus/pci/drivers/amdgpu/bind"), BUS);
 }
 
@@ -386,7 +417,7 @@ test_attach_bind_fails(void **state)
 	struct env *e = *state;
 	char path[400];
 
-	fake_gpu(e->root, &(struct fake_gpu){ .bus = BUS });
+	resettable_gpu(e, NULL);
 	snprintf(path, sizeof(path), "%s/sys/bus/pci/drivers/amdgpu/bind", e->root);
 	remove(path);
 	assert_int_equal(rig_amd_pci_attach(e->m, 0), -EIO);
@@ -394,19 +425,19 @@ test_attach_bind_fails(void **state)
 	       "%s/sys/bus/pci/drivers/amdgpu/bind: No such file or directory");
 }
 
+/* A GPU whose discovery table cannot be read cannot be reset: its
+ * registers' places are unknown. Nothing is bound. */
 static void
 test_attach_reset_fails(void **state)
 {
 	struct env *e = *state;
-	char path[400];
 
 	fake_gpu(e->root, &(struct fake_gpu){ .bus = BUS });
-	snprintf(path, sizeof(path), "%s/" DEVDIR "reset", e->root);
-	remove(path);
-	assert_int_equal(rig_amd_pci_attach(e->m, 0), -EIO);
-	why_is(e, "rig_amd_pci_attach: GPU 0 (" BUS "): the reset failed: cannot "
-	       "open %s/" DEVDIR "reset: No such file or directory");
-	assert_string_equal(rd(e, "sys/bus/pci/drivers/amdgpu/bind"), "");
+	assert_int_equal(rig_amd_pci_attach(e->m, 0), -EPROTO);
+	if (!strstr(rig_why(), "rig_amd_pci_attach: GPU 0 (" BUS "): its discovery "
+		    "table, which names its registers' places, cannot be read: "))
+		fail_msg("%s", rig_why());
+	untouched(e);
 }
 
 static void
@@ -424,9 +455,57 @@ test_reset_detached(void **state)
 {
 	struct env *e = *state;
 
-	fake_gpu(e->root, &(struct fake_gpu){ .bus = BUS });
+	resettable_gpu(e, NULL);
+	fake_reg(e->root, BUS, REG_IH_RB_CNTL, 0x20011);	/* IH ring 0 on */
 	assert_int_equal(rig_amd_pci_reset(e->m, 0), 0);
-	assert_string_equal(rd(e, DEVDIR "reset"), "1");
+	assert_int_equal(reg_of(e, REG_IH_RB_CNTL), 0);
+	assert_int_equal(reg_of(e, REG_SCRATCH_REG6), 1);
+	untouched(e);
+}
+
+/* The bootloader not ready with no OS running: a power cycle's case. */
+static void
+test_reset_bootloader_not_ready(void **state)
+{
+	struct env *e = *state;
+
+	resettable_gpu(e, NULL);
+	fake_reg(e->root, BUS, REG_C2PMSG_35, 0);
+	assert_int_equal(rig_amd_pci_reset(e->m, 0), -ETIMEDOUT);
+	assert_string_equal(rig_why(), "rig_amd_pci_reset: GPU 0 (" BUS "): RESET: "
+			    "bootloader not ready with no OS running; only a power "
+			    "cycle recovers it after 1000 ms (C2PMSG_35 = 0x0)");
+}
+
+/* A GPU that reads all ones does not respond. */
+static void
+test_reset_no_response(void **state)
+{
+	struct env *e = *state;
+
+	resettable_gpu(e, NULL);
+	fake_reg(e->root, BUS, 0x16000 + 0x91, 0xFFFFFFFFu);
+	assert_int_equal(rig_amd_pci_reset(e->m, 0), -EIO);
+	assert_string_equal(rig_why(), "rig_amd_pci_reset: GPU 0 (" BUS "): it does "
+			    "not respond (C2PMSG_81 = 0xffffffff); nothing was written; "
+			    "only a power cycle recovers it");
+	assert_int_equal(reg_of(e, REG_SCRATCH_REG6), 0);
+}
+
+/* A function that cannot be taken (no config file to open). */
+static void
+test_reset_not_taken(void **state)
+{
+	struct env *e = *state;
+	char path[400];
+
+	resettable_gpu(e, NULL);
+	snprintf(path, sizeof(path), "%s/" DEVDIR "config", e->root);
+	assert_int_equal(remove(path), 0);
+	assert_int_equal(rig_amd_pci_reset(e->m, 0), -ENOENT);
+	why_is(e, "rig_amd_pci_reset: GPU 0 (" BUS "): its function cannot be taken: "
+	       "cannot open %s/" DEVDIR "config: No such file or directory");
+	assert_int_equal(reg_of(e, REG_SCRATCH_REG6), 0);
 }
 
 static void
@@ -481,21 +560,6 @@ test_reset_held(void **state)
 	assert_string_equal(rig_why(), "rig_amd_pci_reset: this process holds GPU 0 "
 			    "(" BUS ")");
 	untouched(e);
-}
-
-static void
-test_reset_fails(void **state)
-{
-	struct env *e = *state;
-	char path[400];
-
-	fake_gpu(e->root, &(struct fake_gpu){ .bus = BUS });
-	snprintf(path, sizeof(path), "%s/" DEVDIR "reset", e->root);
-	remove(path);
-	fake_mkdir(e->root, DEVDIR "reset");
-	assert_int_equal(rig_amd_pci_reset(e->m, 0), -EIO);
-	why_is(e, "rig_amd_pci_reset: GPU 0 (" BUS "): the reset failed: cannot "
-	       "open %s/" DEVDIR "reset: Is a directory");
 }
 
 static void
@@ -568,8 +632,9 @@ test_reset_eight_radeons(void **state)
 	struct env *e = *state;
 
 	eight(e, "11.0.0", true);		/* no XGMI: eight single GPUs */
+	fake_reg(e->root, BUS, REG_C2PMSG_35, 1u << 31);
 	assert_int_equal(rig_amd_pci_reset(e->m, 0), 0);
-	assert_string_equal(rd(e, DEVDIR "reset"), "1");
+	assert_int_equal(reg_of(e, REG_SCRATCH_REG6), 1);
 }
 
 static void
@@ -607,18 +672,19 @@ main(void)
 		cmocka_unit_test(test_detach_null_progress),
 		T(test_detach_from_callback),
 		T(test_attach_detached),
-		T(test_attach_from_vfio),
 		T(test_attach_attached),
 		T(test_attach_held),
 		T(test_attach_bind_fails),
 		T(test_attach_reset_fails),
 		cmocka_unit_test(test_attach_negative),
 		T(test_reset_detached),
+		T(test_reset_bootloader_not_ready),
+		T(test_reset_no_response),
+		T(test_reset_not_taken),
 		T(test_reset_amdgpu),
 		T(test_reset_radeon_refused),
 		T(test_reset_kfd_lists_refused),
 		T(test_reset_held),
-		T(test_reset_fails),
 		T(test_reset_no_gpu),
 		cmocka_unit_test(test_reset_negative),
 		T(test_reset_fabric_refused),

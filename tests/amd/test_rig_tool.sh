@@ -64,6 +64,6 @@ out=$("$rig" --root "$scratch/m" devices) || fail "devices exited $?"
 echo "$out" | grep -q "^  AMD-PCI    0000:03:00.0   744c   11.0.0   amdgpu$" || fail "devices: $out"
 if "$rig" --root "$scratch/m" doctor 0 --from "$fw" > "$scratch/out"; then fail "doctor passed amdgpu's GPU"; fi
 grep -q "^  FAIL  driver: amdgpu is bound; fix: rig detach 0$" "$scratch/out" || fail "doctor: $(cat "$scratch/out")"
-grep -q "^  pass  gc_12_0_1_rlc.bin: $fw/gc_12_0_1_rlc.bin$" "$scratch/out" || fail "doctor firmware: $(cat "$scratch/out")"
+grep -q "^  pass  gc_12_0_1_rlc.bin: $fw/gc_12_0_1_rlc.bin, BLAKE2b-256 [0-9a-f]\{64\} as pinned$" "$scratch/out" || fail "doctor firmware: $(cat "$scratch/out")"
 rm -rf "$scratch"
 echo "ok"

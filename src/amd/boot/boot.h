@@ -116,6 +116,15 @@ void amd_boot_gfx_fini(struct amd_dev *d, bool clean);
 int amd_boot_sdma_init(struct amd_boot *b);
 void amd_boot_sdma_fini(struct amd_dev *d, bool clean);
 
+/*
+ * amd_boot_reset_gpu() - rig reset of d, a taken GPU with its registers
+ * resolved and windows mapped (reset.c): stop, interrupt rings off, mode 1
+ * where its sOS runs, then the post-reset checks. Returns 0, or the status
+ * with cause filled; -ENOTSUP with nothing written for GC 9 with its sOS
+ * running.
+ */
+int amd_boot_reset_gpu(struct amd_dev *d, char *cause, size_t len);
+
 /* smu.c: whether its mailbox answers GetSmuVersion within ms, and the
  * debug mailbox's mode-1 reset (reset.c). */
 bool amd_boot_smu_alive(struct amd_boot *b, unsigned ms);

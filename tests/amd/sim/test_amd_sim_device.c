@@ -190,6 +190,14 @@ test_attach_detach_reset(void **state)
 					    "resource0_resize", "8"), 0);
 	assert_non_null(strstr(dev_file(&g, "resource"),
 			       "0x0000007000000000 0x000000700fffffff"));
+	/* The reset attach starts with reads the discovery table through
+	 * BAR0, which no longer reaches it: refused, nothing bound. */
+	assert_int_equal(rig_amd_pci_attach(m, 0), -EPROTO);
+	assert_non_null(strstr(rig_why(), "the memory BAR (256 MiB) does not reach "
+			       "the table at 0x3fff0000"));
+	assert_false(linked(&g, "driver"));
+	assert_int_equal(m->ops->file_write(m, "sys/bus/pci/devices/0000:03:00.0/"
+					    "resource0_resize", "10"), 0);
 	assert_int_equal(rig_amd_pci_attach(m, 0), 0);
 	assert_true(linked(&g, "driver"));
 	assert_true(linked(&g, "ip_discovery"));
@@ -207,9 +215,12 @@ test_attach_detach_reset(void **state)
 	/* BAR0 became as large as VRAM (1 GiB) */
 	assert_non_null(strstr(dev_file(&g, "resource"),
 			       "0x0000007000000000 0x000000703fffffff"));
+	/* No OS runs on it (attach's mode 1): reset keeps its state but marks
+	 * it dirty, so its next open boots in full. */
 	gpu_wreg(&g, g.sim->lay.scratch7, 5);
 	assert_int_equal(rig_amd_pci_reset(m, 0), 0);
-	assert_int_equal(gpu_rreg(&g, g.sim->lay.scratch7), 0);
+	assert_int_equal(gpu_rreg(&g, g.sim->lay.scratch7), 5);
+	assert_int_equal(gpu_rreg(&g, g.sim->lay.scratch6), 1);
 	gpu_close(&g);
 }
 

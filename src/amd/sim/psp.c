@@ -109,7 +109,6 @@ bootloader_cmd(struct amd_sim *s, uint32_t cmd)
 
 	if (!m->bootloader)
 		return;			/* no bootloader answers */
-	sim_pause_check(s, AMD_SIM_PAUSE_BOOTLOADER);
 	sim_fw_load(s);
 	/* The first component again: a driver that died part way (a killed
 	 * process) starts over; the sim's choice, the facts say nothing. */
@@ -249,11 +248,12 @@ ring_run(struct amd_sim *s, uint32_t v)
 		m->wptr = (m->wptr + 16) % dw;
 		if (!cmd || !fence || rd32(f + 8) != 1024)
 			continue;	/* no answer: the driver's wait ends it */
-		sim_pause_check(s, AMD_SIM_PAUSE_PSP_COMMAND);
 		status = run(s, cmd, &tmr);
 		memcpy(cmd + 0x360, &status, 4);
 		memcpy(cmd + 0x370, &tmr, 4);
 		wr32(fence, rd32(f + 0x14));
+		/* A test's pause: the driver dies once the PSP has taken it. */
+		sim_pause_check(s, AMD_SIM_PAUSE_PSP_COMMAND);
 	}
 }
 
@@ -264,8 +264,11 @@ sim_psp_write(struct amd_sim *s, uint32_t index, uint32_t value)
 		return false;
 	pthread_mutex_lock(&s->mp_lock);
 	sim_reg_set(s, index, value);
-	if (index == c2p(s, 35))
+	if (index == c2p(s, 35)) {
 		bootloader_cmd(s, value);
+		/* A test's pause: the driver dies once the bootloader took it. */
+		sim_pause_check(s, AMD_SIM_PAUSE_BOOTLOADER);
+	}
 	else if (index == c2p(s, 64))
 		ring_cmd(s, value);
 	else if (index == c2p(s, 67))

@@ -209,9 +209,10 @@ enum amd_sim_fault {
 int amd_sim_inject(struct amd_sim *s, enum amd_sim_fault f, uint32_t arg, bool on);
 /*
  * A test's pause (shared.c): at the nth event of a kind from now on, the
- * thread that caused it writes one byte to fd and stops for good, before
- * the sim acts on it, so the test kills the process there (kill -9) and
- * knows where it stopped: the nth command the bootloader takes (a
+ * thread that caused it writes one byte to fd and stops for good, once
+ * the sim has acted on it (as the GPU finishes what a dying process gave
+ * it), so the test kills the process there (kill -9) and knows where it
+ * stopped: the nth command the bootloader takes (a
  * component of the sOS image), or the nth command of the sOS's ring
  * (LOAD_TOC, SETUP_TMR, LOAD_IP_FW, AUTOLOAD_RLC). AMD_SIM_PAUSE_NONE
  * disarms it. -EINVAL for another kind, nth 0 or fd < 0.

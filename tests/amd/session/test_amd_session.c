@@ -437,6 +437,75 @@ test_holder_named(void **state)
 	gpu_free(&g);
 }
 
+/* Attach and pause refuse bad input with a message, changing nothing. */
+static void
+test_refusals(void **state)
+{
+	struct amd_sim_opts o = { .gc = GC, .shared = true };
+	char root[256], want[700];
+	struct amd_sim *a = NULL, *b = NULL, *peer;
+
+	(void)state;
+	fake_root(root);
+	assert_int_equal(amd_sim_attach(NULL, NULL, NULL, &a), -EINVAL);
+	assert_non_null(strstr(rig_why(), "root or out is NULL"));
+	assert_int_equal(amd_sim_attach(root, NULL, NULL, NULL), -EINVAL);
+	assert_int_equal(amd_sim_attach("relative", NULL, NULL, &a), -EINVAL);
+	assert_non_null(strstr(rig_why(), "is not an absolute path"));
+	assert_int_equal(amd_sim_attach(root, "0000:3:0.0", NULL, &a), -EINVAL);
+	/* no sim there */
+	assert_int_equal(amd_sim_attach(root, NULL, NULL, &a), -ENOENT);
+	snprintf(want, sizeof(want), "no sim of " BUS " under %s", root);
+	if (!strstr(rig_why(), want))
+		fail_msg("%s", rig_why());
+	assert_null(a);
+	/* a file that is not a sim's state */
+	fake_write(root, "sys/bus/pci/devices/" BUS "/sim_state", "not a state\n");
+	assert_int_equal(amd_sim_attach(root, NULL, NULL, &a), -EPROTO);
+	assert_non_null(strstr(rig_why(), "is not a sim's state"));
+	assert_null(a);
+	/* a sim made without opts.shared has no files to attach to */
+	o.root = root;
+	o.shared = false;
+	assert_int_equal(amd_sim_create(&o, &b), 0);
+	assert_int_equal(amd_sim_attach(root, NULL, NULL, &a), -EPROTO);
+	/* shared and peer together */
+	o.shared = true;
+	o.peer = b;
+	o.bus = "0000:04:00.0";
+	assert_int_equal(amd_sim_create(&o, &peer), -EINVAL);
+	assert_non_null(strstr(rig_why(), "a shared sim has no peers"));
+	/* pauses */
+	assert_int_equal(amd_sim_pause(NULL, AMD_SIM_PAUSE_BOOTLOADER, 1, 1), -EINVAL);
+	assert_int_equal(amd_sim_pause(b, (enum amd_sim_pause_at)7, 1, 1), -EINVAL);
+	assert_non_null(strstr(rig_why(), "not a pause the sim makes"));
+	assert_int_equal(amd_sim_pause(b, AMD_SIM_PAUSE_BOOTLOADER, 0, 1), -EINVAL);
+	assert_int_equal(amd_sim_pause(b, AMD_SIM_PAUSE_PSP_COMMAND, 1, -1), -EINVAL);
+	assert_int_equal(amd_sim_pause(b, AMD_SIM_PAUSE_NONE, 0, -1), 0);
+	amd_sim_destroy(b);
+	/* attached: the same GPU in two sims of one process */
+	o.peer = NULL;
+	o.bus = NULL;
+	o.mark = SIM_MARK_CLEAN;
+	assert_int_equal(amd_sim_create(&o, &b), 0);
+	assert_int_equal(amd_sim_attach(root, NULL, NULL, &a), 0);
+	{
+		uint32_t mark = 0, dirty = 1, v = 0;
+
+		amd_sim_marks(a, &mark, &dirty);
+		assert_int_equal(mark, SIM_MARK_CLEAN);
+		assert_int_equal(dirty, 0);
+		((uint32_t *)amd_sim_vram(b))[77] = 0x5eed;
+		assert_int_equal(((uint32_t *)amd_sim_vram(a))[77], 0x5eed);
+		assert_int_equal(amd_sim_reg_write(b, 0x100, 0xabc), 0);
+		assert_int_equal(amd_sim_reg_read(a, 0x100, &v), 0);
+		assert_int_equal(v, 0xabc);
+	}
+	amd_sim_destroy(a);
+	amd_sim_destroy(b);
+	fake_remove(root);
+}
+
 /* ---- the second process ------------------------------------------------ */
 
 static const char *hook_unit;
@@ -477,17 +546,20 @@ endless_kernel(const struct amd_sim_launch *l)
 	return AMD_SIM_SQ_OK;
 }
 
+/* The child's, kept where LeakSanitizer sees them at its exit (an exit
+ * without a close is what it tests). */
+static struct amd_sim *child_sim;
+static struct rig_opener *child_opener;
+static struct rig_device *child_dev;
+
 static int
 child_main(const char *role, const char *arg, const char *root)
 {
 	const char *fw[2] = { getenv("RIG_TEST_FIRMWARE"), NULL };
-	struct rig_opener *o;
-	struct rig_device *d;
-	struct amd_sim *s;
 	char b;
 
-	if (amd_sim_attach(root, NULL, fw[0], &s) < 0 ||
-	    rig_amd_pci_gpu(amd_sim_machine(s), fw, 0, &o) < 0) {
+	if (amd_sim_attach(root, NULL, fw[0], &child_sim) < 0 ||
+	    rig_amd_pci_gpu(amd_sim_machine(child_sim), fw, 0, &child_opener) < 0) {
 		fprintf(stderr, "child: %s\n", rig_why());
 		return 2;
 	}
@@ -495,16 +567,16 @@ child_main(const char *role, const char *arg, const char *root)
 		hook_unit = arg;
 		amd_boot_step_hook = step_hook;
 	} else if (!strcmp(role, "bootloader") || !strcmp(role, "command")) {
-		if (amd_sim_pause(s, !strcmp(role, "bootloader") ? AMD_SIM_PAUSE_BOOTLOADER
+		if (amd_sim_pause(child_sim, !strcmp(role, "bootloader") ? AMD_SIM_PAUSE_BOOTLOADER
 				  : AMD_SIM_PAUSE_PSP_COMMAND, (unsigned)atoi(arg), TELL_FD) < 0)
 			return 2;
 	}
-	if (rig_open(o, &d) < 0) {
+	if (rig_open(child_opener, &child_dev) < 0) {
 		fprintf(stderr, "child: open: %s\n", rig_why());
 		return 3;
 	}
 	if (!strcmp(role, "exit")) {
-		run_work(s, d);
+		run_work(child_sim, child_dev);
 		tell('r');
 		return 0;	/* no close: the exit stops it */
 	}
@@ -512,16 +584,16 @@ child_main(const char *role, const char *arg, const char *root)
 		tell('h');
 		if (read(GO_FD, &b, 1) != 1)
 			return 6;
-		run_work(s, d);
-		if (rig_close(d) < 0)
+		run_work(child_sim, child_dev);
+		if (rig_close(child_dev) < 0)
 			return 7;
-		rig_device_release(d);
+		rig_device_release(child_dev);
 		tell('r');
 		return 0;
 	}
 	if (!strcmp(role, "work")) {
 		static const uint32_t one[3] = { 1, 1, 1 };
-		struct sim_dev f = { .sim = s, .d = d };
+		struct sim_dev f = { .sim = child_sim, .d = child_dev };
 		struct sim_copy_ctx ctx = { 0 };
 		struct sim_copy_params params = { 0, 0, 1, 0 };
 		struct rig_buffer *a, *bb;
@@ -532,10 +604,10 @@ child_main(const char *role, const char *arg, const char *root)
 		struct rig_point p;
 
 		sim_copy_load(&f, &ctx, &img, &fn);
-		amd_sim_kernel(s, SIM_COPY_CALLBACK, endless_kernel, NULL);
-		sub = sim_copy_submission(d, fn);
-		if (rig_buffer_create(d, 4096, RIG_MEMORY_DEVICE, &a) < 0 ||
-		    rig_buffer_create(d, 4096, RIG_MEMORY_DEVICE, &bb) < 0 ||
+		amd_sim_kernel(child_sim, SIM_COPY_CALLBACK, endless_kernel, NULL);
+		sub = sim_copy_submission(child_dev, fn);
+		if (rig_buffer_create(child_dev, 4096, RIG_MEMORY_DEVICE, &a) < 0 ||
+		    rig_buffer_create(child_dev, 4096, RIG_MEMORY_DEVICE, &bb) < 0 ||
 		    rig_run_take(sub, &run) < 0 ||
 		    rig_run_store(run, 0, one, one, &params, sizeof(params)) < 0 ||
 		    rig_submit(run, (struct rig_buffer *[]){ a, bb }, 2, NULL, 0, &p) < 0)
@@ -550,6 +622,7 @@ int
 main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_exit_without_close),
 		cmocka_unit_test(test_fork_child_stops_nothing),
 		cmocka_unit_test(test_killed_at_each_boot_step),

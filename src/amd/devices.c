@@ -92,7 +92,17 @@ describe(const struct rig_pci_machine *m, int i, struct rig_amd_pci_gpu_info *g)
 		snprintf(g->state, sizeof(g->state), "held by process %d (%s)", pid,
 			 command);
 	} else if ((pid = pci_holder(m, f.bus, what, sizeof(what))) > 0) {
-		snprintf(g->state, sizeof(g->state), "held by process %d", pid);
+		char rel[40];
+
+		/* Another driver's process (its files open): its command where
+		 * the machine's /proc tells it. */
+		snprintf(rel, sizeof(rel), "proc/%d/comm", pid);
+		if (m->ops->file_read(m, rel, command, sizeof(command)) == 0 &&
+		    (command[strcspn(command, "\n")] = '\0', command[0]))
+			snprintf(g->state, sizeof(g->state), "held by process %d (%s)",
+				 pid, command);
+		else
+			snprintf(g->state, sizeof(g->state), "held by process %d", pid);
 	} else if (!strcmp(g->driver, "amdgpu")) {
 		snprintf(g->state, sizeof(g->state), "amdgpu");
 		gc_from_amdgpu(m, g);

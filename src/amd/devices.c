@@ -2,7 +2,9 @@
 /*
  * amd/devices.c: what `rig devices` shows of a GPU: its bus address, its
  * driver, its state (the states of docs/amd.md) and its GC version where it can be
- * read without disturbing whoever holds the GPU.
+ * read without disturbing whoever holds the GPU. A GPU a process of rig's
+ * holds is named with that process, its pid and command, as its
+ * function's lock file says (amd/pci/lock.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -70,7 +72,7 @@ static int
 describe(const struct rig_pci_machine *m, int i, struct rig_amd_pci_gpu_info *g)
 {
 	struct pci_function f;
-	char what[400];
+	char what[400], command[64];
 	size_t count;
 	int ret, pid;
 
@@ -84,8 +86,23 @@ describe(const struct rig_pci_machine *m, int i, struct rig_amd_pci_gpu_info *g)
 		return ret;
 	if (pci_held_here(f.bus)) {
 		snprintf(g->state, sizeof(g->state), "held by this process");
+	} else if ((pid = pci_lock_holder(m, f.bus, command, sizeof(command))) > 0) {
+		/* Its function's lock (amd/pci/lock.c): a process of rig's that
+		 * holds the GPU, or is opening or changing it. */
+		snprintf(g->state, sizeof(g->state), "held by process %d (%s)", pid,
+			 command);
 	} else if ((pid = pci_holder(m, f.bus, what, sizeof(what))) > 0) {
-		snprintf(g->state, sizeof(g->state), "held by process %d", pid);
+		char rel[40];
+
+		/* Another driver's process (its files open): its command where
+		 * the machine's /proc tells it. */
+		snprintf(rel, sizeof(rel), "proc/%d/comm", pid);
+		if (m->ops->file_read(m, rel, command, sizeof(command)) == 0 &&
+		    (command[strcspn(command, "\n")] = '\0', command[0]))
+			snprintf(g->state, sizeof(g->state), "held by process %d (%s)",
+				 pid, command);
+		else
+			snprintf(g->state, sizeof(g->state), "held by process %d", pid);
 	} else if (!strcmp(g->driver, "amdgpu")) {
 		snprintf(g->state, sizeof(g->state), "amdgpu");
 		gc_from_amdgpu(m, g);

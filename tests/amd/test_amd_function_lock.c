@@ -100,31 +100,46 @@ test_refused_while_another_holds(void **state)
 	pid_t pid = holder(e);
 	int fd = 99, status;
 
-	snprintf(want, sizeof(want), "pci_function_lock: another process is "
-		 "opening, changing or holding " BUS ": it holds %s/run/lock/"
-		 "rig-pci-" BUS ".lock", e->root);
+	/* The refusal names the holder: its pid and command, from the lock
+	 * file it wrote once it held the lock. */
+	snprintf(want, sizeof(want), "pci_function_lock: process %d "
+		 "(test_amd_function_lock) is opening, changing or holding " BUS
+		 ": it holds %s/run/lock/rig-pci-" BUS ".lock", (int)pid, e->root);
 	assert_int_equal(pci_function_lock(e->m, BUS, &fd), -EBUSY);
 	assert_int_equal(fd, -1);
 	assert_string_equal(rig_why(), want);
 	/* reset and an open refuse it, having changed nothing */
 	assert_int_equal(rig_amd_pci_reset(e->m, 0), -EBUSY);
-	snprintf(want, sizeof(want), "rig_amd_pci_reset: another process is "
-		 "opening, changing or holding " BUS ": it holds %s/run/lock/"
-		 "rig-pci-" BUS ".lock", e->root);
+	snprintf(want, sizeof(want), "rig_amd_pci_reset: process %d "
+		 "(test_amd_function_lock) is opening, changing or holding " BUS
+		 ": it holds %s/run/lock/rig-pci-" BUS ".lock", (int)pid, e->root);
 	assert_string_equal(rig_why(), want);
 	assert_string_equal(fake_read(e->root, "sys/bus/pci/devices/" BUS "/reset"), "");
 	assert_int_equal(rig_amd_pci_gpu(e->m, NULL, 0, &o), 0);
 	assert_int_equal(o->make(o, &word, &handle, why, sizeof(why)), -EBUSY);
-	snprintf(want, sizeof(want), "AMD-PCI: another process is opening, "
-		 "changing or holding " BUS ": it holds %s/run/lock/rig-pci-"
-		 BUS ".lock", e->root);
+	snprintf(want, sizeof(want), "AMD-PCI: process %d (test_amd_function_lock) "
+		 "is opening, changing or holding " BUS ": it holds %s/run/lock/"
+		 "rig-pci-" BUS ".lock", (int)pid, e->root);
 	assert_string_equal(why, want);
 	assert_null(handle);
 	rig_amd_pci_opener_free(o);
+	/* rig devices names it too (pci_lock_holder) */
+	{
+		char command[64];
+
+		assert_int_equal(pci_lock_holder(e->m, BUS, command, sizeof(command)), pid);
+		assert_string_equal(command, "test_amd_function_lock");
+	}
 	/* kill -9: the kernel drops the lock with the process */
 	assert_int_equal(kill(pid, SIGKILL), 0);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	/* its line stays in the file, naming a process that is gone: no one */
+	{
+		char command[64];
+
+		assert_int_equal(pci_lock_holder(e->m, BUS, command, sizeof(command)), 0);
+	}
 	assert_int_equal(pci_function_lock(e->m, BUS, &fd), 0);
 	assert_true(fd >= 0);
 	pci_function_unlock(fd);

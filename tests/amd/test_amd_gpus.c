@@ -198,6 +198,10 @@ test_describe_held(void **state)
 	assert_int_equal(rig_amd_pci_describe(e->m, 0, &g), 0);
 	assert_string_equal(g.state, "held by process 4242");
 	assert_false(g.gc_known);
+	/* with its command, where the machine's /proc tells it */
+	fake_write(e->root, "proc/4242/comm", "amdvk\n");
+	assert_int_equal(rig_amd_pci_describe(e->m, 0, &g), 0);
+	assert_string_equal(g.state, "held by process 4242 (amdvk)");
 	assert_int_equal(pci_hold_mark(BUS), 0);
 	assert_int_equal(rig_amd_pci_describe(e->m, 0, &g), 0);
 	pci_hold_clear(BUS);

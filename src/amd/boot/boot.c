@@ -11,6 +11,12 @@
  * message is the boot's, its bus mastering is turned off and
  * SCRATCH_REG6 written 1, so the next open, by any process, resets it and
  * boots it in full: the GPU is lost.
+ *
+ * Marks. SCRATCH_REG6 is written 1 before the first unit runs, a partial
+ * boot's included, and SCRATCH_REG7 the mark once the last has, so a
+ * process killed at any step of a boot (kill -9 runs no code of its own)
+ * leaves a GPU its next open cannot vouch for: no mark, or the mark with
+ * SCRATCH_REG6 1. Only a stop with no fault writes SCRATCH_REG6 0 (soc.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -35,6 +41,8 @@ static const struct unit {
 	{ "SDMA", false, amd_boot_sdma_init, amd_boot_sdma_fini },
 };
 #define UNITS (sizeof(page) / sizeof(page[0]))
+
+void (*amd_boot_step_hook)(const char *unit);
 
 /* GC 11.0.0, 11.0.2, 12.0.0 and 12.0.1. GC 9.4.3 (several XCCs, the P2S
  * table, REG_LIST) is not built. */
@@ -100,9 +108,13 @@ amd_boot(struct amd_dev *d, const struct amd_gc_set *set,
 		snprintf(cause, len, "a full boot needs the GC's images");
 		return -EINVAL;
 	}
+	/* A session runs from here on: dirty until a clean stop. */
+	(void)amd_dev_wreg(d, AMD_REG_GC_SCRATCH_REG6, 0, 1);
 	for (size_t u = 0; u < UNITS; u++) {
 		if (page[u].firmware && !b.full)
 			continue;
+		if (amd_boot_step_hook)
+			amd_boot_step_hook(page[u].name);
 		if ((ret = page[u].init(&b)) < 0) {
 			lost(&b);
 			return ret;

@@ -97,6 +97,14 @@ struct amd_boot {
 int amd_boot(struct amd_dev *d, const struct amd_gc_set *set,
 	     const struct amd_found *images, char *cause, size_t len);
 
+/*
+ * A test's hook (boot.c): NULL, or called with each unit's name ("RESET",
+ * "SOC", "GMC", "IH", "PSP", "SMU", "GFX", "SDMA") before the unit runs,
+ * so a test can stop or kill the process at a named step. Set it before
+ * an open, in a process of the test's own.
+ */
+extern void (*amd_boot_step_hook)(const char *unit);
+
 /* Whether rig builds the full boot of GC major.minor.rev (boot.c). */
 bool amd_boot_full_built(unsigned major, unsigned minor, unsigned rev);
 

@@ -67,9 +67,13 @@ stop(void *t, const char *reason)
 	if (atomic_exchange(&d->stopped, true))
 		return;
 	amd_relay_stop(d);	/* before the queues go: it writes VRAM */
-	/* Clean: a close (or a refused open), never a fault, hang or fork. */
+	/* Clean: a close, a release, the process's exit (rig stops every
+	 * device then: core/process.c) or a refused open; never a fault, a
+	 * hang or a fork (a forked child stops nothing). */
 	amd_dev_unboot(d, !atomic_load(&d->lost) &&
-		       (!reason || strstr(reason, "closed") || strstr(reason, "refused at open")));
+		       (!reason || strstr(reason, "closed") || strstr(reason, "released") ||
+			strstr(reason, "the process exits") ||
+			strstr(reason, "refused at open")));
 }
 
 /* The device's word as the GPU last wrote it (rig reads a Store word here). */

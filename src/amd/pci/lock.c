@@ -14,11 +14,21 @@
  * never blocks a later open; the file itself stays (removing it would race
  * a third process that opened it meanwhile). No library offers this, and
  * it is one system call.
+ *
+ * Who holds it. The taker writes "<pid> <command>" into the file once it
+ * holds the lock and empties it before it lets go, so a process refused
+ * names the holder (pci_lock_holder, `rig devices`). A killed holder's
+ * line stays; it names a dead process, which a reader checks (kill 0)
+ * before naming it, and a live one's is believed only while the lock is
+ * held (a shared flock that fails). flock itself tells no pid, and
+ * /proc/locks lies outside a machine's root.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -60,11 +70,52 @@ lock_dir(const struct rig_pci_machine *m, char *dir, size_t len)
 	return 0;
 }
 
+/* The "<pid> <command>" an fd's file holds: the pid, or 0 for none. */
+static int
+holder_line(int fd, char *command, size_t len)
+{
+	char line[128], cmd[64] = "";
+	ssize_t n = pread(fd, line, sizeof(line) - 1, 0);
+	int pid = 0;
+
+	if (n <= 0)
+		return 0;
+	line[n] = '\0';
+	if (sscanf(line, "%d %63s", &pid, cmd) < 1 || pid <= 0)
+		return 0;
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return 0;	/* a killed holder's line */
+	snprintf(command, len, "%s", cmd[0] ? cmd : "?");
+	return pid;
+}
+
+int
+pci_lock_holder(const struct rig_pci_machine *m, const char *bus, char *command,
+		size_t len)
+{
+	char path[600];
+	int ret, fd, pid;
+
+	ret = pci_path(m, path, sizeof(path) - 40, "run/lock");
+	if (ret < 0)
+		return ret;
+	snprintf(path + strlen(path), 40, "/rig-pci-%s.lock", bus);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;	/* never locked */
+	pid = holder_line(fd, command, len);
+	/* A live process's line: believed while the lock is held. A shared
+	 * lock taken here means no one holds it (and it goes at once). */
+	if (pid > 0 && flock(fd, LOCK_SH | LOCK_NB) == 0)
+		pid = 0;
+	close(fd);
+	return pid;
+}
+
 int
 pci_function_lock(const struct rig_pci_machine *m, const char *bus, int *fd)
 {
-	char dir[512], path[600];
-	int ret, lfd;
+	char dir[512], path[600], command[64], line[128];
+	int ret, lfd, pid;
 
 	*fd = -1;
 	ret = lock_dir(m, dir, sizeof(dir));
@@ -78,13 +129,23 @@ pci_function_lock(const struct rig_pci_machine *m, const char *bus, int *fd)
 		return amd_fail(-errno, "cannot open %s: %s", path, strerror(errno));
 	if (flock(lfd, LOCK_EX | LOCK_NB) < 0) {
 		ret = -errno;
+		pid = ret == -EWOULDBLOCK ? holder_line(lfd, command, sizeof(command)) : 0;
 		close(lfd);
+		if (ret == -EWOULDBLOCK && pid > 0)
+			return amd_fail(-EBUSY, "process %d (%s) is opening, changing "
+					"or holding %s: it holds %s", pid, command,
+					bus, path);
 		if (ret == -EWOULDBLOCK)
 			return amd_fail(-EBUSY, "another process is opening, "
 					"changing or holding %s: it holds %s", bus,
 					path);
 		return amd_fail(ret, "cannot lock %s: %s", path, strerror(-ret));
 	}
+	/* Best effort: a file opened read-only (another user's) names no one. */
+	snprintf(line, sizeof(line), "%d %.60s\n", (int)getpid(),
+		 program_invocation_short_name);
+	if (ftruncate(lfd, 0) == 0 && pwrite(lfd, line, strlen(line), 0) < 0)
+		(void)ftruncate(lfd, 0);
 	*fd = lfd;
 	return 0;
 }
@@ -92,6 +153,8 @@ pci_function_lock(const struct rig_pci_machine *m, const char *bus, int *fd)
 void
 pci_function_unlock(int fd)
 {
-	if (fd >= 0)
-		close(fd);	/* drops the flock */
+	if (fd < 0)
+		return;
+	(void)ftruncate(fd, 0);	/* names no one from now on */
+	close(fd);		/* drops the flock */
 }

@@ -300,6 +300,14 @@ void pci_unlock(void);
 int pci_function_lock(const struct rig_pci_machine *m, const char *bus,
 		      int *fd);
 void pci_function_unlock(int fd);
+/*
+ * lock.c: the process that holds bus's lock, as its file names it: its
+ * pid (> 0) and command, 0 when none holds it or its line names a process
+ * that is gone, or a negative status. Changes nothing (a shared lock it
+ * may take while no one holds the lock goes at once).
+ */
+int pci_lock_holder(const struct rig_pci_machine *m, const char *bus,
+		    char *command, size_t len);
 
 /* machine.c: the sysfs operations (a simulator reuses some of them). */
 extern const struct pci_machine_ops pci_sysfs_ops;

@@ -43,12 +43,16 @@ amd_sim_tree_remove(const char *root)
 		nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+static pid_t env_pid;		/* the process that made the sim */
+
 /* At exit: the sim's engines may still run (a device open at exit), so
- * only its tree goes; the kernel takes its memory with the process. */
+ * only its tree goes; the kernel takes its memory with the process. Not
+ * at a forked child's exit: the tree is its parent's, whose GPU it is. */
 static void
 remove_tree(void)
 {
-	amd_sim_tree_remove(env_root);
+	if (getpid() == env_pid)
+		amd_sim_tree_remove(env_root);
 }
 
 const char *
@@ -87,6 +91,7 @@ amd_sim_env_machine(const struct rig_pci_machine **out)
 			goto out;
 		}
 		o.root = env_root;
+		env_pid = getpid();
 		ret = amd_sim_create(&o, &env_sim);
 		if (ret == 0)
 			ret = amd_sim_example_kernels(env_sim);

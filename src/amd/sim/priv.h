@@ -172,6 +172,34 @@ struct sim_mp {
 	uint64_t loads;			/* LOAD_IP_FW pieces taken */
 };
 
+/*
+ * shared.c: what a GPU keeps while no process drives it, in one block of
+ * memory: the registers (those past BAR5 too), config space, the security
+ * processor's and power manager's state, BAR0's size. A sim made with
+ * opts.shared keeps it in its device folder's file sim_state (and VRAM in
+ * sim_vram), mapped MAP_SHARED, so another process attaches to the same
+ * GPU (amd_sim_attach) and finds it as the last left it, a killed one
+ * included; otherwise it is the process's own memory. Its fields are
+ * atomics or taken under the locks of the process that drives the GPU
+ * (the function lock keeps two processes from driving one at once).
+ */
+#define SIM_SHARED_MAGIC	0x54534d4953474952ull	/* "RIGSIMST" */
+struct sim_far_reg { uint32_t index, value; };
+struct sim_shared {
+	uint64_t magic;
+	uint32_t version, bytes;	/* SIM_SHARED_VERSION, sizeof */
+	char gc[16], bus[32];
+	uint64_t vram_bytes;
+	_Atomic uint64_t bar0_bytes;
+	_Atomic uint32_t regs[SIM_REGS];
+	size_t nfar;
+	struct sim_far_reg far[SIM_FAR_REGS];
+	uint8_t config[SIM_CONFIG_BYTES];
+	_Atomic bool bus_master;
+	struct sim_mp mp;
+};
+#define SIM_SHARED_VERSION	1
+
 struct amd_sim {
 	struct sim_layout lay;
 	char bus[32];
@@ -186,14 +214,17 @@ struct amd_sim {
 	struct sim_bus *pbus;		/* the bus it is on (peer.c) */
 	int index;			/* its place on the bus */
 	pthread_mutex_t tree_lock;	/* the tree's state changes */
-	_Atomic uint32_t regs[SIM_REGS];
+	/* What a GPU keeps (shared.c): sh's, in a file when shared. */
+	struct sim_shared *sh;
+	bool shared;
+	_Atomic uint32_t *regs;
 	/* Registers past BAR5 (reached by RSMU index/data), under far_lock. */
 	pthread_mutex_t far_lock;
-	struct { uint32_t index, value; } far[SIM_FAR_REGS];
-	size_t nfar;
+	struct sim_far_reg *far;
+	size_t *nfar;
 	pthread_mutex_t config_lock;
-	uint8_t config[SIM_CONFIG_BYTES];
-	_Atomic bool bus_master;
+	uint8_t *config;
+	_Atomic bool *bus_master;
 	_Atomic uint64_t dropped_dma;
 	/* Host memory: filled under host_lock, published by nhost (release). */
 	pthread_mutex_t host_lock;
@@ -208,11 +239,23 @@ struct amd_sim {
 	struct sim_engine cp, sdma;
 	/* PSP and SMU (psp.c, smu.c, fw.c), under mp_lock. */
 	pthread_mutex_t mp_lock;
-	struct sim_mp mp;
+	struct sim_mp *mp;
+	/* A pause (amd_sim_pause): the step, the writes left, the fd told. */
+	_Atomic int pause_step;
+	_Atomic int pause_left;
+	int pause_fd;
 	struct sim_fw fw;
 	char fw_dir[256];		/* opts.firmware, searched first */
 	_Atomic uint64_t reg_writes;	/* every register write (amd_sim_reg_writes) */
 };
+
+/* shared.c: sh made (in files when o->shared) or attached; unmapped. */
+int sim_shared_make(struct amd_sim *s, const struct amd_sim_opts *o);
+int sim_shared_attach(struct amd_sim *s, const char *root, const char *bus);
+void sim_shared_unmap(struct amd_sim *s);
+/* shared.c: whether a register write (or PSP event) is the armed pause's:
+ * if so it tells the pause's fd and never returns (the test kills it). */
+void sim_pause_check(struct amd_sim *s, int step);
 
 /* fw.c: the expected images, read once (under mp_lock); freed at destroy. */
 void sim_fw_load(struct amd_sim *s);

@@ -73,7 +73,7 @@ same(struct amd_sim *s, uint64_t mc, const struct sim_part *want, uint64_t len)
 void
 sim_mp_power_on(struct amd_sim *s, bool bootloader)
 {
-	struct sim_mp *m = &s->mp;
+	struct sim_mp *m = s->mp;
 	bool survives = m->sos_survives && m->sos && bootloader;
 
 	m->bootloader = bootloader && !m->never_ready && !survives;
@@ -91,7 +91,7 @@ sim_mp_power_on(struct amd_sim *s, bool bootloader)
 void
 sim_mp_running(struct amd_sim *s)
 {
-	struct sim_mp *m = &s->mp;
+	struct sim_mp *m = s->mp;
 
 	m->bootloader = false;
 	m->sos = m->smu = true;
@@ -102,7 +102,7 @@ sim_mp_running(struct amd_sim *s)
 static void
 bootloader_cmd(struct amd_sim *s, uint32_t cmd)
 {
-	struct sim_mp *m = &s->mp;
+	struct sim_mp *m = s->mp;
 	struct sim_fw *w = &s->fw;
 	const struct sim_part *want;
 	uint32_t status = 0;
@@ -110,6 +110,10 @@ bootloader_cmd(struct amd_sim *s, uint32_t cmd)
 	if (!m->bootloader)
 		return;			/* no bootloader answers */
 	sim_fw_load(s);
+	/* The first component again: a driver that died part way (a killed
+	 * process) starts over; the sim's choice, the facts say nothing. */
+	if (m->boot_next && w->ready && w->nboot && cmd == w->boot[0].cmd)
+		m->boot_next = 0;
 	want = m->boot_next < w->nboot ? &w->boot[m->boot_next] : NULL;
 	if (!w->ready)
 		status = 3;
@@ -137,7 +141,7 @@ bootloader_cmd(struct amd_sim *s, uint32_t cmd)
 static void
 ring_cmd(struct amd_sim *s, uint32_t v)
 {
-	struct sim_mp *m = &s->mp;
+	struct sim_mp *m = s->mp;
 	uint64_t base = (uint64_t)sim_reg(s, c2p(s, 70)) << 32 | sim_reg(s, c2p(s, 69));
 	uint32_t bytes = sim_reg(s, c2p(s, 71));
 
@@ -160,7 +164,7 @@ ring_cmd(struct amd_sim *s, uint32_t v)
 static uint32_t
 run(struct amd_sim *s, const uint8_t *cmd, uint32_t *tmr)
 {
-	struct sim_mp *m = &s->mp;
+	struct sim_mp *m = s->mp;
 	struct sim_fw *w = &s->fw;
 	const uint8_t *p = cmd + 0x1c;
 	uint64_t addr = (uint64_t)rd32(p + 4) << 32 | rd32(p);
@@ -224,7 +228,7 @@ run(struct amd_sim *s, const uint8_t *cmd, uint32_t *tmr)
 static void
 ring_run(struct amd_sim *s, uint32_t v)
 {
-	struct sim_mp *m = &s->mp;
+	struct sim_mp *m = s->mp;
 	uint64_t base = (uint64_t)sim_reg(s, c2p(s, 70)) << 32 | sim_reg(s, c2p(s, 69));
 	uint32_t dw = sim_reg(s, c2p(s, 71)) / 4;
 	uint8_t *ring;
@@ -248,6 +252,8 @@ ring_run(struct amd_sim *s, uint32_t v)
 		memcpy(cmd + 0x360, &status, 4);
 		memcpy(cmd + 0x370, &tmr, 4);
 		wr32(fence, rd32(f + 0x14));
+		/* A test's pause: the driver dies once the PSP has taken it. */
+		sim_pause_check(s, AMD_SIM_PAUSE_PSP_COMMAND);
 	}
 }
 
@@ -258,8 +264,11 @@ sim_psp_write(struct amd_sim *s, uint32_t index, uint32_t value)
 		return false;
 	pthread_mutex_lock(&s->mp_lock);
 	sim_reg_set(s, index, value);
-	if (index == c2p(s, 35))
+	if (index == c2p(s, 35)) {
 		bootloader_cmd(s, value);
+		/* A test's pause: the driver dies once the bootloader took it. */
+		sim_pause_check(s, AMD_SIM_PAUSE_BOOTLOADER);
+	}
 	else if (index == c2p(s, 64))
 		ring_cmd(s, value);
 	else if (index == c2p(s, 67))
@@ -275,7 +284,7 @@ amd_sim_inject(struct amd_sim *s, enum amd_sim_fault f, uint32_t arg, bool on)
 
 	if (!s)
 		return amd_fail(-EINVAL, "sim is NULL");
-	m = &s->mp;
+	m = s->mp;
 	pthread_mutex_lock(&s->mp_lock);
 	switch (f) {
 	case AMD_SIM_BOOTLOADER_NEVER_READY:
@@ -320,9 +329,9 @@ amd_sim_psp_loads(struct amd_sim *s, bool *autoloaded)
 	if (!s)
 		return 0;
 	pthread_mutex_lock(&s->mp_lock);
-	n = s->mp.loads;
+	n = s->mp->loads;
 	if (autoloaded)
-		*autoloaded = s->mp.autoloaded;
+		*autoloaded = s->mp->autoloaded;
 	pthread_mutex_unlock(&s->mp_lock);
 	return n;
 }

@@ -21,7 +21,7 @@ far_get(struct amd_sim *s, uint32_t index)
 	uint32_t v = 0;
 
 	pthread_mutex_lock(&s->far_lock);
-	for (size_t i = 0; i < s->nfar; i++)
+	for (size_t i = 0; i < (*s->nfar); i++)
 		if (s->far[i].index == index)
 			v = s->far[i].value;
 	pthread_mutex_unlock(&s->far_lock);
@@ -34,12 +34,12 @@ far_set(struct amd_sim *s, uint32_t index, uint32_t value)
 	size_t i;
 
 	pthread_mutex_lock(&s->far_lock);
-	for (i = 0; i < s->nfar && s->far[i].index != index; i++)
+	for (i = 0; i < (*s->nfar) && s->far[i].index != index; i++)
 		;
 	if (i < SIM_FAR_REGS) {		/* past 64 registers, writes are lost */
 		s->far[i].index = index;
 		s->far[i].value = value;
-		s->nfar += i == s->nfar;
+		(*s->nfar) += i == (*s->nfar);
 	}
 	pthread_mutex_unlock(&s->far_lock);
 }

@@ -13,6 +13,7 @@
  * writes rings no doorbell. Any thread may ring (ec_mp).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,7 +194,7 @@ config_init(struct amd_sim *s)
 	s->config[9] = 0;
 	s->config[10] = (uint8_t)(cls >> 8);
 	s->config[11] = (uint8_t)(cls >> 16);
-	atomic_store(&s->bus_master, true);
+	atomic_store(s->bus_master, true);
 }
 
 static int
@@ -210,6 +211,9 @@ check_opts(const struct amd_sim_opts *o, const struct sim_layout **l)
 	if (o->firmware && strlen(o->firmware) >= 256)
 		return amd_fail_at(NULL, -EINVAL, "firmware \"%s\" is not under 256 bytes",
 				o->firmware);
+	if (o->shared && o->peer)
+		return amd_fail_at(NULL, -EINVAL, "a shared sim has no peers (opts.shared "
+				"and opts.peer)");
 	if (o->bus && strlen(o->bus) != 12)
 		return amd_fail_at(NULL, -EINVAL, "bus \"%s\" is not of the form 0000:03:00.0",
 				o->bus);
@@ -222,13 +226,27 @@ check_opts(const struct amd_sim_opts *o, const struct sim_layout **l)
 	return 0;
 }
 
+/* VRAM: a memfd, or (shared) the sim_vram file of its device folder,
+ * made anew by a create (fresh) and found by an attach. */
 static int
-vram_make(struct amd_sim *s)
+vram_make(struct amd_sim *s, bool fresh)
 {
-	s->vram_fd = memfd_create("amd-sim-vram", MFD_CLOEXEC);
+	if (s->shared) {
+		char path[300];
+
+		snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/%s/sim_vram",
+			 s->root, s->bus);
+		s->vram_fd = open(path, O_RDWR | O_CLOEXEC | (fresh ? O_CREAT | O_TRUNC : 0),
+				  0600);
+		if (s->vram_fd < 0)
+			return amd_fail_at(NULL, -errno, "cannot open %s: %s", path,
+					   strerror(errno));
+	} else {
+		s->vram_fd = memfd_create("amd-sim-vram", MFD_CLOEXEC);
+	}
 	if (s->vram_fd < 0)
 		return amd_fail_at(NULL, -errno, "memfd_create: %s", strerror(errno));
-	if (ftruncate(s->vram_fd, (off_t)s->vram_bytes) < 0)
+	if (fresh && ftruncate(s->vram_fd, (off_t)s->vram_bytes) < 0)
 		return amd_fail_at(NULL, -errno, "cannot size VRAM: %s", strerror(errno));
 	s->vram = mmap(NULL, s->vram_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
 		       s->vram_fd, 0);
@@ -238,6 +256,8 @@ vram_make(struct amd_sim *s)
 	}
 	return 0;
 }
+
+static int run(struct amd_sim *s, bool tree);
 
 static void
 release(struct amd_sim *s)
@@ -259,6 +279,7 @@ release(struct amd_sim *s)
 	pthread_mutex_destroy(&s->far_lock);
 	pthread_mutex_destroy(&s->mp_lock);
 	sim_fw_free(s);
+	sim_shared_unmap(s);
 	free(s);
 }
 
@@ -295,34 +316,113 @@ amd_sim_create(const struct amd_sim_opts *o, struct amd_sim **out)
 	pthread_mutex_init(&s->tree_lock, NULL);
 	pthread_mutex_init(&s->far_lock, NULL);
 	pthread_mutex_init(&s->mp_lock, NULL);
+	s->pause_fd = -1;
 	if (o->firmware)
 		snprintf(s->fw_dir, sizeof(s->fw_dir), "%s", o->firmware);
 	len = sim_table_build(&s->lay, table, sizeof(table));
-	if ((ret = vram_make(s)) < 0 ||
+	s->shared = o->shared;
+	if ((ret = sim_shared_make(s, o)) < 0 || (ret = vram_make(s, true)) < 0 ||
 	    (ret = sim_layout_resolve(&s->lay, table, len)) < 0)
 		goto fail;
 	memcpy(s->vram + s->vram_bytes - (64 << 10), table, len);
 	sim_regs_clean_session(s, o->mark);
 	config_init(s);
-	if ((s->irq_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
-		ret = amd_fail_at(NULL, -errno, "eventfd: %s", strerror(errno));
+	if ((ret = run(s, true)) < 0)
 		goto fail;
-	}
-	s->machine.ops = &sim_machine_ops;
-	memcpy(s->machine.root, s->root, sizeof(s->machine.root));
-	if ((ret = sim_tree_build(s)) < 0)
-		goto fail;
-	if ((ret = engine_start(s, &s->cp, AMD_SIM_CP, SIM_CP_QUEUES)) < 0)
-		goto fail;
-	if ((ret = engine_start(s, &s->sdma, AMD_SIM_SDMA,
-				s->lay.sdma_q0 ? SIM_SDMA_QUEUES : 0)) < 0) {
-		engine_stop(&s->cp);
-		goto fail;
-	}
 	*out = s;
 	return 0;
 fail:
 	release(s);
+	return amd_rewrap(__func__, ret, "");
+}
+
+/* What each process has of a sim: its interrupt source, its machine, its
+ * sysfs tree (made by a create), its engines' threads. */
+static int
+run(struct amd_sim *s, bool tree)
+{
+	int ret;
+
+	if ((s->irq_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
+		return amd_fail_at(NULL, -errno, "eventfd: %s", strerror(errno));
+	s->machine.ops = &sim_machine_ops;
+	memcpy(s->machine.root, s->root, sizeof(s->machine.root));
+	if (tree && (ret = sim_tree_build(s)) < 0)
+		return ret;
+	if ((ret = engine_start(s, &s->cp, AMD_SIM_CP, SIM_CP_QUEUES)) < 0)
+		return ret;
+	if ((ret = engine_start(s, &s->sdma, AMD_SIM_SDMA,
+				s->lay.sdma_q0 ? SIM_SDMA_QUEUES : 0)) < 0) {
+		engine_stop(&s->cp);
+		return ret;
+	}
+	return 0;
+}
+
+int
+amd_sim_attach(const char *root, const char *bus, const char *firmware,
+	       struct amd_sim **out)
+{
+	static _Thread_local uint8_t table[10 << 10];
+	const struct sim_layout *l;
+	struct amd_sim *s;
+	size_t len;
+	int ret;
+
+	if (!root || !out)
+		return amd_fail(-EINVAL, "root or out is NULL");
+	if (root[0] != '/' || strlen(root) >= 200 || (bus && strlen(bus) != 12) ||
+	    (firmware && strlen(firmware) >= 256))
+		return amd_fail(-EINVAL, "root \"%s\" is not an absolute path under 200 "
+				"bytes, bus not of the form 0000:03:00.0, or firmware "
+				"not under 256 bytes", root);
+	if (!(s = calloc(1, sizeof(*s))))
+		return amd_fail(-ENOMEM, "no memory for a sim");
+	s->vram_fd = s->irq_fd = s->pause_fd = -1;
+	s->shared = true;
+	snprintf(s->bus, sizeof(s->bus), "%s", bus ? bus : "0000:03:00.0");
+	snprintf(s->root, sizeof(s->root), "%s", root);
+	if (firmware)
+		snprintf(s->fw_dir, sizeof(s->fw_dir), "%s", firmware);
+	pthread_mutex_init(&s->config_lock, NULL);
+	pthread_mutex_init(&s->host_lock, NULL);
+	pthread_mutex_init(&s->kernel_lock, NULL);
+	pthread_mutex_init(&s->ih_lock, NULL);
+	pthread_mutex_init(&s->tree_lock, NULL);
+	pthread_mutex_init(&s->far_lock, NULL);
+	pthread_mutex_init(&s->mp_lock, NULL);
+	if ((ret = sim_shared_attach(s, root, s->bus)) < 0)
+		goto fail_early;
+	if (!(l = sim_layout_find(s->sh->gc))) {
+		ret = amd_fail(-EPROTO, "%s's GC %.15s is not one the sim models", s->bus,
+			       s->sh->gc);
+		goto fail_early;
+	}
+	s->lay = *l;
+	s->vram_bytes = s->sh->vram_bytes;
+	s->bar0_bytes = atomic_load(&s->sh->bar0_bytes);
+	atomic_init(&s->bar0_now, s->bar0_bytes);
+	if ((ret = sim_bus_join(s, NULL)) < 0)
+		goto fail_early;
+	len = sim_table_build(&s->lay, table, sizeof(table));
+	if ((ret = vram_make(s, false)) < 0 ||
+	    (ret = sim_layout_resolve(&s->lay, table, len)) < 0 ||
+	    (ret = run(s, false)) < 0) {
+		release(s);
+		return amd_rewrap(__func__, ret, "");
+	}
+	*out = s;
+	return 0;
+fail_early:
+	pthread_mutex_destroy(&s->config_lock);
+	pthread_mutex_destroy(&s->host_lock);
+	pthread_mutex_destroy(&s->kernel_lock);
+	pthread_mutex_destroy(&s->ih_lock);
+	pthread_mutex_destroy(&s->tree_lock);
+	pthread_mutex_destroy(&s->far_lock);
+	pthread_mutex_destroy(&s->mp_lock);
+	sim_shared_unmap(s);
+	free(s);
 	return amd_rewrap(__func__, ret, "");
 }
 
@@ -442,7 +542,7 @@ amd_sim_config_write(struct amd_sim *s, uint32_t offset, const void *buf,
 	pthread_mutex_lock(&s->config_lock);
 	memcpy(s->config + offset, buf, n);
 	memcpy(&command, s->config + 4, 2);
-	atomic_store_explicit(&s->bus_master, command & 4, memory_order_release);
+	atomic_store_explicit(s->bus_master, command & 4, memory_order_release);
 	pthread_mutex_unlock(&s->config_lock);
 	return 0;
 }

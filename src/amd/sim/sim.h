@@ -25,6 +25,8 @@
  *   psp.c      the security processor: bootloader, sOS ring, LOAD_IP_FW
  *   smu.c      the power manager's mailbox and its mode-1 reset
  *   fw.c       the pinned images' pieces the security processor expects
+ *   shared.c   what the GPU keeps across processes (files when shared);
+ *              a test's pause at a firmware event
  *
  * Concurrency: every function here may be called from any thread at any
  * time, as a real GPU's registers and doorbells may be written by any CPU.
@@ -64,6 +66,14 @@ struct amd_sim_opts {
 	 * directories an open searches, amd/firmware/firmware.h).
 	 */
 	const char *firmware;
+	/*
+	 * Whether what the GPU keeps while no process drives it (registers,
+	 * config space, its firmware's state, BAR0's size, VRAM) lives in the
+	 * files sim_state and sim_vram of its device folder, mapped shared,
+	 * so another process attaches to it (amd_sim_attach) and finds it as
+	 * the last left it (shared.c). Not with peer.
+	 */
+	bool shared;
 };
 
 /*
@@ -73,6 +83,17 @@ struct amd_sim_opts {
  * behind on failure.
  */
 int amd_sim_create(const struct amd_sim_opts *o, struct amd_sim **out);
+/*
+ * amd_sim_attach() - the sim made with opts.shared under root at bus
+ * (NULL: "0000:03:00.0"), in this process: its state and VRAM mapped
+ * from its files as the last process left them, and engines of its own
+ * with every queue stopped (a GPU nobody drives does nothing; shared.c).
+ * firmware is as opts.firmware. Its kernels are this process's to
+ * register. Returns 0, or -EINVAL, -ENOENT (no such sim), -EPROTO (not a
+ * sim's state of this build) with amd_why() saying why.
+ */
+int amd_sim_attach(const char *root, const char *bus, const char *firmware,
+		   struct amd_sim **out);
 /* Stops its engines and frees it (its sysfs tree stays). NULL is a no-op. */
 void amd_sim_destroy(struct amd_sim *s);
 
@@ -186,6 +207,25 @@ enum amd_sim_fault {
 	AMD_SIM_POWER_CYCLE,
 };
 int amd_sim_inject(struct amd_sim *s, enum amd_sim_fault f, uint32_t arg, bool on);
+/*
+ * A test's pause (shared.c): at the nth event of a kind from now on, the
+ * thread that caused it writes one byte to fd and stops for good, once
+ * the sim has acted on it (as the GPU finishes what a dying process gave
+ * it), so the test kills the process there (kill -9) and knows where it
+ * stopped: the nth command the bootloader takes (a
+ * component of the sOS image), or the nth command of the sOS's ring
+ * (LOAD_TOC, SETUP_TMR, LOAD_IP_FW, AUTOLOAD_RLC). AMD_SIM_PAUSE_NONE
+ * disarms it. -EINVAL for another kind, nth 0 or fd < 0.
+ */
+enum amd_sim_pause_at {
+	AMD_SIM_PAUSE_NONE = 0,
+	AMD_SIM_PAUSE_BOOTLOADER,
+	AMD_SIM_PAUSE_PSP_COMMAND,
+};
+int amd_sim_pause(struct amd_sim *s, enum amd_sim_pause_at at, unsigned nth, int fd);
+/* What the marks read now: SCRATCH_REG7 (rig's mark) and SCRATCH_REG6
+ * (1 while a session runs or after one that did not stop clean). */
+void amd_sim_marks(struct amd_sim *s, uint32_t *mark, uint32_t *dirty);
 /* Register writes the sim has taken since it was made. */
 uint64_t amd_sim_reg_writes(struct amd_sim *s);
 /* LOAD_IP_FW pieces its security processor took; whether RLC autoload ran. */

@@ -38,7 +38,7 @@ sim_mode1_reset(struct amd_sim *s)
 static uint32_t
 message(struct amd_sim *s, uint32_t msg, uint32_t arg)
 {
-	struct sim_mp *m = &s->mp;
+	struct sim_mp *m = s->mp;
 
 	switch (msg) {
 	case 1:			/* TestMessage */
@@ -69,7 +69,7 @@ message(struct amd_sim *s, uint32_t msg, uint32_t arg)
 bool
 sim_smu_write(struct amd_sim *s, uint32_t index, uint32_t value)
 {
-	struct sim_mp *m = &s->mp;
+	struct sim_mp *m = s->mp;
 	bool live;
 
 	if (!s->lay.mp1_c2pmsg_90 || (index != c2p(s, 66) && index != c2p(s, 75)))

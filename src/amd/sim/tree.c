@@ -208,7 +208,7 @@ sim_function_reset(struct amd_sim *s)
 	for (uint32_t i = 0; i < SIM_REGS; i++)
 		sim_reg_set(s, i, 0);
 	pthread_mutex_lock(&s->far_lock);
-	s->nfar = 0;
+	(*s->nfar) = 0;
 	pthread_mutex_unlock(&s->far_lock);
 	sim_reg_set(s, 0xde3, (uint32_t)(s->vram_bytes >> 20));
 }
@@ -238,6 +238,7 @@ resize(struct amd_sim *s, const char *text)
 				s->bus, text);
 	s->bar0_bytes = 1ull << 20 << bit;
 	atomic_store(&s->bar0_now, s->bar0_bytes);
+	atomic_store(&s->sh->bar0_bytes, s->bar0_bytes);	/* the GPU keeps it */
 	return resource_file(s);
 }
 

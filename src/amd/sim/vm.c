@@ -56,7 +56,7 @@ sim_bus_ptr(struct amd_sim *s, uint64_t bus, size_t bytes)
 	/* Pairs with the release store of nhost in amd_sim_host_alloc(). */
 	size_t n = atomic_load_explicit(&s->nhost, memory_order_acquire);
 
-	if (!atomic_load_explicit(&s->bus_master, memory_order_acquire)) {
+	if (!atomic_load_explicit(s->bus_master, memory_order_acquire)) {
 		atomic_fetch_add_explicit(&s->dropped_dma, 1, memory_order_relaxed);
 		return NULL;
 	}
@@ -146,7 +146,7 @@ sim_vm_ptr(struct amd_sim *s, uint64_t va, size_t bytes, bool write,
 	if (write ? !(e & PTE_WRITEABLE) : !(e & PTE_READABLE))
 		return fault(f, va, write, write ? FAULT_PERM_WRITE : FAULT_PERM_READ);
 	if (e & PTE_SYSTEM) {
-		bool on = atomic_load_explicit(&s->bus_master, memory_order_acquire);
+		bool on = atomic_load_explicit(s->bus_master, memory_order_acquire);
 
 		p = sim_bus_ptr(s, ((e & PTE_ADDR) & ~(page - 1)) + (rel & (page - 1)),
 				bytes);

@@ -13,6 +13,7 @@
 #include "core/buffer.h"
 #include "core/error.h"
 #include "profile/profile.h"
+#include "submit/claim_hot.h"
 #include "submit/submission.h"
 
 #define SMALL 16		/* uses kept on the stack */
@@ -360,7 +361,7 @@ place_job_as(struct rig_run *r, struct rig_buffer *const *buffers,
 		return rig_fail_at("rig_submit", RIG_ENOMEM, "no memory for the submit's claim");
 	n = collect_uses(s, buffers, u);
 	waitset_init(&ws, d->tl.slot);
-	if ((ret = claim_lock(u, n, &ws)) < 0) {
+	if ((ret = claim_lock_inline(u, n, &ws)) < 0) {
 		ret = rig_fail_keep("rig_submit", ret);
 		goto out;
 	}
@@ -376,14 +377,14 @@ place_job_as(struct rig_run *r, struct rig_buffer *const *buffers,
 		ret = rig_fail_at("rig_submit", RIG_ENOMEM, "no memory for the submit's job");
 		goto out;
 	}
-	if ((ret = claim_draw("rig_submit", d, u, n, &ws, &v)) < 0) {
+	if ((ret = claim_draw_inline("rig_submit", d, u, n, &ws, &v)) < 0) {
 		free(heap);
 		goto out;
 	}
 	/* Under the claim: the buffers' locations are live. */
 	sj = job_init(submit_job_memory(&d->sub, v, heap), heap, s, ws.n);
 	fill_work(sj, r, buffers);
-	claim_unlock(u, n);
+	claim_unlock_inline(u, n);
 	route_commit(d, &ws, &sj->job, v);
 	note_last(s, r, v);
 	if (profiled) {

@@ -316,7 +316,10 @@ run_locked(struct submitter *s, uint64_t v, struct job *job, bool more, bool dir
 				    (unsigned long long)v);
 			goto out;
 		}
-	} else if (!make_room(s, v, job)) {
+	} else if (s->drv->room(s->edge, job->parts, job->nparts, job->nwaits) != RIG_FITS &&
+		   !make_room(s, v, job)) {
+		/* The common answer (it fits) costs no call of make_room,
+		 * which asks room again and waits or grows until it fits. */
 		goto out;
 	}
 	note_owner(s, v, job->owner);

@@ -660,7 +660,8 @@ submit_publish(struct submitter *s, uint64_t v, struct job *job)
 	if (s->inline_run) {
 		/* The driver lock is held since submit_reserve(). Host waits
 		 * under it keep values in order on a synchronous device. */
-		host_waits(s, job);
+		if (job->nhost_waits)
+			host_waits(s, job);
 		run_locked(s, v, job, false, false);
 		pthread_mutex_unlock(&s->driver_lock);
 		/* No thread of its own stops an inline device: the call that

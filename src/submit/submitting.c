@@ -47,14 +47,24 @@ sub_prepare(struct job *job)
  * kind. */
 struct job_layout { size_t work, args, waits, host, bytes; };
 
-static struct job_layout
+void
+submitting_layout(struct rig_submission *s)
+{
+	s->job_args_at = align16(sizeof(struct sub_job)) +
+			 align16(s->nparts * sizeof(union rig_work));
+	s->job_waits_at = s->job_args_at + align16(s->arg_bytes);
+}
+
+/* What the parts decide was laid out at make (submitting_layout); a
+ * submit adds only its waits. */
+static inline struct job_layout
 job_layout(const struct rig_submission *s, size_t nwaits)
 {
 	struct job_layout l;
 
 	l.work = align16(sizeof(struct sub_job));
-	l.args = l.work + align16(s->nparts * sizeof(union rig_work));
-	l.waits = l.args + align16(s->arg_bytes);
+	l.args = s->job_args_at;
+	l.waits = s->job_waits_at;
 	l.host = l.waits + nwaits * sizeof(struct rig_wait);
 	l.bytes = l.host + nwaits * sizeof(struct stamp);
 	return l;

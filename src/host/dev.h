@@ -135,7 +135,9 @@ struct host_dev {
 	/* The parts room last found runnable (NULL: none since the last
 	 * submit): submit, called next with them, need not ask again. */
 	const struct rig_part *room_parts;
-	size_t room_nparts;
+	size_t room_nparts, room_nwaits;
+	size_t room_need;			/* their arena's bytes (submit.c, arena_need) */
+	bool room_fills;			/* one of them is a fill */
 	bool failed;
 	char failure[192];			/* lives as long as the device */
 

@@ -133,18 +133,33 @@ slot_free(struct host_dev *d, uint64_t value)
 	return value - d->done_seen <= HOST_RING;
 }
 
+static size_t round64(size_t n);
+
+/* Walks the parts once: whether each can run, and what submit, called
+ * next with the same parts, would walk them again for (the arena's bytes,
+ * whether any is a fill), kept for it. */
 int
 host_room(void *edge, struct rig_part *parts, size_t nparts, size_t nwaits)
 {
 	struct host_dev *d = edge;
+	size_t need = round64(nwaits * sizeof(struct rig_wait)) +
+		      round64(nparts * sizeof(struct host_op));
+	bool fills = false;
 	size_t i;
 
 	d->room_parts = NULL;
-	for (i = 0; i < nparts; i++)
+	for (i = 0; i < nparts; i++) {
 		if (never(parts, i))
 			return RIG_NEVER;
+		if (parts[i].kind == RIG_LAUNCH_PART)
+			need += round64(parts[i].u.launch.params_bytes);
+		fills |= parts[i].kind == RIG_FILL_PART;
+	}
 	d->room_parts = parts;
 	d->room_nparts = nparts;
+	d->room_nwaits = nwaits;
+	d->room_need = need;
+	d->room_fills = fills;
 	return slot_free(d, d->submitted + 1) ? RIG_FITS : RIG_LATER;
 }
 
@@ -270,10 +285,13 @@ call_fills(struct host_dev *d, uint64_t value, struct rig_part *parts,
  * by never() twice: only what room cannot know is checked again. */
 static int
 check(struct host_dev *d, uint64_t value, const struct rig_part *parts,
-      size_t nparts, const char **failure)
+      size_t nparts, size_t nwaits, bool *roomed_out, const char **failure)
 {
-	bool roomed = parts == d->room_parts && nparts == d->room_nparts;
+	bool roomed = parts == d->room_parts && nparts == d->room_nparts &&
+		      nwaits == d->room_nwaits;
 	size_t i;
+
+	*roomed_out = roomed;
 
 	d->room_parts = NULL;
 	if (d->failed)
@@ -323,10 +341,13 @@ host_submit(void *edge, uint64_t value, struct rig_part *parts, size_t nparts,
 {
 	struct host_dev *d = edge;
 	struct host_job *job = &d->ring[value % HOST_RING];
+	bool roomed;
 
-	if (check(d, value, parts, nparts, failure) != 0 ||
-	    reserve(d, job, arena_need(parts, nparts, nwaits), value, failure) != 0 ||
-	    call_fills(d, value, parts, nparts, failure) != 0)
+	/* Parts room just walked: its count of their arena and fills. */
+	if (check(d, value, parts, nparts, nwaits, &roomed, failure) != 0 ||
+	    reserve(d, job, roomed ? d->room_need : arena_need(parts, nparts, nwaits),
+		    value, failure) != 0 ||
+	    ((!roomed || d->room_fills) && call_fills(d, value, parts, nparts, failure) != 0))
 		return RIG_FAILED;
 	encode(job, parts, nparts, waits, nwaits);
 	job->value = value;

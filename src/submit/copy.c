@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "core/io.h"
 #include "profile/profile.h"
+#include "submit/claim_hot.h"
 
 struct copy_job {
 	struct job job;
@@ -150,11 +151,11 @@ post(const char *func, struct rig_device *d, const struct rig_buffer *src,
 	struct copy_job *cj;
 	const char *dead;
 	void *heap = NULL;
-	uint64_t v;
+	uint64_t v = 0;	/* drawn by claim_draw_inline() */
 	int ret;
 
 	waitset_init(&ws, d->tl.slot);
-	if ((ret = claim_lock(u, n, &ws)) < 0)
+	if ((ret = claim_lock_inline(u, n, &ws)) < 0)
 		return rig_fail_keep(func, ret);
 	if (profiled && ws.n)	/* no wait at all: no arrow */
 		narrows = claim_arrows(u, n, d->tl.slot, arrows, PROFILE_ARROWS);
@@ -168,14 +169,14 @@ post(const char *func, struct rig_device *d, const struct rig_buffer *src,
 	if (ret < 0)
 		claim_unlock(u, n);
 	else
-		ret = claim_draw(func, d, u, n, &ws, &v);	/* unlocks on failure */
+		ret = claim_draw_inline(func, d, u, n, &ws, &v);	/* unlocks on failure */
 	if (ret < 0) {
 		free(heap);
 		waitset_fini(&ws);
 		return ret;
 	}
 	cj = make_job(submit_job_memory(&d->sub, v, heap), heap, d, src, dst, bytes, ws.n);
-	claim_unlock(u, n);
+	claim_unlock_inline(u, n);
 	route_commit(d, &ws, &cj->job, v);
 	if (profiled)
 		profile_note(d, v, 1u << (d->facts.copy_engine & 31), 0, &ws, arrows, narrows,

@@ -603,6 +603,7 @@ rig_submission_make(struct rig_device *d, const struct rig_part_spec *parts,
 	for (size_t i = 0; i < s->nparts; i++)
 		s->nheld += !!s->parts[i].src.buffer + !!s->parts[i].dst.buffer +
 			    !!s->parts[i].words;
+	submitting_layout(s);
 	if ((ret = place(s)) < 0 || (ret = ask_room(s)) < 0)
 		goto err;
 	s->keep = keep;

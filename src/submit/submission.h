@@ -92,6 +92,8 @@ struct rig_submission {
 	struct rig_keep keep;
 	size_t run_bytes;		/* bytes of a run's blocks */
 	size_t arg_bytes;		/* bytes of a job's params */
+	size_t job_args_at, job_waits_at;	/* where a job's params and waits start
+						 * (submitting.c, job_layout) */
 	size_t nheld;			/* buffers each taken run holds (hold.c): fixed, and
 				 * named by parts; 0 spares a take and a submit the walk */
 	/* Runs: the lone taker's cache, then a lock-free stack (ck_stack,
@@ -106,6 +108,8 @@ struct rig_submission {
 	struct rig_run shared;		/* the byteless run (run_bytes == 0) */
 };
 
+/* submitting.c: the job's layout, what of it the parts decide, at make. */
+void submitting_layout(struct rig_submission *s);
 void submission_get(struct rig_submission *s);
 /* hold.c: a taken run holds its submission's buffers (delta +1, then -1). */
 void submission_hold(struct rig_submission *s, int delta);

@@ -49,6 +49,8 @@
 #include "rig.h"
 #include "submit/submit.h"
 
+_Static_assert(RIG_ELOST == -ENODEV, "submit_reserve() (submit.h) returns -ENODEV");
+
 static bool
 is_lost(struct submitter *s)
 {
@@ -314,7 +316,10 @@ run_locked(struct submitter *s, uint64_t v, struct job *job, bool more, bool dir
 				    (unsigned long long)v);
 			goto out;
 		}
-	} else if (!make_room(s, v, job)) {
+	} else if (s->drv->room(s->edge, job->parts, job->nparts, job->nwaits) != RIG_FITS &&
+		   !make_room(s, v, job)) {
+		/* The common answer (it fits) costs no call of make_room,
+		 * which asks room again and waits or grows until it fits. */
 		goto out;
 	}
 	note_owner(s, v, job->owner);
@@ -562,37 +567,6 @@ submit_free(struct submitter *s)
 	pthread_mutex_destroy(&s->driver_lock);
 }
 
-int
-submit_reserve(struct submitter *s, uint64_t *v)
-{
-	if (s->inline_run) {
-		/* The driver lock, held until the publish, is what a stop
-		 * waits for: no count needed. A loss comes before the stop,
-		 * which takes the lock, so one seen after it is final. */
-		pthread_mutex_lock(&s->driver_lock);
-		if (is_lost(s)) {
-			pthread_mutex_unlock(&s->driver_lock);
-			return RIG_ELOST;
-		}
-		/* Release, not seq_cst (an xchg, a full barrier, every copy):
-		 * the driver lock orders issued against a stop, and its one
-		 * Dekker partner, a profile's detach, is a profiled submit's
-		 * (profile_note() fences before it reads the pointer). */
-		*v = atomic_load_explicit(&s->tl->issued, memory_order_relaxed) + 1;
-		atomic_store_explicit(&s->tl->issued, *v, memory_order_release);
-		return 0;
-	}
-	/* inflight before the loss check: submit_stop() sees either our
-	 * count or we see the loss (both seq_cst). */
-	atomic_fetch_add(&s->inflight, 1);
-	if (is_lost(s)) {
-		atomic_fetch_sub(&s->inflight, 1);
-		return RIG_ELOST;
-	}
-	*v = atomic_fetch_add(&s->tl->issued, 1) + 1;
-	return 0;
-}
-
 void *
 submit_job_memory(struct submitter *s, uint64_t v, void *heap)
 {
@@ -686,7 +660,8 @@ submit_publish(struct submitter *s, uint64_t v, struct job *job)
 	if (s->inline_run) {
 		/* The driver lock is held since submit_reserve(). Host waits
 		 * under it keep values in order on a synchronous device. */
-		host_waits(s, job);
+		if (job->nhost_waits)
+			host_waits(s, job);
 		run_locked(s, v, job, false, false);
 		pthread_mutex_unlock(&s->driver_lock);
 		/* No thread of its own stops an inline device: the call that

@@ -21,6 +21,7 @@
 #ifndef SUBMIT_SUBMIT_H
 #define SUBMIT_SUBMIT_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdalign.h>
 #include <stdbool.h>
@@ -139,8 +140,39 @@ bool submit_settle(struct submitter *s);
 /* Free what submit_start() made, once nothing can reach s. */
 void submit_free(struct submitter *s);
 
-/* Reserve the next value into *v; RIG_ELOST once the device is lost. */
-int submit_reserve(struct submitter *s, uint64_t *v);
+/* Reserve the next value into *v; RIG_ELOST (-ENODEV, rig.h) once the
+ * device is lost. Inline: it is on every submit's path, a few
+ * instructions around its one locked one, where a call cost as many. */
+static inline int
+submit_reserve(struct submitter *s, uint64_t *v)
+{
+	if (s->inline_run) {
+		/* The driver lock, held until the publish, is what a stop
+		 * waits for: no count needed. A loss comes before the stop,
+		 * which takes the lock, so one seen after it is final. */
+		pthread_mutex_lock(&s->driver_lock);
+		if (atomic_load_explicit(&s->tl->lost, memory_order_acquire)) {
+			pthread_mutex_unlock(&s->driver_lock);
+			return -ENODEV;
+		}
+		/* Release, not seq_cst (an xchg, a full barrier, every copy):
+		 * the driver lock orders issued against a stop, and its one
+		 * Dekker partner, a profile's detach, is a profiled submit's
+		 * (profile_note() fences before it reads the pointer). */
+		*v = atomic_load_explicit(&s->tl->issued, memory_order_relaxed) + 1;
+		atomic_store_explicit(&s->tl->issued, *v, memory_order_release);
+		return 0;
+	}
+	/* inflight before the loss check: submit_stop() sees either our
+	 * count or we see the loss (both seq_cst). */
+	atomic_fetch_add(&s->inflight, 1);
+	if (atomic_load_explicit(&s->tl->lost, memory_order_acquire)) {
+		atomic_fetch_sub(&s->inflight, 1);
+		return -ENODEV;
+	}
+	*v = atomic_fetch_add(&s->tl->issued, 1) + 1;
+	return 0;
+}
 /* Where v's job lies (v reserved by this thread): heap if the job needed
  * one, else the SRING_ROOM bytes of v's slot. Either way it waits for v's
  * ring slot, which the value takes even when its job

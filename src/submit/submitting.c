@@ -13,6 +13,7 @@
 #include "core/buffer.h"
 #include "core/error.h"
 #include "profile/profile.h"
+#include "submit/claim_hot.h"
 #include "submit/submission.h"
 
 #define SMALL 16		/* uses kept on the stack */
@@ -46,14 +47,24 @@ sub_prepare(struct job *job)
  * kind. */
 struct job_layout { size_t work, args, waits, host, bytes; };
 
-static struct job_layout
+void
+submitting_layout(struct rig_submission *s)
+{
+	s->job_args_at = align16(sizeof(struct sub_job)) +
+			 align16(s->nparts * sizeof(union rig_work));
+	s->job_waits_at = s->job_args_at + align16(s->arg_bytes);
+}
+
+/* What the parts decide was laid out at make (submitting_layout); a
+ * submit adds only its waits. */
+static inline struct job_layout
 job_layout(const struct rig_submission *s, size_t nwaits)
 {
 	struct job_layout l;
 
 	l.work = align16(sizeof(struct sub_job));
-	l.args = l.work + align16(s->nparts * sizeof(union rig_work));
-	l.waits = l.args + align16(s->arg_bytes);
+	l.args = s->job_args_at;
+	l.waits = s->job_waits_at;
 	l.host = l.waits + nwaits * sizeof(struct rig_wait);
 	l.bytes = l.host + nwaits * sizeof(struct stamp);
 	return l;
@@ -360,7 +371,7 @@ place_job_as(struct rig_run *r, struct rig_buffer *const *buffers,
 		return rig_fail_at("rig_submit", RIG_ENOMEM, "no memory for the submit's claim");
 	n = collect_uses(s, buffers, u);
 	waitset_init(&ws, d->tl.slot);
-	if ((ret = claim_lock(u, n, &ws)) < 0) {
+	if ((ret = claim_lock_inline(u, n, &ws)) < 0) {
 		ret = rig_fail_keep("rig_submit", ret);
 		goto out;
 	}
@@ -376,14 +387,14 @@ place_job_as(struct rig_run *r, struct rig_buffer *const *buffers,
 		ret = rig_fail_at("rig_submit", RIG_ENOMEM, "no memory for the submit's job");
 		goto out;
 	}
-	if ((ret = claim_draw("rig_submit", d, u, n, &ws, &v)) < 0) {
+	if ((ret = claim_draw_inline("rig_submit", d, u, n, &ws, &v)) < 0) {
 		free(heap);
 		goto out;
 	}
 	/* Under the claim: the buffers' locations are live. */
 	sj = job_init(submit_job_memory(&d->sub, v, heap), heap, s, ws.n);
 	fill_work(sj, r, buffers);
-	claim_unlock(u, n);
+	claim_unlock_inline(u, n);
 	route_commit(d, &ws, &sj->job, v);
 	note_last(s, r, v);
 	if (profiled) {

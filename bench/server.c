@@ -17,8 +17,9 @@
  *
  * rig, as a new user writes it: four workers that share nothing get a
  * device each, as a CUDA program gives each worker its own stream: worker k
- * has its own host device "HOST:k" (rig_host_open, one core: its device
- * thread runs the kernel, as the pthreads worker does) and its own disk
+ * has its own host device "HOST:k" (rig_host_open, one core, run_at_submit:
+ * a submit that finds it idle runs the kernel on the worker, as the
+ * pthreads worker does; else its device thread runs it) and its own disk
  * "DISK:k" (rig_disk_opener_init, rig_open_io: its own io_uring and loop),
  * so one worker's fsync in flight, or its kernel waiting for its disk,
  * never holds another worker's work (each device shows its values in
@@ -66,11 +67,14 @@
 /* Result buffers per rig worker: a kernel waits for the copy that last read
  * its buffer, results requests back. A worker has at most two batches in
  * flight (it waits for the one before the last), so with 2 x BATCH
- * buffers that copy is always durable by then and the kernel never waits;
- * a user gives the pipeline as much memory as it can spare, here
- * RESULT_BYTES a worker (at 1 MiB, 8 buffers). */
+ * buffers that copy is always durable by then and the kernel never waits
+ * (so it runs at submit, on the worker: run_at_submit below). With fewer
+ * (8 at 1 MiB, as before), a kernel's copy lies behind the fsync in
+ * flight, the kernel goes to the device thread and the disk's loop waits
+ * for it with timed looks: 10 context switches a request at 1 MiB against
+ * 2.5 with 128. At 1 MiB that is 128 MiB a worker, which a server spends
+ * on its pipeline as it would on a socket's buffers. */
 #define RESULTS		(2 * BATCH)
-#define RESULT_BYTES	(8u << 20)
 #define WORDS_PER_GROUP	1024	/* as in kernels/serve.c */
 #define WAIT_NS		60000000000ull	/* a wait longer than this is a hang */
 #define VERIFY_BATCHES	3	/* > RESULTS / BATCH: result buffers are used again */
@@ -98,7 +102,7 @@ struct worker {
 	char path[600];
 	/* rig */
 	struct rig_buffer *request, *result[RESULTS], *file, *slot[BATCH];
-	int results;		/* result buffers in use: RESULTS or fewer */
+	int results;		/* result buffers in use: RESULTS */
 	struct rig_point durable;	/* the last barrier submitted */
 	/* pthreads */
 	uint32_t *in, *out;
@@ -201,7 +205,7 @@ rig_open_worker(struct worker *w)
 	if (ret == 0 && (ret = rig_buffer_create(l->host, bytes, RIG_MEMORY_DEVICE, &w->request)) == 0)
 		ret = rig_buffer_write(w->request, 0, in, bytes);
 	free(in);
-	w->results = bytes * RESULTS <= RESULT_BYTES ? RESULTS : (int)(RESULT_BYTES / bytes);
+	w->results = RESULTS;
 	for (int i = 0; i < w->results && ret == 0; i++)
 		ret = rig_buffer_create(l->host, bytes, RIG_MEMORY_DEVICE, &w->result[i]);
 	if (ret == 0)
@@ -439,7 +443,8 @@ open_lane(struct lane *l, int k, const void *object, size_t len)
 
 	snprintf(l->host_name, sizeof(l->host_name), "HOST:%d", k + 1);
 	snprintf(l->disk_name, sizeof(l->disk_name), "DISK:%d", k + 1);
-	l->host_config = (struct rig_host_config){ .name = l->host_name, .cores = 1 };
+	l->host_config = (struct rig_host_config){ .name = l->host_name, .cores = 1,
+						  .run_at_submit = 1 };
 	if (rig_host_open(&l->host_config, &l->host) < 0 ||
 	    rig_disk_opener_init(&l->disk_opener, l->disk_name, NULL) < 0 ||
 	    rig_open_io(&l->disk_opener, &l->disk) < 0 ||

@@ -25,7 +25,11 @@
  * device's own thread among them. The ranges are chunks of whole groups:
  * a quarter of each worker's even share, at least one group; a grid
  * smaller than two chunks per worker runs in one call on the device's
- * thread. A kernel must not assume which worker runs which range, nor
+ * thread (on a device opened with run_at_submit, a value whose work runs
+ * on one thread, submitted while the device is idle and waiting for
+ * nothing undone, runs in its submit, on the submitting thread: faults
+ * contained there too, but a kernel that never returns holds that
+ * thread). A kernel must not assume which worker runs which range, nor
  * that ranges come in order. A thread that waits for the launch with no
  * timeout (rig_wait with UINT64_MAX; or a timeout longer than twice the
  * device's hang_ms) may run some of its ranges itself, in the device
@@ -171,6 +175,11 @@ struct rig_host_config {
 	size_t ncpus;
 	uint32_t hang_ms;	/* 0: no hang clock; else lost with "no progress for
 				 * n ms" once a wait sees no progress that long */
+	uint32_t run_at_submit;	/* 1: a submit that finds the device idle runs the
+				 * value itself, on the submitting thread, where
+				 * its work would run on one thread anyway (see
+				 * rig_host_open(3)); 0: the device's threads run
+				 * every value. Not with cpus. */
 };
 
 /*

@@ -47,6 +47,7 @@ helper_end(void *arg)
 {
 	struct helper *h = arg;
 
+	host_guard_unkeep(&h->guard);
 	host_guard_forget(&h->guard);
 	host_guard_release(&h->guard);
 	h->prepared = false;
@@ -74,6 +75,14 @@ helper_self(void)
 	}
 	me.prepared = true;
 	return &me;
+}
+
+struct host_guard *
+host_thread_guard(void)
+{
+	struct helper *h = helper_self();
+
+	return h ? &h->guard : NULL;
 }
 
 /* The open task this thread has not joined yet, or 0. */

@@ -20,6 +20,11 @@
  * The bump is one plain increment while the thread is awake; it makes a
  * system call only when the thread has flagged the count to sleep.
  *
+ * A value run at submit (here.c, run_at_submit) is never published: the
+ * submitter runs it while done shows the value before it, then writes the
+ * word and done itself; the device thread skips what done shows before
+ * each published value it runs.
+ *
  *                    submit (producer)   device thread (consumer)
  *   published        writes (release)    reads (acquire)
  *   pub_ec           bumps (ec_sp)       waits
@@ -118,6 +123,7 @@ struct host_dev {
 	int64_t cache_bytes;			/* 0: unknown */
 	int64_t hang_ms;			/* 0: no hang clock (the opener's) */
 	bool pinned;				/* opened on a set of cores: no waiter runs its work */
+	bool run_at_submit;			/* the opener's: an idle device's submit runs the value (here.c) */
 	char name[32];				/* the opener's, such as "HOST:1" */
 	int events_fd;				/* an eventfd: readable once a kernel faulted */
 	struct host_guard guard;		/* the device thread's (exec.c) */
@@ -217,9 +223,20 @@ int host_pieces(void *edge, uint64_t value, struct rig_piece *out, size_t cap, s
 void host_pieces_init(struct host_dev *d);
 void host_pieces_fini(struct host_dev *d);
 
-/* ops.assist (assist.c), and the wait of stop for the calls in flight. */
+/* ops.assist (assist.c), and the wait of stop for the calls in flight;
+ * this thread's guard for running kernels (a waiter's, or a submitter's:
+ * here.c), NULL where it cannot have one. */
 int host_assist(void *t, uint64_t value, bool run, uint64_t *stay_ns);
 void host_assist_drain(struct host_dev *d);
+struct host_guard *host_thread_guard(void);
+
+/* A kernel's fault, kept for events (exec.c). */
+void host_report_fault(struct host_dev *d, const struct host_job *job, const struct host_op *op,
+		       const struct host_fault *f);
+
+/* Run value's job, just encoded in its slot, on the submitting thread
+ * where the device is idle (here.c); false: publish it as usual. */
+bool host_run_here(struct host_dev *d, struct host_job *job, uint64_t value);
 
 /* Keep a message for the device's life; a static fallback on no memory. */
 const char *host_keep(struct host_dev *d, const char *text);

@@ -116,9 +116,9 @@ launch_chunk(const struct host_dev *d, int64_t groups)
 }
 
 /* Keep a kernel's fault for events (host.c) and make events_fd readable. */
-static void
-report_fault(struct host_dev *d, const struct host_job *job, const struct host_op *op,
-	     const struct host_fault *f)
+void
+host_report_fault(struct host_dev *d, const struct host_job *job, const struct host_op *op,
+		  const struct host_fault *f)
 {
 	uintptr_t fn = (uintptr_t)op->u.launch.fn;
 
@@ -184,7 +184,7 @@ run_job_timed(struct host_dev *d, const struct host_job *job)
 					     launch_chunk(d, op->u.launch.groups), NULL,
 					     d->ranges, &fault)) {
 				free(pc);
-				report_fault(d, job, op, &fault);
+				host_report_fault(d, job, op, &fault);
 				return false;
 			}
 		} else
@@ -226,7 +226,7 @@ run_job(struct host_dev *d, const struct host_job *job, bool *stored)
 					     op->u.launch.groups,
 					     launch_chunk(d, op->u.launch.groups), last, NULL,
 					     &fault)) {
-				report_fault(d, job, op, &fault);
+				host_report_fault(d, job, op, &fault);
 				return false;
 			}
 		} else
@@ -280,6 +280,15 @@ exec_main(void *arg)
 
 	host_guard_begin(&d->guard);
 	while (wait_published(d, v)) {
+		/* Acquire pairs with here.c's release store of done: the
+		 * values the submitter ran itself (never published, all
+		 * before the one just published) are skipped. */
+		uint64_t ran = atomic_load_explicit(&d->done, memory_order_acquire);
+
+		if (ran >= v) {
+			v = ran + 1;
+			continue;
+		}
 		if (!run_job(d, &d->ring[v % HOST_RING], &stored))
 			break;
 		/* Release pairs with every reader of the word (rig's waits,

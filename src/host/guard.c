@@ -253,6 +253,49 @@ host_guard_return(struct host_guard *g)
 	g->jumped = false;
 }
 
+bool
+host_guard_keep(struct host_guard *g)
+{
+	if (!g->kept) {
+		if (!host_guard_borrow(g))
+			return false;
+		g->kept = true;
+		return true;
+	}
+	if (self && self != g)
+		return false;
+	g->jumped = false;
+	self = g;
+	atomic_store_explicit(&g->live, true, memory_order_release);
+	return true;
+}
+
+void
+host_guard_keep_return(struct host_guard *g)
+{
+	atomic_store_explicit(&g->live, false, memory_order_release);
+	if (g->jumped)
+		pthread_sigmask(SIG_SETMASK, &g->mask, NULL);
+	g->jumped = false;
+}
+
+void
+host_guard_unkeep(struct host_guard *g)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	stack_t now, ss = { .ss_flags = SS_DISABLE };
+
+	if (!g->kept)
+		return;
+	g->kept = false;
+	/* g's stack, whoever borrowed last (a waiter's borrow of a kept
+	 * guard finds it installed and leaves it). */
+	if (g->stack && sigaltstack(NULL, &now) == 0 &&
+	    now.ss_sp == (char *)g->stack + page && !(now.ss_flags & SS_ONSTACK))
+		sigaltstack(&ss, NULL);
+	g->own_stack = false;
+}
+
 void
 host_guard_forget(struct host_guard *g)
 {

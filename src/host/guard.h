@@ -60,6 +60,7 @@ struct host_guard {
 	size_t stack_bytes;
 	bool own_stack;			/* borrowed: this guard's stack is the thread's now */
 	bool jumped;			/* the handler jumped out since the borrow */
+	bool kept;			/* host_guard_keep(): borrowed for the thread's life */
 	sigset_t mask;			/* borrowed: the thread's signal mask at the borrow */
 };
 
@@ -94,6 +95,22 @@ void host_guard_end(struct host_guard *g);
 bool host_guard_borrow(struct host_guard *g);
 void host_guard_return(struct host_guard *g);
 void host_guard_forget(struct host_guard *g);
+
+/*
+ * A thread that runs kernels often and briefly (a submitter that runs its
+ * values itself: here.c) keeps its borrow instead, so each run makes no
+ * system call (a bare one costs about 1 us on this machine: more than a
+ * 4 KiB request's kernel). keep borrows as above the first time and then
+ * leaves the alternate stack installed and the checks made: the thread's
+ * signal mask is checked at that first keep only (a thread that blocks a
+ * guarded signal later is not contained: its fault ends the process, as
+ * without rig), and a jump out restores the mask of that first keep.
+ * keep_return ends one run; host_guard_unkeep(), on the thread at its
+ * end, takes the stack back off (only if it is still g's).
+ */
+bool host_guard_keep(struct host_guard *g);
+void host_guard_keep_return(struct host_guard *g);
+void host_guard_unkeep(struct host_guard *g);
 
 /*
  * HOST_GUARDED(g, faulted, body): run the statement body armed; set the

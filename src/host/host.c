@@ -256,6 +256,7 @@ host_make(const struct rig_opener *o, _Atomic uint64_t *word, void **handle,
 	snprintf(d->name, sizeof(d->name), "%s", o->name);
 	d->hang_ms = c ? c->hang_ms : 0;
 	d->pinned = CPU_COUNT(&set) > 0;
+	d->run_at_submit = c && c->run_at_submit && !d->pinned;
 	d->events_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (d->events_fd < 0) {
 		ret = -errno;

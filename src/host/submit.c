@@ -352,6 +352,8 @@ host_submit(void *edge, uint64_t value, struct rig_part *parts, size_t nparts,
 	encode(job, parts, nparts, waits, nwaits);
 	job->value = value;
 	job->times = times;
+	if (d->run_at_submit && host_run_here(d, job, value))
+		return RIG_COMMITTED;
 	d->submitted = value;
 	/* Release pairs with the device thread's acquire load of published:
 	 * the job's fields and arena are written first. */

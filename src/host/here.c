@@ -81,6 +81,17 @@ ready(const struct host_dev *d, const struct host_job *job, uint64_t value)
 	return true;
 }
 
+/* Run one launch armed on g: whether it faulted. A frame of its own, so
+ * that the loop's locals do not live across the sigsetjmp. */
+static bool
+run_launch(struct host_guard *g, const struct host_op *op)
+{
+	bool f = false;
+
+	HOST_GUARDED(g, f, op->u.launch.fn(op->u.launch.params, 0, op->u.launch.groups));
+	return f;
+}
+
 /* Run job's ops armed on g; the op that faulted, or NULL. */
 static const struct host_op *
 run_ops(struct host_dev *d, struct host_guard *g, const struct host_job *job,
@@ -88,14 +99,12 @@ run_ops(struct host_dev *d, struct host_guard *g, const struct host_job *job,
 {
 	for (size_t i = 0; i < job->nops; i++) {
 		const struct host_op *op = &job->ops[i];
-		bool f = false;
 
 		if (op->kind != RIG_LAUNCH_PART) {
 			host_copy_run(d->pool, &op->u.copy);
 			continue;
 		}
-		HOST_GUARDED(g, f, op->u.launch.fn(op->u.launch.params, 0, op->u.launch.groups));
-		if (f) {
+		if (run_launch(g, op)) {
 			*fault = g->fault;
 			return op;
 		}

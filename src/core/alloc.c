@@ -445,13 +445,15 @@ park(struct rig_device *d, struct alloc *a)
 	}
 	if (limbo_watch(&d->rc.memory))
 		reclaim_pending(&d->tl, 1);
-	/* Under its lock: a device's end that read the loss before we
-	 * announced may be reading the stamps (await_borrowers). */
-	if (a->item.key) {
-		spin_lock(&a->lock);
+#ifdef RIG_TEST_HOOKS
+	if (park_window)	/* again, live: an end may start meanwhile */
+		park_window();
+#endif
+	/* No lock: nobody else holds a, and a device's end reads no stamps
+	 * before its first drain, which waits for this announced put
+	 * (alloc_end_all); the push publishes the clear to it. */
+	if (a->item.key)
 		stamps_clear(&a->stamps);
-		spin_unlock(&a->lock);
-	}
 	limbo_push(&d->rc.memory, &a->item);	/* the last touch of a and d */
 	return true;
 }
@@ -490,6 +492,20 @@ alloc_put(struct alloc *a)
 	alloc_free(a);
 }
 
+/* The chain of items first, then rest. */
+static struct limbo_item *
+chain_after(struct limbo_item *first, struct limbo_item *rest)
+{
+	struct limbo_item *it = first;
+
+	if (!first)
+		return rest;
+	while (it->next)
+		it = it->next;
+	it->next = rest;
+	return first;
+}
+
 /*
  * Wait until every use other devices made of d's memory (through borrowed
  * buffers) is settled: their work may still run. No claim adds a use
@@ -521,13 +537,18 @@ alloc_end_all(struct rig_device *d, const char *why)
 	struct alloc *a, *next;
 
 	/* d is lost: later releases take mem_lock, later allocations find
-	 * it lost; the drain below waits for every park() that saw it live
-	 * (limbo_drain), and a reuse() that took memory before it left a
-	 * live allocation on the list. */
+	 * it lost; the first drain waits for every park() that saw it live
+	 * (limbo_drain), so no park writes stamps once await_borrowers reads
+	 * them (park() clears them with no lock), and a reuse() that took
+	 * memory before it left a live allocation on the list. The second
+	 * drain takes what releases on mem_lock's slow path put meanwhile. */
+	pthread_mutex_lock(&d->mem_lock);
+	gone = limbo_drain(&d->rc.memory);
+	pthread_mutex_unlock(&d->mem_lock);
 	await_borrowers(d);
 	pthread_mutex_lock(&d->mem_lock);
 	image_end_all_locked(d);
-	gone = limbo_drain(&d->rc.memory);
+	gone = chain_after(limbo_drain(&d->rc.memory), gone);
 	if (limbo_unwatch(&d->rc.memory))
 		reclaim_pending(&d->tl, -1);
 	for (it = gone; it; it = it->next) {

@@ -12,7 +12,11 @@
  * put the drain missed would land in the limbo after it: memory and a
  * handle never freed), and no call crashes or hangs. The test's window
  * into park() (park_window) yields there now and then, so a put lies
- * between its announcement and its push while the end drains.
+ * between its announcement and its push while the end drains: before the
+ * loss is read again, and after, where the put clears a reused
+ * allocation's stamps with no lock (the end reads stamps only once its
+ * first drain has waited for every announced put; ThreadSanitizer reports
+ * the clear racing await_borrowers without that drain).
  * ThreadSanitizer sees the hand-over through the limbo's stack.
  *
  * Usage: test_stress_park_end [threads] [seconds] (default 4, 3).

@@ -143,19 +143,13 @@ ep_failed(void *arg, ucp_ep_h ep, ucs_status_t status)
 }
 
 #define HOT_POLL_TURN_NS	(1000ull * 1000)
+/* RIG_REMOTE_CLIENT_HOT_US: this side's alone (a figure of each). */
 static uint64_t
 client_hot_ns(void)
 {
 	static _Atomic int64_t hot = -1;
-	int64_t v = atomic_load_explicit(&hot, memory_order_relaxed);
 
-	if (v < 0) {	/* RIG_REMOTE_CLIENT_HOT_US: this side's alone (a figure of each) */
-		const char *e = getenv("RIG_REMOTE_CLIENT_HOT_US");
-
-		v = e && *e ? (int64_t)strtoul(e, NULL, 10) * 1000 : (int64_t)link_hot_ns();
-		atomic_store_explicit(&hot, v, memory_order_relaxed);
-	}
-	return (uint64_t)v;
+	return link_env_ns(&hot, "RIG_REMOTE_CLIENT_HOT_US", link_hot_ns());
 }
 
 /*

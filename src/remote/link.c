@@ -215,33 +215,33 @@ link_progress_spin(struct link *l, uint64_t spin_ns, int timeout_ms)
 }
 
 uint64_t
+link_env_ns(_Atomic int64_t *cache, const char *name, uint64_t dflt_ns)
+{
+	int64_t v = atomic_load_explicit(cache, memory_order_relaxed);
+
+	if (v < 0) {	/* read once; a race reads the same value twice */
+		const char *e = getenv(name);
+
+		v = e && *e ? (int64_t)strtoul(e, NULL, 10) * 1000 : (int64_t)dflt_ns;
+		atomic_store_explicit(cache, v, memory_order_relaxed);
+	}
+	return (uint64_t)v;
+}
+
+uint64_t
 link_spin_ns(void)
 {
 	static _Atomic int64_t spin = -1;
-	int64_t v = atomic_load_explicit(&spin, memory_order_relaxed);
 
-	if (v < 0) {
-		const char *e = getenv("RIG_REMOTE_SPIN_US");
-
-		v = e && *e ? (int64_t)strtoul(e, NULL, 10) * 1000 : 10000;
-		atomic_store_explicit(&spin, v, memory_order_relaxed);
-	}
-	return (uint64_t)v;
+	return link_env_ns(&spin, "RIG_REMOTE_SPIN_US", 10000);
 }
 
 uint64_t
 link_hot_ns(void)
 {
 	static _Atomic int64_t hot = -1;
-	int64_t v = atomic_load_explicit(&hot, memory_order_relaxed);
 
-	if (v < 0) {
-		const char *e = getenv("RIG_REMOTE_HOT_US");
-
-		v = e && *e ? (int64_t)strtoul(e, NULL, 10) * 1000 : (int64_t)LINK_HOT_NS;
-		atomic_store_explicit(&hot, v, memory_order_relaxed);
-	}
-	return (uint64_t)v;
+	return link_env_ns(&hot, "RIG_REMOTE_HOT_US", LINK_HOT_NS);
 }
 
 ucs_status_t

@@ -68,6 +68,10 @@ uint64_t link_spin_ns(void);
 #define LINK_HOT_NS	(200ull * 1000)
 uint64_t link_hot_ns(void);
 
+/* A time in microseconds from the environment variable name, in ns, read
+ * once into *cache (-1 until then); dflt_ns where it is unset or empty. */
+uint64_t link_env_ns(_Atomic int64_t *cache, const char *name, uint64_t dflt_ns);
+
 /* Wait for a request UCX returned (progressing l) and free it: its status. */
 ucs_status_t link_wait(struct link *l, ucs_status_ptr_t req);
 

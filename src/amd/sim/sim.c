@@ -260,6 +260,18 @@ vram_make(struct amd_sim *s, bool fresh)
 static int run(struct amd_sim *s, bool tree);
 
 static void
+locks_destroy(struct amd_sim *s)
+{
+	pthread_mutex_destroy(&s->config_lock);
+	pthread_mutex_destroy(&s->host_lock);
+	pthread_mutex_destroy(&s->kernel_lock);
+	pthread_mutex_destroy(&s->ih_lock);
+	pthread_mutex_destroy(&s->tree_lock);
+	pthread_mutex_destroy(&s->far_lock);
+	pthread_mutex_destroy(&s->mp_lock);
+}
+
+static void
 release(struct amd_sim *s)
 {
 	if (s->irq_fd >= 0)
@@ -271,13 +283,7 @@ release(struct amd_sim *s)
 		close(s->vram_fd);
 	for (size_t i = 0; i < s->nhost; i++)
 		munmap(s->host[i].ptr, s->host[i].bytes);
-	pthread_mutex_destroy(&s->config_lock);
-	pthread_mutex_destroy(&s->host_lock);
-	pthread_mutex_destroy(&s->kernel_lock);
-	pthread_mutex_destroy(&s->ih_lock);
-	pthread_mutex_destroy(&s->tree_lock);
-	pthread_mutex_destroy(&s->far_lock);
-	pthread_mutex_destroy(&s->mp_lock);
+	locks_destroy(s);
 	sim_fw_free(s);
 	sim_shared_unmap(s);
 	free(s);
@@ -414,13 +420,7 @@ amd_sim_attach(const char *root, const char *bus, const char *firmware,
 	*out = s;
 	return 0;
 fail_early:
-	pthread_mutex_destroy(&s->config_lock);
-	pthread_mutex_destroy(&s->host_lock);
-	pthread_mutex_destroy(&s->kernel_lock);
-	pthread_mutex_destroy(&s->ih_lock);
-	pthread_mutex_destroy(&s->tree_lock);
-	pthread_mutex_destroy(&s->far_lock);
-	pthread_mutex_destroy(&s->mp_lock);
+	locks_destroy(s);
 	sim_shared_unmap(s);
 	free(s);
 	return amd_rewrap(__func__, ret, "");

@@ -260,6 +260,18 @@ vram_make(struct amd_sim *s, bool fresh)
 static int run(struct amd_sim *s, bool tree);
 
 static void
+locks_init(struct amd_sim *s)
+{
+	pthread_mutex_init(&s->config_lock, NULL);
+	pthread_mutex_init(&s->host_lock, NULL);
+	pthread_mutex_init(&s->kernel_lock, NULL);
+	pthread_mutex_init(&s->ih_lock, NULL);
+	pthread_mutex_init(&s->tree_lock, NULL);
+	pthread_mutex_init(&s->far_lock, NULL);
+	pthread_mutex_init(&s->mp_lock, NULL);
+}
+
+static void
 locks_destroy(struct amd_sim *s)
 {
 	pthread_mutex_destroy(&s->config_lock);
@@ -315,13 +327,7 @@ amd_sim_create(const struct amd_sim_opts *o, struct amd_sim **out)
 		free(s);
 		return amd_rewrap(__func__, ret, "");
 	}
-	pthread_mutex_init(&s->config_lock, NULL);
-	pthread_mutex_init(&s->host_lock, NULL);
-	pthread_mutex_init(&s->kernel_lock, NULL);
-	pthread_mutex_init(&s->ih_lock, NULL);
-	pthread_mutex_init(&s->tree_lock, NULL);
-	pthread_mutex_init(&s->far_lock, NULL);
-	pthread_mutex_init(&s->mp_lock, NULL);
+	locks_init(s);
 	s->pause_fd = -1;
 	if (o->firmware)
 		snprintf(s->fw_dir, sizeof(s->fw_dir), "%s", o->firmware);
@@ -390,13 +396,7 @@ amd_sim_attach(const char *root, const char *bus, const char *firmware,
 	snprintf(s->root, sizeof(s->root), "%s", root);
 	if (firmware)
 		snprintf(s->fw_dir, sizeof(s->fw_dir), "%s", firmware);
-	pthread_mutex_init(&s->config_lock, NULL);
-	pthread_mutex_init(&s->host_lock, NULL);
-	pthread_mutex_init(&s->kernel_lock, NULL);
-	pthread_mutex_init(&s->ih_lock, NULL);
-	pthread_mutex_init(&s->tree_lock, NULL);
-	pthread_mutex_init(&s->far_lock, NULL);
-	pthread_mutex_init(&s->mp_lock, NULL);
+	locks_init(s);
 	if ((ret = sim_shared_attach(s, root, s->bus)) < 0)
 		goto fail_early;
 	if (!(l = sim_layout_find(s->sh->gc))) {

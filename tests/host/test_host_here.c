@@ -16,20 +16,10 @@
 
 #include "../core/common.h"
 #include "rig_host.h"
+#include "assist_kernel.h"
 
 #define MAX_GROUPS 256
 #define TIMEOUT (60 * SECOND_NS)	/* a wait with a timeout runs no chunk */
-
-struct assist_params {
-	uint32_t *hits;
-	int64_t *on_waiter;
-	uintptr_t lo, hi;
-	volatile int64_t *begun;
-	int64_t wait_for_waiter;
-	int64_t work;
-	volatile int64_t *release;
-	int64_t zero;
-};
 
 static uint32_t hits[MAX_GROUPS];
 static int64_t on_submitter;
@@ -46,38 +36,6 @@ host_open(const char *name, unsigned cores, uint32_t at_submit)
 	if (rig_host_open(&c, &d) != 0)
 		fail_msg("rig_host_open(%s): %s", name, rig_why());
 	return d;
-}
-
-struct kernel {
-	struct rig_image *img;
-	struct rig_submission *s;
-};
-
-static struct kernel
-kernel_load(struct rig_device *d, const char *name)
-{
-	static char object[1 << 16];
-	struct rig_function *fn;
-	struct rig_part_spec part;
-	struct kernel k;
-	size_t len;
-	FILE *f = fopen(HOST_KERNELS "/assist.o", "rb");
-
-	assert_non_null(f);
-	len = fread(object, 1, sizeof(object), f);
-	fclose(f);
-	assert_int_equal(rig_image_load(d, object, len, &k.img), 0);
-	assert_int_equal(rig_image_function(k.img, name, &fn), 0);
-	part = rig_part_launch(fn, sizeof(struct assist_params), NULL, 0);
-	assert_int_equal(rig_submission_make(d, &part, 1, NULL, 0, (struct rig_keep){ 0 }, &k.s), 0);
-	return k;
-}
-
-static void
-kernel_release(struct kernel *k)
-{
-	rig_submission_release(k->s);
-	rig_image_release(k->img);
 }
 
 /* Params whose calls count as the submitter's when they run on the stack

@@ -57,43 +57,6 @@ open_fails(struct sim_dev *f, int code, const char *want)
 		fail_msg("the refusal: %s\nwanted: %s", rig_why(), full);
 }
 
-/* A launch of the copy-words kernel and an SDMA copy, checked bytewise. */
-static void
-run_work(struct sim_dev *f)
-{
-	enum { WORDS = 1024 };
-	struct sim_copy_ctx ctx = { 0 };
-	struct rig_buffer *a, *b, *c;
-	struct rig_submission *s;
-	struct rig_function *fn;
-	struct rig_image *img;
-	uint32_t x[WORDS], y[WORDS], z[WORDS];
-	struct rig_point p;
-
-	for (size_t i = 0; i < WORDS; i++)
-		x[i] = (uint32_t)(i * 2654435761u);
-	sim_copy_load(f, &ctx, &img, &fn);
-	s = sim_copy_submission(f->d, fn);
-	assert_int_equal(rig_buffer_create(f->d, sizeof(x), RIG_MEMORY_DEVICE, &a), 0);
-	assert_int_equal(rig_buffer_create(f->d, sizeof(x), RIG_MEMORY_DEVICE, &b), 0);
-	assert_int_equal(rig_buffer_create(f->d, sizeof(x), RIG_MEMORY_DEVICE, &c), 0);
-	assert_int_equal(rig_buffer_write(a, 0, x, sizeof(x)), 0);
-	if (sim_copy_run(s, a, b, WORDS, 1, &p) < 0 || rig_wait(p, 30 * SIM_SECOND) < 0)
-		fail_msg("launch: %s", rig_why());
-	assert_int_equal(atomic_load(&ctx.runs), 1);
-	if (rig_buffer_copy(b, c, &p) < 0 || rig_wait(p, 30 * SIM_SECOND) < 0)
-		fail_msg("copy: %s", rig_why());
-	assert_int_equal(rig_buffer_read(b, 0, y, sizeof(y)), 0);
-	assert_int_equal(rig_buffer_read(c, 0, z, sizeof(z)), 0);
-	assert_memory_equal(x, y, sizeof(x));
-	assert_memory_equal(x, z, sizeof(x));
-	rig_submission_release(s);
-	rig_image_release(img);
-	rig_buffer_release(a);
-	rig_buffer_release(b);
-	rig_buffer_release(c);
-}
-
 static void
 close_dev(struct sim_dev *f)
 {
@@ -116,12 +79,12 @@ full_then_partial(const char *gc, uint64_t pieces)
 	open_ok(&f);
 	assert_int_equal(amd_sim_psp_loads(f.sim, &autoloaded), pieces);
 	assert_true(autoloaded);
-	run_work(&f);
+	sim_copy_work(&f, 0);
 	close_dev(&f);
 	/* Marked clean: the next open boots in part, loading nothing. */
 	open_ok(&f);
 	assert_int_equal(amd_sim_psp_loads(f.sim, NULL), pieces);
-	run_work(&f);
+	sim_copy_work(&f, 0);
 	sim_dev_close(&f);
 }
 
@@ -140,7 +103,7 @@ test_full_boot_from_power_on(void **state)
 	up(&f, "12.0.1", NULL);
 	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_POWER_CYCLE, 0, true), 0);
 	open_ok(&f);
-	run_work(&f);
+	sim_copy_work(&f, 0);
 	sim_dev_close(&f);
 }
 
@@ -160,7 +123,7 @@ test_bootloader_never_ready(void **state)
 	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_BOOTLOADER_NEVER_READY, 0, false), 0);
 	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_POWER_CYCLE, 0, true), 0);
 	open_ok(&f);
-	run_work(&f);
+	sim_copy_work(&f, 0);
 	sim_dev_close(&f);
 }
 
@@ -177,7 +140,7 @@ test_load_ip_fw_refused(void **state)
 	/* The sOS runs: the next open resets the GPU (mode 1) and boots it. */
 	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_PSP_REFUSES_TYPE, 0, false), 0);
 	open_ok(&f);
-	run_work(&f);
+	sim_copy_work(&f, 0);
 	sim_dev_close(&f);
 }
 

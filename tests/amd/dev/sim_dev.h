@@ -169,4 +169,42 @@ sim_copy_run(struct rig_submission *s, struct rig_buffer *src, struct rig_buffer
 	return rig_submit(run, (struct rig_buffer *[]){ src, dst }, 2, NULL, 0, p);
 }
 
+/* A launch of the copy kernel and an SDMA copy on f's device, checked
+ * bytewise; salt tells one process's bytes from another's. */
+static inline void
+sim_copy_work(struct sim_dev *f, uint32_t salt)
+{
+	enum { WORDS = 1024 };
+	struct sim_copy_ctx ctx = { 0 };
+	struct rig_buffer *a, *b, *c;
+	struct rig_submission *s;
+	struct rig_function *fn;
+	struct rig_image *img;
+	uint32_t x[WORDS], y[WORDS], z[WORDS];
+	struct rig_point p;
+
+	for (size_t i = 0; i < WORDS; i++)
+		x[i] = (uint32_t)(i * 2654435761u) ^ salt;
+	sim_copy_load(f, &ctx, &img, &fn);
+	s = sim_copy_submission(f->d, fn);
+	assert_int_equal(rig_buffer_create(f->d, sizeof(x), RIG_MEMORY_DEVICE, &a), 0);
+	assert_int_equal(rig_buffer_create(f->d, sizeof(x), RIG_MEMORY_DEVICE, &b), 0);
+	assert_int_equal(rig_buffer_create(f->d, sizeof(x), RIG_MEMORY_DEVICE, &c), 0);
+	assert_int_equal(rig_buffer_write(a, 0, x, sizeof(x)), 0);
+	if (sim_copy_run(s, a, b, WORDS, 1, &p) < 0 || rig_wait(p, 60 * SIM_SECOND) < 0)
+		fail_msg("launch: %s", rig_why());
+	assert_int_equal(atomic_load(&ctx.runs), 1);
+	if (rig_buffer_copy(b, c, &p) < 0 || rig_wait(p, 60 * SIM_SECOND) < 0)
+		fail_msg("copy: %s", rig_why());
+	assert_int_equal(rig_buffer_read(b, 0, y, sizeof(y)), 0);
+	assert_int_equal(rig_buffer_read(c, 0, z, sizeof(z)), 0);
+	assert_memory_equal(x, y, sizeof(x));
+	assert_memory_equal(x, z, sizeof(x));
+	rig_submission_release(s);
+	rig_image_release(img);
+	rig_buffer_release(a);
+	rig_buffer_release(b);
+	rig_buffer_release(c);
+}
+
 #endif

@@ -82,44 +82,6 @@ gpu_free(struct gpu *g)
 	fake_remove(g->root);
 }
 
-/* A launch of the copy-words kernel and an SDMA copy, checked bytewise. */
-static void
-run_work(struct amd_sim *sim, struct rig_device *d)
-{
-	enum { WORDS = 512 };
-	struct sim_dev f = { .sim = sim, .d = d };
-	struct sim_copy_ctx ctx = { 0 };
-	struct rig_buffer *a, *b, *c;
-	struct rig_submission *s;
-	struct rig_function *fn;
-	struct rig_image *img;
-	uint32_t x[WORDS], y[WORDS], z[WORDS];
-	struct rig_point p;
-
-	for (size_t i = 0; i < WORDS; i++)
-		x[i] = (uint32_t)(i * 2654435761u) ^ (uint32_t)getpid();
-	sim_copy_load(&f, &ctx, &img, &fn);
-	s = sim_copy_submission(d, fn);
-	assert_int_equal(rig_buffer_create(d, sizeof(x), RIG_MEMORY_DEVICE, &a), 0);
-	assert_int_equal(rig_buffer_create(d, sizeof(x), RIG_MEMORY_DEVICE, &b), 0);
-	assert_int_equal(rig_buffer_create(d, sizeof(x), RIG_MEMORY_DEVICE, &c), 0);
-	assert_int_equal(rig_buffer_write(a, 0, x, sizeof(x)), 0);
-	if (sim_copy_run(s, a, b, WORDS, 1, &p) < 0 || rig_wait(p, 60 * SIM_SECOND) < 0)
-		fail_msg("launch: %s", rig_why());
-	assert_int_equal(atomic_load(&ctx.runs), 1);
-	if (rig_buffer_copy(b, c, &p) < 0 || rig_wait(p, 60 * SIM_SECOND) < 0)
-		fail_msg("copy: %s", rig_why());
-	assert_int_equal(rig_buffer_read(b, 0, y, sizeof(y)), 0);
-	assert_int_equal(rig_buffer_read(c, 0, z, sizeof(z)), 0);
-	assert_memory_equal(x, y, sizeof(x));
-	assert_memory_equal(x, z, sizeof(x));
-	rig_submission_release(s);
-	rig_image_release(img);
-	rig_buffer_release(a);
-	rig_buffer_release(b);
-	rig_buffer_release(c);
-}
-
 /* This process opens g: a full boot (full) or a partial one, then work. */
 static void
 open_and_run(struct gpu *g, bool full)
@@ -135,7 +97,7 @@ open_and_run(struct gpu *g, bool full)
 	amd_sim_marks(g->sim, &mark, &dirty);
 	assert_int_equal(mark, SIM_MARK_CLEAN);
 	assert_int_equal(dirty, 1);
-	run_work(g->sim, d);
+	sim_copy_work(&(struct sim_dev){ .sim = g->sim, .d = d }, (uint32_t)getpid());
 	assert_int_equal(rig_close(d), 0);
 	rig_device_release(d);
 	amd_sim_marks(g->sim, &mark, &dirty);
@@ -274,7 +236,7 @@ test_fork_child_stops_nothing(void **state)
 	gpu_make(&g, SIM_MARK_CLEAN, false);
 	if (rig_open(g.o, &d) < 0)
 		fail_msg("open: %s", rig_why());
-	run_work(g.sim, d);
+	sim_copy_work(&(struct sim_dev){ .sim = g.sim, .d = d }, (uint32_t)getpid());
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0)
@@ -286,7 +248,7 @@ test_fork_child_stops_nothing(void **state)
 	assert_int_equal(dirty, 1);		/* the session still runs */
 	assert_int_equal(amd_sim_config_read(g.sim, 4, &command, 2), 0);
 	assert_true(command & 4);		/* bus mastering still on */
-	run_work(g.sim, d);
+	sim_copy_work(&(struct sim_dev){ .sim = g.sim, .d = d }, (uint32_t)getpid());
 	assert_int_equal(rig_close(d), 0);
 	rig_device_release(d);
 	open_and_run(&g, false);
@@ -576,7 +538,7 @@ child_main(const char *role, const char *arg, const char *root)
 		return 3;
 	}
 	if (!strcmp(role, "exit")) {
-		run_work(child_sim, child_dev);
+		sim_copy_work(&(struct sim_dev){ .sim = child_sim, .d = child_dev }, (uint32_t)getpid());
 		tell('r');
 		return 0;	/* no close: the exit stops it */
 	}
@@ -584,7 +546,7 @@ child_main(const char *role, const char *arg, const char *root)
 		tell('h');
 		if (read(GO_FD, &b, 1) != 1)
 			return 6;
-		run_work(child_sim, child_dev);
+		sim_copy_work(&(struct sim_dev){ .sim = child_sim, .d = child_dev }, (uint32_t)getpid());
 		if (rig_close(child_dev) < 0)
 			return 7;
 		rig_device_release(child_dev);

@@ -53,19 +53,6 @@ params_here(int64_t wait_for_waiter, int64_t work)
 				       wait_for_waiter, work, &release_flag, 0 };
 }
 
-static struct rig_point
-launch(struct kernel *k, const struct assist_params *p, int64_t groups)
-{
-	const uint32_t grid[3] = { (uint32_t)groups, 1, 1 }, one[3] = { 1, 1, 1 };
-	struct rig_point pt;
-	struct rig_run *r;
-
-	assert_int_equal(rig_run_take(k->s, &r), 0);
-	assert_int_equal(rig_run_store(r, 0, grid, one, p, sizeof(*p)), 0);
-	assert_int_equal(rig_submit(r, NULL, 0, NULL, 0, &pt), 0);
-	return pt;
-}
-
 static void
 each_group_once(int64_t groups)
 {

@@ -22,18 +22,7 @@
 
 #define SECOND_NS 1000000000ull
 
-/* 1 in a ThreadSanitizer build (gcc's macro, or clang's feature test):
- * tests that time or count what TSan slows or intercepts ask it. */
-#if defined(__SANITIZE_THREAD__)
-#define UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define UNDER_TSAN 1
-#endif
-#endif
-#ifndef UNDER_TSAN
-#define UNDER_TSAN 0
-#endif
+#include "under_tsan.h"
 
 /* Assert that the last failure's message contains each of the strings. */
 #define assert_why(...) do {						\

@@ -31,16 +31,7 @@
 #include "host/guard.h"
 #include "host/pool.h"
 
-#if defined(__SANITIZE_THREAD__)
-#define UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define UNDER_TSAN 1
-#endif
-#endif
-#ifndef UNDER_TSAN
-#define UNDER_TSAN 0
-#endif
+#include "../core/under_tsan.h"
 
 #define MAX_N		96
 #define WATCHERS	2

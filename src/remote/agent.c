@@ -32,7 +32,30 @@
 #include <string.h>
 #include <arpa/inet.h>
 
+#include "rig_host.h"
 #include "remote/agent.h"
+
+/*
+ * The agent's HOST runs a short launch on the agent's own thread: opened
+ * with run_at_submit (rig_host.h, src/host/here.c), a submit that finds
+ * the device idle runs a launch of one group (or any launch where the
+ * device has one core) before rig_submit returns, so the loop that issued
+ * it sees its value reached in the same pass and sends the REACHED at
+ * once (serve_pump): no wake-up of the HOST device thread, none of the
+ * loop for the value's end. The cost: such a kernel holds the loop while
+ * it runs (other clients' messages and heartbeats wait for it, as the
+ * client's own values would), so one longer than the heartbeat bound
+ * loses its connection. RIG_REMOTE_HOST_INLINE=0 leaves every launch to
+ * the device's threads (the code before; a figure of both from one build).
+ */
+static int
+open_host(struct rig_device **d)
+{
+	const char *e = getenv("RIG_REMOTE_HOST_INLINE");
+	struct rig_host_config hc = { .name = "HOST", .run_at_submit = !(e && !strcmp(e, "0")) };
+
+	return rig_host_open(&hc, d);
+}
 
 void
 agent_log(struct agent *a, const char *fmt, ...)
@@ -199,7 +222,7 @@ shared_open(struct agent *a, const char *name, char *why, size_t why_len)
 			free(sd);
 			return NULL;
 		}
-		ret = rig_host_device(&d);
+		ret = open_host(&d);
 	} else {
 		if (!a->c->memory) {
 			snprintf(why, why_len, "this agent serves no memory devices (--no-memory): %.100s", name);

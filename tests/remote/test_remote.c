@@ -12,7 +12,8 @@
  * device with "AGENT host:port: connection lost" and ends every wait, and
  * a reopen works once an agent listens there again; a client killed
  * mid-submit has its devices closed and its buffers returned; silence
- * past the heartbeat bound, either way, is a loss too.
+ * past the heartbeat bound, either way, is a loss too; a fault in a
+ * kernel the agent runs on its own thread is contained there.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -489,6 +490,81 @@ merged_launches(void **state)
 }
 
 /*
+ * A fault in a kernel the agent runs on its own thread (a launch of one
+ * group on its idle HOST: run at submit, src/remote/agent.c): contained
+ * there, the client's device lost with the kernel's site, and the agent
+ * goes on: the next open of HOST runs an add of one group, right.
+ */
+struct fault_params {
+	int64_t out, bad, zero, release, counter;	/* tests/host/kernels/fault.c */
+};
+
+static void
+inline_fault(void **state)
+{
+	struct rig_device *d = open_remote("HOST", key_path);
+	struct rig_ref refs[] = { RIG_WRITE(0, 0) };
+	struct fault_params params = { 0 };	/* group 0 stores through NULL */
+	uint32_t one[3] = { 1, 1, 1 };
+	struct rig_buffer *out, *a, *b, *c, *pc;
+	struct rig_submission *s;
+	struct rig_function *fn;
+	struct rig_part_spec part;
+	struct rig_image *img;
+	struct rig_run *r;
+	struct rig_point p;
+	float x[64];
+	size_t len = 0, wrong = 0;
+	void *obj = read_object(FAULT_OBJECT, &len);
+
+	assert_non_null(obj);
+	assert_int_equal(rig_image_load(d, obj, len, &img), 0);
+	free(obj);
+	assert_int_equal(rig_image_function(img, "null_write", &fn), 0);
+	part = rig_part_launch(fn, sizeof(params), refs, 1);
+	assert_int_equal(rig_submission_make(d, &part, 1, NULL, 0, (struct rig_keep){ 0 }, &s), 0);
+	assert_int_equal(rig_buffer_create(d, 64, RIG_MEMORY_DEVICE, &out), 0);
+	assert_int_equal(rig_run_take(s, &r), 0);
+	assert_int_equal(rig_run_store(r, 0, one, one, &params, sizeof(params)), 0);
+	assert_int_equal(rig_submit(r, &out, 1, NULL, 0, &p), 0);
+	assert_int_equal(rig_wait(p, 60ull * 1000000000), RIG_ELOST);
+	assert_non_null(rig_lost(d));
+	if (!strstr(rig_lost(d), "kernel 'null_write' faulted: SIGSEGV"))
+		fail_msg("lost with: %s", rig_lost(d));
+	rig_submission_release(s);
+	rig_image_release(img);
+	rig_buffer_release(out);
+	rig_device_release(d);
+
+	d = open_remote("HOST", key_path);
+	assert_int_equal(rig_buffer_create(d, sizeof(x), RIG_MEMORY_DEVICE, &a), 0);
+	assert_int_equal(rig_buffer_create(d, sizeof(x), RIG_MEMORY_DEVICE, &b), 0);
+	assert_int_equal(rig_buffer_create(d, sizeof(x), RIG_MEMORY_DEVICE, &c), 0);
+	assert_int_equal(rig_buffer_create(d, sizeof(x), RIG_MEMORY_PINNED, &pc), 0);
+	for (int i = 0; i < 64; i++)
+		x[i] = (float)i;
+	assert_int_equal(rig_buffer_write(pc, 0, x, sizeof(x)), 0);
+	assert_int_equal(rig_buffer_copy(pc, a, NULL), 0);
+	assert_int_equal(rig_buffer_copy(pc, b, NULL), 0);
+	assert_int_equal(add_submission(d, &s, &img), 0);
+	assert_int_equal(add_submit(s, a, b, c, 64, NULL), 0);	/* one group */
+	assert_int_equal(rig_buffer_copy(c, pc, &p), 0);
+	assert_int_equal(rig_wait(p, 60ull * 1000000000), 0);
+	assert_int_equal(rig_buffer_read(pc, 0, x, sizeof(x)), 0);
+	for (int i = 0; i < 64; i++)
+		wrong += x[i] != 2.0f * (float)i;
+	assert_int_equal(wrong, 0);
+	rig_submission_release(s);
+	rig_image_release(img);
+	rig_buffer_release(a);
+	rig_buffer_release(b);
+	rig_buffer_release(c);
+	rig_buffer_release(pc);
+	assert_int_equal(rig_close(d), 0);
+	rig_device_release(d);
+}
+
+/*
  * The order oracle with one device remote: random copies among pinned
  * buffers of the remote HOST (also borrowed by a local memory device),
  * Device buffers there, and host writes, submitted with no wait of the
@@ -840,6 +916,7 @@ main(void)
 		cmocka_unit_test(bulk_refusals),
 		cmocka_unit_test(order_across),
 		cmocka_unit_test(merged_launches),
+		cmocka_unit_test(inline_fault),
 		cmocka_unit_test(order_oracle),
 		cmocka_unit_test(client_killed),
 		cmocka_unit_test(agent_killed),

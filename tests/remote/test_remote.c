@@ -72,45 +72,41 @@ open_remote(const char *name, const char *key)
 	return d;
 }
 
-/* a + b on the remote HOST, inputs and output through pinned memory. */
+/* c = a + b over n floats on the remote HOST d, inputs and output
+ * through pinned memory, the bytes checked. */
 static void
-add_remote(void **state)
+add_checked(struct rig_device *d, int n)
 {
-	struct rig_device *d = open_remote("HOST", key_path);
 	struct rig_buffer *a, *b, *c, *pa, *pb, *pc;
 	struct rig_submission *s;
 	struct rig_image *img;
 	struct rig_point p;
-	float *x = malloc(N * sizeof(float)), *y = malloc(N * sizeof(float));
-	size_t wrong = 0;
-	char name[128];
+	float *x = malloc((size_t)n * sizeof(float)), *y = malloc((size_t)n * sizeof(float));
+	size_t wrong = 0, bytes = (size_t)n * 4;
 
-	snprintf(name, sizeof(name), "HOST@%s", agent.where);
-	assert_string_equal(rig_name(d), name);
-	assert_string_equal(rig_arch(d), "x86_64");
-	for (int i = 0; i < N; i++) {
+	for (int i = 0; i < n; i++) {
 		x[i] = (float)i;
 		y[i] = 0.25f * (float)i;
 	}
-	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &a), 0);
-	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &b), 0);
-	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &c), 0);
-	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_PINNED, &pa), 0);
-	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_PINNED, &pb), 0);
-	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_PINNED, &pc), 0);
+	assert_int_equal(rig_buffer_create(d, bytes, RIG_MEMORY_DEVICE, &a), 0);
+	assert_int_equal(rig_buffer_create(d, bytes, RIG_MEMORY_DEVICE, &b), 0);
+	assert_int_equal(rig_buffer_create(d, bytes, RIG_MEMORY_DEVICE, &c), 0);
+	assert_int_equal(rig_buffer_create(d, bytes, RIG_MEMORY_PINNED, &pa), 0);
+	assert_int_equal(rig_buffer_create(d, bytes, RIG_MEMORY_PINNED, &pb), 0);
+	assert_int_equal(rig_buffer_create(d, bytes, RIG_MEMORY_PINNED, &pc), 0);
 	/* Device memory is the agent's: this process does not address it. */
 	assert_int_equal(rig_buffer_read(a, 0, x, 4), RIG_EINVAL);
-	assert_int_equal(rig_buffer_write(pa, 0, x, N * 4), 0);
-	assert_int_equal(rig_buffer_write(pb, 0, y, N * 4), 0);
+	assert_int_equal(rig_buffer_write(pa, 0, x, bytes), 0);
+	assert_int_equal(rig_buffer_write(pb, 0, y, bytes), 0);
 	assert_int_equal(rig_buffer_copy(pa, a, NULL), 0);
 	assert_int_equal(rig_buffer_copy(pb, b, NULL), 0);
 	assert_int_equal(add_submission(d, &s, &img), 0);
-	assert_int_equal(add_submit(s, a, b, c, N, NULL), 0);
+	assert_int_equal(add_submit(s, a, b, c, n, NULL), 0);
 	assert_int_equal(rig_buffer_copy(c, pc, &p), 0);
 	assert_int_equal(rig_wait(p, 30ull * 1000000000), 0);
 	/* The host's read of pc follows the copy by its stamp alone. */
-	assert_int_equal(rig_buffer_read(pc, 0, x, N * 4), 0);
-	for (int i = 0; i < N; i++)
+	assert_int_equal(rig_buffer_read(pc, 0, x, bytes), 0);
+	for (int i = 0; i < n; i++)
 		wrong += x[i] != 1.25f * (float)i;
 	assert_int_equal(wrong, 0);
 	rig_submission_release(s);
@@ -121,12 +117,25 @@ add_remote(void **state)
 	rig_buffer_release(pa);
 	rig_buffer_release(pb);
 	rig_buffer_release(pc);
-	assert_int_equal(rig_close(d), 0);
-	rig_device_release(d);
 	free(x);
 	free(y);
 }
 
+/* a + b on the remote HOST (8 MiB a buffer: many groups, on the
+ * device's threads), its name and arch the remote device's. */
+static void
+add_remote(void **state)
+{
+	struct rig_device *d = open_remote("HOST", key_path);
+	char name[128];
+
+	snprintf(name, sizeof(name), "HOST@%s", agent.where);
+	assert_string_equal(rig_name(d), name);
+	assert_string_equal(rig_arch(d), "x86_64");
+	add_checked(d, N);
+	assert_int_equal(rig_close(d), 0);
+	rig_device_release(d);
+}
 
 /* A wrong key, and a key file others may read, are refused; the agent
  * serves the next client as before. */
@@ -506,15 +515,14 @@ inline_fault(void **state)
 	struct rig_ref refs[] = { RIG_WRITE(0, 0) };
 	struct fault_params params = { 0 };	/* group 0 stores through NULL */
 	uint32_t one[3] = { 1, 1, 1 };
-	struct rig_buffer *out, *a, *b, *c, *pc;
+	struct rig_buffer *out;
 	struct rig_submission *s;
 	struct rig_function *fn;
 	struct rig_part_spec part;
 	struct rig_image *img;
 	struct rig_run *r;
 	struct rig_point p;
-	float x[64];
-	size_t len = 0, wrong = 0;
+	size_t len = 0;
 	void *obj = read_object(FAULT_OBJECT, &len);
 
 	assert_non_null(obj);
@@ -537,29 +545,7 @@ inline_fault(void **state)
 	rig_device_release(d);
 
 	d = open_remote("HOST", key_path);
-	assert_int_equal(rig_buffer_create(d, sizeof(x), RIG_MEMORY_DEVICE, &a), 0);
-	assert_int_equal(rig_buffer_create(d, sizeof(x), RIG_MEMORY_DEVICE, &b), 0);
-	assert_int_equal(rig_buffer_create(d, sizeof(x), RIG_MEMORY_DEVICE, &c), 0);
-	assert_int_equal(rig_buffer_create(d, sizeof(x), RIG_MEMORY_PINNED, &pc), 0);
-	for (int i = 0; i < 64; i++)
-		x[i] = (float)i;
-	assert_int_equal(rig_buffer_write(pc, 0, x, sizeof(x)), 0);
-	assert_int_equal(rig_buffer_copy(pc, a, NULL), 0);
-	assert_int_equal(rig_buffer_copy(pc, b, NULL), 0);
-	assert_int_equal(add_submission(d, &s, &img), 0);
-	assert_int_equal(add_submit(s, a, b, c, 64, NULL), 0);	/* one group */
-	assert_int_equal(rig_buffer_copy(c, pc, &p), 0);
-	assert_int_equal(rig_wait(p, 60ull * 1000000000), 0);
-	assert_int_equal(rig_buffer_read(pc, 0, x, sizeof(x)), 0);
-	for (int i = 0; i < 64; i++)
-		wrong += x[i] != 2.0f * (float)i;
-	assert_int_equal(wrong, 0);
-	rig_submission_release(s);
-	rig_image_release(img);
-	rig_buffer_release(a);
-	rig_buffer_release(b);
-	rig_buffer_release(c);
-	rig_buffer_release(pc);
+	add_checked(d, 64);	/* one group: run on the agent's loop */
 	assert_int_equal(rig_close(d), 0);
 	rig_device_release(d);
 }

@@ -352,6 +352,8 @@ start_agent(const char *key, char *where, size_t len)
 		(void)prctl(PR_SET_PDEATHSIG, SIGTERM);
 		dup2(fds[1], 2);
 		close(fds[0]);
+		/* Short HOST launches on the agent's loop (src/remote/agent.c). */
+		setenv("RIG_REMOTE_HOST_INLINE", "1", 1);
 		execl(RIG_EXE, RIG_EXE, "agent", "--listen", "127.0.0.1:0", "--key", key,
 		      (char *)NULL);
 		_exit(127);

@@ -45,14 +45,16 @@
  * loop for the value's end. The cost: such a kernel holds the loop while
  * it runs (other clients' messages and heartbeats wait for it, as the
  * client's own values would), so one longer than the heartbeat bound
- * loses its connection. RIG_REMOTE_HOST_INLINE=0 leaves every launch to
- * the device's threads (the code before; a figure of both from one build).
+ * loses its connection. So it is asked for, not the default:
+ * RIG_REMOTE_HOST_INLINE=1 in the agent's environment turns it on (the
+ * bench and test_remote do); otherwise every launch goes to the device's
+ * threads, and a long kernel of one group holds no client up.
  */
 static int
 open_host(struct rig_device **d)
 {
 	const char *e = getenv("RIG_REMOTE_HOST_INLINE");
-	struct rig_host_config hc = { .name = "HOST", .run_at_submit = !(e && !strcmp(e, "0")) };
+	struct rig_host_config hc = { .name = "HOST", .run_at_submit = e && !strcmp(e, "1") };
 
 	return rig_host_open(&hc, d);
 }

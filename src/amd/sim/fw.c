@@ -111,9 +111,9 @@ load_parts(struct sim_fw *w, const struct sim_file *f, const char *kind)
 	uint32_t minor = u32(f, 0x08) >> 16;
 
 	if (!strcmp(f->name, "smu_13_0_6.bin")) {
-		/* MP1 13.0.6: the P2S pptable, entries at pptable_entry_offset
-		 * from the file's start (the three of smu_13_0_6.bin tile the
-		 * file from there: §1.3). */
+		/* MP1 13.0.6: the P2S pptable (§1.3, SMC v2.1). The entries'
+		 * and tables' offsets count from the file's start: read so,
+		 * smu_13_0_6.bin's three tables tile the file after the entries. */
 		uint32_t n = u32(f, 0x24), at = u32(f, 0x28);
 
 		w->smu_version = u32(f, 0x10);

@@ -326,6 +326,10 @@ start_device(const struct amd_pci_opener *op, const struct rig_pci_machine *m,
 	d->gc_major = gc->major;
 	d->gc_minor = gc->minor;
 	d->gc_rev = gc->revision;
+	d->xccs = 0;
+	for (size_t i = 0; i < k->table->nblocks; i++)
+		d->xccs += k->table->blocks[i].hw_id == GC_HWID &&
+			   !k->table->blocks[i].harvested;
 	d->gfx = gc->major == 9 ? AMD_GFX9 : gc->major == 11 ? AMD_GFX11 : AMD_GFX12;
 	d->sdma_gen = gc->major == 9 ? AMD_SDMA4 : gc->major == 11 ? AMD_SDMA6 : AMD_SDMA7;
 	snprintf(d->name, sizeof(d->name), "%s", op->name);

@@ -88,6 +88,12 @@ synth_fix(struct synth *s)
 void
 synth_build(struct synth *s, const char *gc, uint16_t skip)
 {
+	synth_build_xccs(s, gc, skip, 1);
+}
+
+void
+synth_build_xccs(struct synth *s, const char *gc, uint16_t skip, unsigned xccs)
+{
 	const struct gcdef *g = NULL;
 	bool wide;
 	size_t at, gc_size;
@@ -105,14 +111,19 @@ synth_build(struct synth *s, const char *gc, uint16_t skip)
 	s->ihdr = 60;
 	s->die = s->ihdr + 80;
 	at = s->die + 4;
-	for (int k = 0; k < 8; k++) {
+	if (xccs < 1 || xccs > 8) {
+		fprintf(stderr, "synth_build_xccs: %u XCCs\n", xccs);
+		abort();
+	}
+	for (unsigned e = 0; e < 8 + xccs - 1; e++) {
+		int k = e < xccs ? 0 : (int)(e - xccs + 1);
 		const struct ipdef *d = &layout[k];
 
 		if (d->hw_id == skip)
 			continue;
 		s->entry[s->nentries++] = at;
 		put16(b, at, d->hw_id);
-		b[at + 2] = 0;				/* instance */
+		b[at + 2] = k == 0 ? (uint8_t)e : 0;	/* instance */
 		b[at + 3] = d->nbases;
 		memcpy(b + at + 4, g->v[k], 3);
 		at += 8;

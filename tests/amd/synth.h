@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #define SYNTH_BYTES	(10 << 10)
-#define SYNTH_IPS	12
+#define SYNTH_IPS	16
 
 struct synth {
 	uint8_t b[SYNTH_BYTES];
@@ -34,6 +34,10 @@ struct synth {
  * (0: none). Aborts on an unknown GC.
  */
 void synth_build(struct synth *s, const char *gc, uint16_t skip);
+
+/* The same with xccs GC entries (instances 0 to xccs - 1, the same bases:
+ * MI300's XCCs, amd-facts §2.4), 1 to 8. */
+void synth_build_xccs(struct synth *s, const char *gc, uint16_t skip, unsigned xccs);
 
 /* Set the version of the first entry of hw_id, then fix the checksums. */
 void synth_set_version(struct synth *s, uint16_t hw_id, uint8_t major,

@@ -4,9 +4,10 @@
  * the message it describes, every GPU it cannot boot, before any write to
  * it; a GPU that passes every check is booted in full (a fake machine's
  * GPU was left by no clean session of rig), which stops at the PSP's
- * bootloader (no firmware answers on a fake) for GC 11 and 12, and is
- * refused as not built yet for GC 9.4.3; a refusal leaves the machine as
- * it was and leaks no file.
+ * bootloader (no firmware answers on a fake) for GC 9.4.3 with one XCC,
+ * 11 and 12, and is refused as not built yet for GC 9.4.3 with 8 XCCs (an
+ * MI300X's table); a refusal leaves the machine as it was and leaks no
+ * file.
  * Machines are fake trees; images are the real ones (RIG_TEST_FIRMWARE).
  */
 #include <stdarg.h>
@@ -31,6 +32,22 @@
 #include "synth.h"
 
 static const char *firmware_dir;
+
+/* A GC 9.4.3 GPU whose table lists 8 XCCs, as an MI300X's does. */
+static void
+mi300x(struct env *e, struct fake_gpu g)
+{
+	static struct synth s;
+
+	synth_build_xccs(&s, "9.4.3", 0, 8);
+	g.table = s.b;
+	g.table_len = s.len;
+	env_gpu(e, "9.4.3", g);
+}
+
+#define XCCS_NOT_BUILT(bus) "the full boot of GC 9.4.3 with 8 XCCs is not built " \
+	"yet (" bus ": only one XCC's registers are resolved, and SRIOV_SPATIAL_PART " \
+	"is not sent; nothing was written)"
 
 /*
  * Opens GPU i and expects status code and a message naming the GPU, then
@@ -151,14 +168,12 @@ test_rig_open_not_built(void **state)
 	struct rig_device *d = NULL;
 	struct rig_opener *o;
 
-	env_gpu(e, "9.4.3", (struct fake_gpu){ 0 });
+	mi300x(e, (struct fake_gpu){ 0 });
 	assert_int_equal(rig_amd_pci_gpu(e->m, e->fw, 0, &o), 0);
 	assert_int_equal(rig_open(o, &d), -ENOTSUP);
 	assert_null(d);
 	assert_memory_equal(rig_why(), "rig_open: AMD-PCI: ", 19);
-	assert_non_null(strstr(rig_why(), "AMD-PCI: the full boot of GC 9.4.3 is not "
-			       "built yet (" BUS " passed every check before the "
-			       "boot; no clean session of rig left it"));
+	assert_non_null(strstr(rig_why(), "AMD-PCI: " XCCS_NOT_BUILT(BUS)));
 	assert_string_equal(fake_read(e->root, "sys/bus/pci/devices/" BUS "/enable"), "0");
 	rig_amd_pci_opener_free(o);
 }
@@ -568,10 +583,9 @@ test_fabric_stopped_passes(void **state)
 		char bus[32];
 
 		snprintf(bus, sizeof(bus), "0000:%02x:00.0", 0x03 + 0x10 * k);
-		env_gpu(e, "9.4.3", (struct fake_gpu){ .bus = bus, .class_code = 0x038000 });
+		mi300x(e, (struct fake_gpu){ .bus = bus, .class_code = 0x038000 });
 	}
-	expect(e, 0, -ENOTSUP, "the full boot of GC 9.4.3 is not built yet (" BUS
-	       " passed every check before the boot" "; no clean session of rig left it: SCRATCH_REG7 0x0, SCRATCH_REG6 0x0, VM fault status 0x0)");
+	expect(e, 0, -ENOTSUP, XCCS_NOT_BUILT(BUS));
 }
 
 static void
@@ -599,26 +613,22 @@ test_refuse_windows(void **state)
 	expect(e, 0, -ENOENT, cause);
 }
 
+/* GC 9.4.3 with several XCCs: refused after every check, nothing written. */
 static void
-not_built(void **state, const char *gc)
+test_not_built_9_4_3_xccs(void **state)
 {
 	struct env *e = *state;
-	char cause[256];
 
-	env_gpu(e, gc, (struct fake_gpu){ .iommu_group = 14 });
-	snprintf(cause, sizeof(cause), "the full boot of GC %s is not built yet (" BUS
-		 " passed every check before the boot" "; no clean session of rig left it: SCRATCH_REG7 0x0, SCRATCH_REG6 0x0, VM fault status 0x0)", gc);
-	expect(e, 0, -ENOTSUP, cause);
+	mi300x(e, (struct fake_gpu){ .iommu_group = 14 });
+	expect(e, 0, -ENOTSUP, XCCS_NOT_BUILT(BUS));
 	/* Nothing was written: driver_override and reset are as they were. */
 	assert_string_equal(fake_read(e->root, "sys/bus/pci/devices/" BUS
 				      "/driver_override"), "(null)\n");
 	assert_string_equal(fake_read(e->root, "sys/bus/pci/devices/" BUS "/reset"), "");
 }
 
-static void test_not_built_9_4_3(void **s) { not_built(s, "9.4.3"); }
 
-
-/* GC 12's full boot is built: on a fake GPU no firmware answers, so it
+/* GC 9.4.3 (one XCC), 11's and 12's full boot is built: on a fake GPU no firmware answers, so it
  * stops at the PSP's bootloader, after its first writes, the GPU lost. */
 static void
 full_boot_stops(void **state, const char *gc)
@@ -630,6 +640,7 @@ full_boot_stops(void **state, const char *gc)
 	       "= 0x0); the GPU is lost: its next open resets it and boots it in full");
 }
 
+static void test_full_boot_9_4_3_stops(void **s) { full_boot_stops(s, "9.4.3"); }
 static void test_full_boot_11_0_0_stops(void **s) { full_boot_stops(s, "11.0.0"); }
 static void test_full_boot_11_0_2_stops(void **s) { full_boot_stops(s, "11.0.2"); }
 static void test_full_boot_12_0_0_stops(void **s) { full_boot_stops(s, "12.0.0"); }
@@ -684,7 +695,7 @@ test_opens_one_at_a_time(void **state)
 	struct racer r[4];
 	pthread_t t[4];
 
-	env_gpu(e, "9.4.3", (struct fake_gpu){ 0 });
+	mi300x(e, (struct fake_gpu){ 0 });
 	pthread_barrier_init(&start, NULL, 4);
 	for (int k = 0; k < 4; k++) {
 		r[k] = (struct racer){ .e = e, .start = &start };
@@ -740,7 +751,8 @@ main(void)
 		T(test_fabric_stopped_passes),
 		T(test_refuse_memory_whole),
 		T(test_refuse_windows),
-		T(test_not_built_9_4_3),
+		T(test_not_built_9_4_3_xccs),
+		T(test_full_boot_9_4_3_stops),
 		T(test_full_boot_11_0_0_stops),
 		T(test_full_boot_11_0_2_stops),
 		T(test_full_boot_12_0_0_stops),

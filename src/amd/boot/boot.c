@@ -44,13 +44,14 @@ static const struct unit {
 
 void (*amd_boot_step_hook)(const char *unit);
 
-/* GC 11.0.0, 11.0.2, 12.0.0 and 12.0.1. GC 9.4.3 (several XCCs, the P2S
- * table, REG_LIST) is not built. */
+/* GC 9.4.3, 11.0.0, 11.0.2, 12.0.0 and 12.0.1. GC 9.4.3 with one XCC only
+ * (amd_boot refuses more: below). */
 bool
 amd_boot_full_built(unsigned major, unsigned minor, unsigned rev)
 {
 	return (major == 12 && minor == 0 && rev <= 1) ||
-	       (major == 11 && minor == 0 && (rev == 0 || rev == 2));
+	       (major == 11 && minor == 0 && (rev == 0 || rev == 2)) ||
+	       (major == 9 && minor == 4 && rev == 3);
 }
 
 /* MP0 14.0.2/14.0.3 (GC 12) hold the TMR from boot; MP0 13 (GC 11) is
@@ -102,6 +103,16 @@ amd_boot(struct amd_dev *d, const struct amd_gc_set *set,
 			 "rig left it: SCRATCH_REG7 0x%x, SCRATCH_REG6 0x%x, VM fault "
 			 "status 0x%x)", d->gc_major, d->gc_minor, d->gc_rev, d->bus,
 			 mark, dirty, fault);
+		return -ENOTSUP;
+	}
+	/* Several XCCs (GC instances, §2.4) want each XCC's register bases,
+	 * which the register tables do not resolve, and SRIOV_SPATIAL_PART
+	 * (§3.8, §3.10 step 8): not built. */
+	if (b.full && d->xccs > 1) {
+		snprintf(cause, len, "the full boot of GC %u.%u.%u with %u XCCs is not "
+			 "built yet (%s: only one XCC's registers are resolved, and "
+			 "SRIOV_SPATIAL_PART is not sent; nothing was written)",
+			 d->gc_major, d->gc_minor, d->gc_rev, d->xccs, d->bus);
 		return -ENOTSUP;
 	}
 	if (b.full && (!set || !images)) {

@@ -11,9 +11,9 @@
  *            bus mastering off at fini
  *   ih.c     the interrupt ring
  *   psp.c    MP0: bootloader, sOS components, ring, TOC/TMR, LOAD_IP_FW of
- *            every piece images.c lists, RLC autoload
- *   smu.c    MP1's mailbox: version, driver DRAM address, features; its
- *            debug mailbox's mode-1 reset (reset.c)
+ *            every piece images.c lists, RLC autoload (GC 9: REG_LIST)
+ *   smu.c    MP1's mailbox: version, driver DRAM address, features; the
+ *            mode-1 reset (reset.c): debug mailbox, or GC 9's GfxDriverReset
  *   gfx.c    RLC autoload's end, GCHUB, bus mastering on, the MEC's start
  *            address, compute queue 0
  *   sdma.c   SDMA0 queue 0
@@ -127,14 +127,13 @@ void amd_boot_sdma_fini(struct amd_dev *d, bool clean);
 /*
  * amd_boot_reset_gpu() - rig reset of d, a taken GPU with its registers
  * resolved and windows mapped (reset.c): stop, interrupt rings off, mode 1
- * where its sOS runs, then the post-reset checks. Returns 0, or the status
- * with cause filled; -ENOTSUP with nothing written for GC 9 with its sOS
- * running.
+ * where its sOS runs (GfxDriverReset on GC 9.4.3), then the post-reset
+ * checks. Returns 0, or the status with cause filled.
  */
 int amd_boot_reset_gpu(struct amd_dev *d, char *cause, size_t len);
 
 /* smu.c: whether its mailbox answers GetSmuVersion within ms, and the
- * debug mailbox's mode-1 reset (reset.c). */
+ * mode-1 reset (reset.c). */
 bool amd_boot_smu_alive(struct amd_boot *b, unsigned ms);
 int amd_boot_smu_mode1(struct amd_boot *b);
 

@@ -72,19 +72,33 @@ queue_on(struct amd_boot *b)
 	return 0;
 }
 
+/* GC 9.4.3's MEC, XCC 0: its doorbell range, then unhalted (§3.10 6-7). */
+static int
+mec_gc9(struct amd_boot *b)
+{
+	const unsigned xcc = 0;
+
+	BW(b, AMD_REG_GC_CP_MEC_DOORBELL_RANGE_LOWER, 0, 0x100 * xcc);
+	BW(b, AMD_REG_GC_CP_MEC_DOORBELL_RANGE_UPPER, 0, 0x100 * xcc + 0xf8);
+	BW(b, AMD_REG_GC_CP_MEC_CNTL, 0, 0);
+	amd_boot_sleep(50);
+	return 0;
+}
+
 int
 amd_boot_gfx_init(struct amd_boot *b)
 {
+	bool gc9 = b->d->gc_major == 9;
 	int ret;
 
-	if (b->full && (ret = autoload_done(b)) < 0)
+	if (b->full && !gc9 && (ret = autoload_done(b)) < 0)
 		return ret;
 	if ((ret = amd_boot_gchub_init(b)) < 0)
 		return ret;
 	/* Both hubs translate: only now may the GPU reach host memory. */
 	if ((ret = pci_bus_master(b->d->m, &b->d->t, true)) < 0)
 		return amd_boot_fail(b, ret, "GFX: bus mastering on: %s", amd_cause());
-	if (b->full && (ret = mec_start(b)) < 0)
+	if (b->full && (ret = gc9 ? mec_gc9(b) : mec_start(b)) < 0)
 		return ret;
 	return queue_on(b);
 }

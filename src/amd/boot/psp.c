@@ -8,8 +8,14 @@
  * sign of life (C2PMSG_81). Then the KM ring (64 KiB), LOAD_TOC (the
  * TMR's size), LOAD_IP_FW of the SMU's firmware, SETUP_TMR on MP0 13
  * (boot-time on MP0 14.0.2/14.0.3: none), LOAD_IP_FW of every other piece
- * images.c lists and AUTOLOAD_RLC. Every command waits for its fence and
- * checks its response's status. Nothing is undone at stop: the sOS and
+ * images.c lists and AUTOLOAD_RLC. GC 9.4.3 (MP0 13.0.6, §3.8): no TOC in
+ * its sOS image, a boot-time TMR still announced by SETUP_TMR with buffer
+ * 0 and size 0 before the first piece (no SMU image: the P2S table
+ * leads), and REG_LIST, images.c's last piece, in place of AUTOLOAD_RLC.
+ * The sOS image's primary components only (those before
+ * psp_aux_fw_bin_index, §1.2): when a driver sends the aux set instead is
+ * not in the facts. Every command waits for its fence and checks its
+ * response's status. Nothing is undone at stop: the sOS and
  * the firmware it loaded keep running for the next session's partial boot.
  */
 #include <errno.h>
@@ -221,15 +227,19 @@ load_toc(struct amd_boot *b)
 
 /* cmd_setup_tmr: the region's MC address, its size (LOAD_TOC's answer),
  * flags virt_phy_addr (bit 1), its "xgmi physical" address (its VRAM
- * offset: a single GPU's paddr_base is 0, §3.2). */
+ * offset: a single GPU's paddr_base is 0, §3.2). MP0 13.0.6's TMR is
+ * boot-time: buffer 0, size 0 (§3.8). */
 static int
 setup_tmr(struct amd_boot *b)
 {
-	uint64_t at = amd_boot_tmr_at(b->d), m = mc(b, at);
+	bool boot_time = b->d->gc_major == 9;
+	uint64_t at = boot_time ? 0 : amd_boot_tmr_at(b->d), m = boot_time ? 0 : mc(b, at);
 	uint32_t payload[6] = { (uint32_t)m, (uint32_t)(m >> 32), b->tmr_bytes, 2,
 				(uint32_t)at, (uint32_t)(at >> 32) };
 
-	if (b->tmr_bytes == 0)
+	if (boot_time)
+		payload[2] = 0;
+	else if (b->tmr_bytes == 0)
 		return amd_boot_fail(b, -EPROTO, "PSP: LOAD_TOC gave no TMR size");
 	return submit(b, CMD_SETUP_TMR, payload, 6, "SETUP_TMR", NULL);
 }
@@ -238,16 +248,19 @@ int
 amd_boot_psp_init(struct amd_boot *b)
 {
 	struct amd_boot_piece pieces[AMD_BOOT_PIECES];
+	bool gc9 = b->d->gc_major == 9;
 	int n, ret;
 
 	if ((n = amd_boot_pieces(b, pieces, AMD_BOOT_PIECES)) < 0)
 		return n;
-	if (n == 0 || pieces[0].fw_type != 18)
-		return amd_boot_fail(b, -EBADMSG, "PSP: no SMU firmware among the images");
+	if (n == 0 || pieces[0].fw_type != (gc9 ? 129u : 18u))
+		return amd_boot_fail(b, -EBADMSG, "PSP: no %s among the images",
+				     gc9 ? "P2S table" : "SMU firmware");
 	if (amd_dev_rreg(b->d, AMD_REG_MP0_C2PMSG_81, 0) == 0 &&
 	    (ret = bootloader(b)) < 0)
 		return ret;
-	if ((ret = ring_create(b)) < 0 || (ret = load_toc(b)) < 0)
+	if ((ret = ring_create(b)) < 0 || (ret = load_toc(b)) < 0 ||
+	    (gc9 && (ret = setup_tmr(b)) < 0))
 		return ret;
 	/* The SMU's firmware before the TMR (§3.8); the TMR itself is the
 	 * firmware's on MP0 14.0.2 and 14.0.3. */
@@ -255,5 +268,6 @@ amd_boot_psp_init(struct amd_boot *b)
 		if ((ret = load(b, &pieces[i])) < 0 ||
 		    (i == 0 && amd_boot_gives_tmr(b->d) && (ret = setup_tmr(b)) < 0))
 			return ret;
-	return submit(b, CMD_AUTOLOAD_RLC, NULL, 0, "AUTOLOAD_RLC", NULL);
+	/* GC 9's RLC starts from REG_LIST, its last piece (§3.14). */
+	return gc9 ? 0 : submit(b, CMD_AUTOLOAD_RLC, NULL, 0, "AUTOLOAD_RLC", NULL);
 }

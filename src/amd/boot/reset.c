@@ -4,7 +4,7 @@
  * callers that share its mode-1 step. The boot's RESET unit: a GPU whose
  * security processor's OS runs (C2PMSG_81 non-zero: firmware rig cannot
  * vouch for, a killed process's, one lost to a fault) is reset whole
- * (mode 1) through the SMU's debug mailbox, with bus mastering off so
+ * (mode 1) through the SMU (smu.c), with bus mastering off so
  * nothing it still runs reaches host memory (amd-facts §3.1). The open
  * fails if firmware rig did not start still runs after the reset. A GPU
  * no sOS runs on is booted from its bootloader as it is.
@@ -16,9 +16,8 @@
  * next open boots it in full. Then the checks: the function still
  * answers config reads and registers, its configuration (ids, class,
  * BARs, restored as linux restores them) is what it was, no sOS runs, neither interrupt ring runs, and
- * its bootloader is ready. GC 9's mode 1 (GfxDriverReset on MP1 13.0.6)
- * is not built: the sim does not answer it and no GPU has run it here,
- * so such a reset is refused before any write.
+ * its bootloader is ready. GC 9.4.3's mode 1 is MP1 13.0.6's
+ * GfxDriverReset(1) (§3.9, smu.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -137,11 +136,6 @@ amd_boot_reset_gpu(struct amd_dev *d, char *cause, size_t len)
 		return amd_boot_fail(&b, -EIO, "it does not respond (C2PMSG_81 = "
 				     "0x%x); nothing was written; only a power cycle "
 				     "recovers it", sos);
-	if (sos && d->gc_major == 9)
-		return amd_boot_fail(&b, -ENOTSUP, "its sOS runs (C2PMSG_81 = 0x%x) and "
-				     "the mode-1 reset of GC %u.%u.%u (the SMU's "
-				     "GfxDriverReset) is not built; nothing was "
-				     "written", sos, d->gc_major, d->gc_minor, d->gc_rev);
 	if (read_config(d, before) < 0)
 		return amd_boot_fail(&b, -EIO, "its config space cannot be read: %s",
 				     amd_cause());

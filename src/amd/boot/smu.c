@@ -7,7 +7,11 @@
  * version, gives it the driver table's address (16 KiB of VRAM) and
  * enables its features. The debug mailbox (C2PMSG_75, argument 53,
  * answer 54) takes the mode-1 reset on MP1 13.0.0/13.0.7 and 14.
- * Nothing is undone at stop.
+ * MP1 13.0.6 (GC 9.4.3) numbers its messages otherwise (§3.9:
+ * EnableAllSmuFeatures 5, SetDriverDramAddrHigh 0xD, Low 0xE; TestMessage
+ * and GetSmuVersion as 13.0.0) and takes its mode-1 reset as
+ * GfxDriverReset(1), message 3 on the normal mailbox, whose answer the
+ * reset clears. Nothing is undone at stop.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,24 +22,29 @@
 
 #define MS	1000
 
-enum { MSG_GET_SMU_VERSION = 2, MSG_ENABLE_ALL_FEATURES = 6,
-       MSG_DRAM_ADDR_HIGH = 0xE, MSG_DRAM_ADDR_LOW = 0xF, DEBUG_MODE1_RESET = 2 };
+enum msg { GET_SMU_VERSION, ENABLE_ALL_FEATURES, DRAM_ADDR_HIGH, DRAM_ADDR_LOW,
+	   GFX_DRIVER_RESET, MSGS };
+#define DEBUG_MODE1_RESET 2
 
-static const char *
-msg_name(uint32_t msg)
+static const char *const msg_names[MSGS] = {
+	"GetSmuVersion", "EnableAllSmuFeatures", "SetDriverDramAddrHigh",
+	"SetDriverDramAddrLow", "GfxDriverReset",
+};
+/* Message ids (§3.9): MP1 13.0.0/13.0.7/14.0.x, and MP1 13.0.6 (GC 9.4.3). */
+static const uint32_t ids[2][MSGS] = {
+	{ 2, 6, 0xE, 0xF, 0 },
+	{ 2, 5, 0xD, 0xE, 3 },
+};
+
+static uint32_t
+id(const struct amd_boot *b, enum msg m)
 {
-	switch (msg) {
-	case MSG_GET_SMU_VERSION: return "GetSmuVersion";
-	case MSG_ENABLE_ALL_FEATURES: return "EnableAllSmuFeatures";
-	case MSG_DRAM_ADDR_HIGH: return "SetDriverDramAddrHigh";
-	case MSG_DRAM_ADDR_LOW: return "SetDriverDramAddrLow";
-	}
-	return "a message";
+	return ids[b->d->gc_major == 9][m];
 }
 
 /* One message: 0 with *out the argument register after, or a status. */
 static int
-send(struct amd_boot *b, uint32_t msg, uint32_t arg, unsigned ms, uint32_t *out)
+send(struct amd_boot *b, enum msg msg, uint32_t arg, unsigned ms, uint32_t *out)
 {
 	char what[80];
 	uint32_t answer;
@@ -43,14 +52,14 @@ send(struct amd_boot *b, uint32_t msg, uint32_t arg, unsigned ms, uint32_t *out)
 
 	BW(b, AMD_REG_MP1_C2PMSG_90, 0, 0);
 	BW(b, AMD_REG_MP1_C2PMSG_82, 0, arg);
-	BW(b, AMD_REG_MP1_C2PMSG_66, 0, msg);
-	snprintf(what, sizeof(what), "no answer to %s", msg_name(msg));
+	BW(b, AMD_REG_MP1_C2PMSG_66, 0, id(b, msg));
+	snprintf(what, sizeof(what), "no answer to %s", msg_names[msg]);
 	if ((ret = amd_boot_wait_nonzero(b, "SMU", what, AMD_REG_MP1_C2PMSG_90, ms,
 					 &answer)) < 0)
 		return ret;
 	if (answer != 1)
 		return amd_boot_fail(b, -EPROTO, "SMU: %s(0x%x) refused (C2PMSG_90 = "
-				     "0x%x)", msg_name(msg), arg, answer);
+				     "0x%x)", msg_names[msg], arg, answer);
 	if (out)
 		*out = amd_dev_rreg(b->d, AMD_REG_MP1_C2PMSG_82, 0);
 	return 0;
@@ -59,12 +68,19 @@ send(struct amd_boot *b, uint32_t msg, uint32_t arg, unsigned ms, uint32_t *out)
 bool
 amd_boot_smu_alive(struct amd_boot *b, unsigned ms)
 {
-	return send(b, MSG_GET_SMU_VERSION, 0, ms, NULL) == 0;
+	return send(b, GET_SMU_VERSION, 0, ms, NULL) == 0;
 }
 
 int
 amd_boot_smu_mode1(struct amd_boot *b)
 {
+	if (b->d->gc_major == 9) {	/* GfxDriverReset(1): no answer survives it */
+		BW(b, AMD_REG_MP1_C2PMSG_90, 0, 0);
+		BW(b, AMD_REG_MP1_C2PMSG_82, 0, 1);
+		BW(b, AMD_REG_MP1_C2PMSG_66, 0, id(b, GFX_DRIVER_RESET));
+		amd_boot_sleep(500);	/* §3.9: the reset's 500 ms */
+		return 0;
+	}
 	BW(b, AMD_REG_MP1_C2PMSG_54, 0, 0);
 	BW(b, AMD_REG_MP1_C2PMSG_53, 0, 0);
 	BW(b, AMD_REG_MP1_C2PMSG_75, 0, DEBUG_MODE1_RESET);
@@ -79,10 +95,10 @@ amd_boot_smu_init(struct amd_boot *b)
 	int ret;
 
 	memset(b->d->vram + AMD_BOOT_SMU_TABLE_AT, 0, AMD_BOOT_SMU_TABLE_BYTES);
-	if ((ret = send(b, MSG_GET_SMU_VERSION, 0, MS, &b->smu_version)) < 0 ||
-	    (ret = send(b, MSG_DRAM_ADDR_HIGH, (uint32_t)(table >> 32), MS, NULL)) < 0 ||
-	    (ret = send(b, MSG_DRAM_ADDR_LOW, (uint32_t)table, MS, NULL)) < 0 ||
-	    (ret = send(b, MSG_ENABLE_ALL_FEATURES, 0, MS, NULL)) < 0)
+	if ((ret = send(b, GET_SMU_VERSION, 0, MS, &b->smu_version)) < 0 ||
+	    (ret = send(b, DRAM_ADDR_HIGH, (uint32_t)(table >> 32), MS, NULL)) < 0 ||
+	    (ret = send(b, DRAM_ADDR_LOW, (uint32_t)table, MS, NULL)) < 0 ||
+	    (ret = send(b, ENABLE_ALL_FEATURES, 0, MS, NULL)) < 0)
 		return ret;
 	return 0;
 }

@@ -126,6 +126,7 @@ struct amd_dev {
 	char bus[32];
 	char arch[16];
 	unsigned gc_major, gc_minor, gc_rev;
+	unsigned xccs;			/* unharvested GC instances (§2.4: XCCs) */
 	enum amd_gfx gfx;
 	enum amd_sdma sdma_gen;
 	struct amd_regs regs;

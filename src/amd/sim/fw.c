@@ -11,6 +11,13 @@
  * of it, or the right piece out of order, is refused. The images are read
  * at the first bootloader or ring command, not at the sim's creation: most
  * sims never boot in full.
+ *
+ * GC 9.4.3 (§3.3): the sOS image's primary components (those before its
+ * v2.1 psp_aux_fw_bin_index, §1.2; when the aux set is sent instead is not
+ * in the facts: this sim takes the primary set), the SMU file's P2S
+ * pptable ("XS2P", §1.3), SDMA v1's ucode as SDMA0..3 (§1.4), the F32
+ * MEC's code and jump table (§1.5), the RLC's v2.1 lists and RLC_G, then
+ * REG_LIST, the sOS image's PSP_RL.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -58,7 +65,12 @@ sos_parts(struct sim_fw *w, const struct sim_file *f)
 		{ 11, 0xF0000, "IPKEYMGR_DRV" }, { 1, 0x20000, "SOS" },
 	};
 	uint32_t uao = u32(f, 0x18), count = u32(f, 0x20);
-	uint64_t descs = u32(f, 0x08) >> 16 == 1 ? 0x28 : 0x24;	/* v2.1 : v2.0 */
+	bool v21 = u32(f, 0x08) >> 16 == 1;
+	uint64_t descs = v21 ? 0x28 : 0x24;
+	uint32_t aux = v21 ? u32(f, 0x24) : 0;	/* the aux set's first bin */
+
+	if (aux && aux < count)
+		count = aux;
 
 	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++)
 		for (uint32_t i = 0; i < count && i < 32; i++) {
@@ -80,6 +92,10 @@ sos_parts(struct sim_fw *w, const struct sim_file *f)
 			w->toc = f->bytes + uao + u32(f, d + 8);
 			w->toc_len = u32(f, d + 12);
 		}
+		if (u32(f, d) == 6 && (uint64_t)uao + u32(f, d + 8) + u32(f, d + 12) <= f->len) {
+			w->rl = f->bytes + uao + u32(f, d + 8);
+			w->rl_len = u32(f, d + 12);
+		}
 	}
 	return true;
 }
@@ -94,9 +110,32 @@ load_parts(struct sim_fw *w, const struct sim_file *f, const char *kind)
 	uint32_t uao = u32(f, 0x18), size = u32(f, 0x14), major = u32(f, 0x08) & 0xFFFF;
 	uint32_t minor = u32(f, 0x08) >> 16;
 
+	if (!strcmp(f->name, "smu_13_0_6.bin")) {
+		/* MP1 13.0.6: the P2S pptable (§1.3, SMC v2.1). The entries'
+		 * and tables' offsets count from the file's start: read so,
+		 * smu_13_0_6.bin's three tables tile the file after the entries. */
+		uint32_t n = u32(f, 0x24), at = u32(f, 0x28);
+
+		w->smu_version = u32(f, 0x10);
+		for (uint32_t i = 0; i < n && i < 16; i++)
+			if (u32(f, at + 12 * i) == 0x50325358u)
+				return LOAD(129, u32(f, at + 12 * i + 4), u32(f, at + 12 * i + 8),
+					    "P2S table");
+		snprintf(w->why, sizeof(w->why), "%s: no P2S pptable", f->name);
+		return false;
+	}
 	if (!strcmp(kind, "smu")) {
 		w->smu_version = u32(f, 0x10);
 		return LOAD(18, uao, size, "SMU");
+	}
+	if (!strcmp(kind, "sdma") && major == 1)
+		return LOAD(9, uao, size, "SDMA0") && LOAD(10, uao, size, "SDMA1") &&
+		       LOAD(52, uao, size, "SDMA2") && LOAD(53, uao, size, "SDMA3");
+	if (!strcmp(kind, "mec") && major == 1) {
+		uint32_t jt_off = u32(f, 0x24), jt_size = u32(f, 0x28);
+
+		return LOAD(4, uao, size - 4 * jt_size, "CP_MEC") &&
+		       LOAD(5, uao + 4 * jt_off, 4 * jt_size, "CP_MEC_ME1");
 	}
 	if (!strcmp(kind, "sdma")) {
 		if (major >= 3)
@@ -209,6 +248,15 @@ sim_fw_load(struct amd_sim *s)
 	}
 	vname(name, sizeof(name), "gc_", l->ver[0], "_rlc.bin");
 	ok = ok && find(s, w, &dirs, name, "rlc");
+	if (ok && l->ver[0][0] == 9) {		/* REG_LIST last (§3.3) */
+		if (!w->rl || w->nload == SIM_FW_PARTS) {
+			snprintf(w->why, sizeof(w->why), "the sOS image has no PSP_RL");
+			ok = false;
+		} else {
+			w->load[w->nload++] = (struct sim_part){ 67, 0, w->rl, w->rl_len,
+				w->files[0].name, "REG_LIST" };
+		}
+	}
 	w->ready = ok;
 }
 

@@ -151,6 +151,8 @@ struct sim_fw {
 	size_t nload;
 	const uint8_t *toc;
 	uint64_t toc_len;
+	const uint8_t *rl;			/* the sOS's PSP_RL: GC 9's REG_LIST */
+	uint64_t rl_len;
 	uint32_t sos_version, smu_version;
 	uint64_t mec_start;
 };
@@ -162,7 +164,7 @@ struct sim_mp {
 	bool tmr;			/* SETUP_TMR done (MP0 13) */
 	size_t boot_next, load_next;	/* the next expected component, piece */
 	uint32_t wptr;			/* ring dwords consumed */
-	bool autoloaded;
+	bool autoloaded;		/* the RLC started: AUTOLOAD_RLC, GC 9's REG_LIST */
 	bool smu;			/* the SMU's firmware runs */
 	uint32_t smu_version;
 	bool dram_hi, dram_lo, features;

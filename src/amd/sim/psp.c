@@ -15,7 +15,12 @@
  * image's, in linux's order; the command buffer's size and version;
  * LOAD_TOC before any LOAD_IP_FW and AUTOLOAD_RLC after the last; on MP0
  * 13 SETUP_TMR (1 MiB aligned in VRAM, LOAD_TOC's size, virt_phy_addr)
- * right after the SMU's firmware and before any other piece. Its
+ * right after the SMU's firmware and before any other piece; on MP0
+ * 13.0.6 (GC 9.4.3, no TOC, a boot-time TMR) SETUP_TMR with buffer 0 and
+ * size 0 before the first piece, REG_LIST as the last piece and no
+ * AUTOLOAD_RLC (§3.8). Its SMU answers once the piece that carries the
+ * SMU's file is taken (its firmware, or 13.0.6's P2S table: when a real
+ * 13.0.6 SMU first answers is not in the facts). Its
  * refusals' statuses are GlobalPlatform TEE codes, the family linux's
  * psp_cmd_submit_buf tests (TEE_ERROR_NOT_SUPPORTED): BAD_PARAMETERS
  * 0xFFFF0006 (a layout), BAD_STATE 0xFFFF0007 (out of order), SECURITY
@@ -160,6 +165,17 @@ ring_cmd(struct amd_sim *s, uint32_t v)
 	}
 }
 
+/* The RLC runs the loaded images: CP idle, bootload complete where the
+ * GC has that register (GC 11, 12). */
+static void
+rlc_started(struct amd_sim *s)
+{
+	s->mp->autoloaded = true;
+	if (s->lay.rlc_bootload)
+		sim_reg_set(s, s->lay.rlc_bootload, 1u << 31);
+	sim_reg_set(s, s->lay.cp_stat, 0);
+}
+
 /* One command buffer: its status (the response's tmr_size in *tmr). */
 static uint32_t
 run(struct amd_sim *s, const uint8_t *cmd, uint32_t *tmr)
@@ -199,20 +215,30 @@ run(struct amd_sim *s, const uint8_t *cmd, uint32_t *tmr)
 			return ST_SECURITY;
 		m->load_next++;
 		m->loads++;
-		if (want->type == 18) {		/* the SMU starts its firmware */
+		if (want->type == 18 || want->type == 129) {	/* the SMU starts */
 			m->smu = true;
 			m->smu_version = w->smu_version;
 		}
+		if (want->type == 67)		/* GC 9: REG_LIST starts the RLC */
+			rlc_started(s);
 		return 0;
-	case 0x21:		/* AUTOLOAD_RLC */
+	case 0x21:		/* AUTOLOAD_RLC: GC 11 and 12 */
+		if (s->lay.ver[0][0] == 9)
+			return ST_NOT_SUPPORTED;
 		if (!w->ready || m->load_next != w->nload || m->autoloaded)
 			return ST_BAD_STATE;
-		m->autoloaded = true;
-		if (s->lay.rlc_bootload)
-			sim_reg_set(s, s->lay.rlc_bootload, 1u << 31);
-		sim_reg_set(s, s->lay.cp_stat, 0);
+		rlc_started(s);
 		return 0;
 	case 5:			/* SETUP_TMR: MP0 14.0.2/14.0.3 hold it from boot */
+		if (s->lay.ver[0][0] == 9) {	/* MP0 13.0.6: boot-time, announced */
+			sim_fw_load(s);
+			if (!w->ready || m->tmr || m->load_next != 0)
+				return ST_BAD_STATE;
+			if (addr || rd32(p + 8))
+				return ST_BAD_PARAMETERS;
+			m->tmr = true;
+			return 0;
+		}
 		if (s->lay.ver[2][0] >= 14 || !m->toc || m->tmr || m->load_next != 1)
 			return ST_BAD_STATE;	/* MP0 13: after the SMU's firmware */
 		if (addr & 0xFFFFF || rd32(p + 8) != SIM_TMR_BYTES || !(rd32(p + 12) & 2) ||

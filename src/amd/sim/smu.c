@@ -9,7 +9,10 @@
  * driver table's address), TestMessage; 0xFE for any other. Its debug
  * mailbox's message 2 in C2PMSG_75 resets the GPU whole (mode 1, below).
  * With no firmware running, or silenced (amd_sim_inject), nothing answers.
- * Message ids are MP1 13.0.0's and 14.0.2's (identical for these).
+ * Message ids are MP1 13.0.0's and 14.0.2's (identical for these); MP1
+ * 13.0.6 (GC 9.4.3) numbers them otherwise (§3.9: EnableAllSmuFeatures 5,
+ * SetDriverDramAddrHigh 0xD, Low 0xE) and takes GfxDriverReset(1),
+ * message 3, as its mode-1 reset; its debug mailbox answers nothing here.
  */
 #include "amd/sim/priv.h"
 
@@ -35,12 +38,33 @@ sim_mode1_reset(struct amd_sim *s)
 	sim_mp_power_on(s, true);
 }
 
+/* MP1 13.0.6's ids as 13.0.0's (§3.9); GfxDriverReset as 0x100. */
+static uint32_t
+as_13_0_0(uint32_t msg)
+{
+	switch (msg) {
+	case 3: return 0x100;
+	case 5: return 6;
+	case 0xD: return 0xE;
+	case 0xE: return 0xF;
+	case 1: case 2: return msg;
+	}
+	return 0;	/* unknown */
+}
+
 static uint32_t
 message(struct amd_sim *s, uint32_t msg, uint32_t arg)
 {
 	struct sim_mp *m = s->mp;
 
+	if (s->lay.ver[3][0] == 13 && s->lay.ver[3][2] == 6)
+		msg = as_13_0_0(msg);
 	switch (msg) {
+	case 0x100:		/* 13.0.6's GfxDriverReset(1): mode 1 */
+		if (arg != 1)
+			return 0xFF;
+		sim_mode1_reset(s);	/* the answer is lost with the registers */
+		return 0;
 	case 1:			/* TestMessage */
 		sim_reg_set(s, c2p(s, 82), arg + 1);
 		return 1;
@@ -78,8 +102,11 @@ sim_smu_write(struct amd_sim *s, uint32_t index, uint32_t value)
 	sim_reg_set(s, index, value);
 	live = m->smu && !m->smu_silent;
 	if (live && index == c2p(s, 66)) {
-		sim_reg_set(s, c2p(s, 90), message(s, value, sim_reg(s, c2p(s, 82))));
-	} else if (live && index == c2p(s, 75)) {
+		uint32_t answer = message(s, value, sim_reg(s, c2p(s, 82)));
+
+		if (answer)		/* 0: reset, the registers cleared */
+			sim_reg_set(s, c2p(s, 90), answer);
+	} else if (live && index == c2p(s, 75) && s->lay.ver[0][0] != 9) {
 		if (value == 2)
 			sim_mode1_reset(s);	/* the answer is lost with the registers */
 		else

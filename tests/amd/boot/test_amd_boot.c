@@ -8,7 +8,8 @@
  * and opens again in part after a clean close. Each firmware step's
  * failure, injected in the sim, is refused with its step's message and
  * leaves the GPU lost; missing or changed images are refused before any
- * register write.
+ * register write. GC 9.4.3 (one XCC) boots in full as the others do; its
+ * several-XCC refusal is test_amd_open's (a fake GPU's table).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -92,6 +93,42 @@ static void test_full_boot_12_0_1(void **s) { (void)s; full_then_partial("12.0.1
 static void test_full_boot_12_0_0(void **s) { (void)s; full_then_partial("12.0.0", 13); }
 static void test_full_boot_11_0_0(void **s) { (void)s; full_then_partial("11.0.0", 12); }
 static void test_full_boot_11_0_2(void **s) { (void)s; full_then_partial("11.0.2", 12); }
+/* GC 9.4.3 (its firmware running: reset by GfxDriverReset first) loads 12
+ * pieces after SETUP_TMR: P2S table, SDMA0..3, CP_MEC and its jump table,
+ * the RLC's three lists and RLC_G, and REG_LIST, which starts its RLC. */
+static void test_full_boot_9_4_3(void **s) { (void)s; full_then_partial("9.4.3", 12); }
+
+/* GC 9.4.3 from power-on: its bootloader takes the sOS's primary set. */
+static void
+test_full_boot_9_4_3_from_power_on(void **state)
+{
+	struct sim_dev f;
+	bool autoloaded = false;
+
+	(void)state;
+	up(&f, "9.4.3", NULL);
+	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_POWER_CYCLE, 0, true), 0);
+	open_ok(&f);
+	assert_int_equal(amd_sim_psp_loads(f.sim, &autoloaded), 12);
+	assert_true(autoloaded);
+	sim_copy_work(&f, 0);
+	sim_dev_close(&f);
+}
+
+/* MP1 13.0.6 silent: GC 9.4.3 with its sOS running cannot be reset. */
+static void
+test_smu_silent_cannot_reset_9_4_3(void **state)
+{
+	struct sim_dev f;
+
+	(void)state;
+	up(&f, "9.4.3", NULL);
+	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_SMU_SILENT, 0, true), 0);
+	open_fails(&f, -EIO, "RESET: its sOS runs (C2PMSG_81 = 0x1) but its SMU "
+		   "does not answer, so it cannot be reset (mode 1): SMU: no answer "
+		   "to GetSmuVersion after 100 ms (C2PMSG_90 = 0x0)" LOST);
+	sim_dev_close(&f);
+}
 
 /* A GPU no firmware runs on (power-on): booted from its bootloader, no reset. */
 static void
@@ -127,21 +164,37 @@ test_bootloader_never_ready(void **state)
 	sim_dev_close(&f);
 }
 
+/* A LOAD_IP_FW of type refused on gc: the step names it, the GPU is lost;
+ * the sOS runs, so the next open resets it (mode 1) and boots it. */
 static void
-test_load_ip_fw_refused(void **state)
+load_refused(const char *gc, uint32_t type, const char *want)
 {
 	struct sim_dev f;
 
-	(void)state;
-	up(&f, "12.0.1", NULL);
-	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_PSP_REFUSES_TYPE, 89, true), 0);
-	open_fails(&f, -EPROTO, "PSP: LOAD_IP_FW of gc_12_0_1_mec.bin's RS64 "
-		   "instructions (type 89) refused (status 0xffff000f)" LOST);
-	/* The sOS runs: the next open resets the GPU (mode 1) and boots it. */
+	up(&f, gc, NULL);
+	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_PSP_REFUSES_TYPE, type, true), 0);
+	open_fails(&f, -EPROTO, want);
 	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_PSP_REFUSES_TYPE, 0, false), 0);
 	open_ok(&f);
 	sim_copy_work(&f, 0);
 	sim_dev_close(&f);
+}
+
+static void
+test_load_ip_fw_refused(void **state)
+{
+	(void)state;
+	load_refused("12.0.1", 89, "PSP: LOAD_IP_FW of gc_12_0_1_mec.bin's RS64 "
+		     "instructions (type 89) refused (status 0xffff000f)" LOST);
+}
+
+/* GC 9.4.3's REG_LIST refused; its next open resets it by GfxDriverReset. */
+static void
+test_reg_list_refused(void **state)
+{
+	(void)state;
+	load_refused("9.4.3", 67, "PSP: LOAD_IP_FW of psp_13_0_6_sos.bin's PSP_RL as "
+		     "REG_LIST (type 67) refused (status 0xffff000f)" LOST);
 }
 
 static void
@@ -260,21 +313,6 @@ test_missing_image_refused_before_any_write(void **state)
 	refused_without_writes(-1, "gc_12_0_1_imu.bin", "gc_12_0_1_imu.bin");
 }
 
-/* GC 9.4.3's full boot is not built: refused before any write. */
-static void
-test_not_built_refused_before_any_write(void **state)
-{
-	struct sim_dev f;
-	uint64_t writes;
-
-	(void)state;
-	up(&f, "9.4.3", NULL);
-	writes = amd_sim_reg_writes(f.sim);
-	open_fails(&f, -ENOTSUP, "the full boot of GC 9.4.3 is not built yet");
-	assert_int_equal(amd_sim_reg_writes(f.sim), writes);
-	sim_dev_close(&f);
-}
-
 int
 main(void)
 {
@@ -283,6 +321,10 @@ main(void)
 		cmocka_unit_test(test_full_boot_12_0_0),
 		cmocka_unit_test(test_full_boot_11_0_0),
 		cmocka_unit_test(test_full_boot_11_0_2),
+		cmocka_unit_test(test_full_boot_9_4_3),
+		cmocka_unit_test(test_full_boot_9_4_3_from_power_on),
+		cmocka_unit_test(test_reg_list_refused),
+		cmocka_unit_test(test_smu_silent_cannot_reset_9_4_3),
 		cmocka_unit_test(test_full_boot_from_power_on),
 		cmocka_unit_test(test_bootloader_never_ready),
 		cmocka_unit_test(test_load_ip_fw_refused),
@@ -291,7 +333,6 @@ main(void)
 		cmocka_unit_test(test_firmware_survives_reset),
 		cmocka_unit_test(test_changed_image_refused_before_any_write),
 		cmocka_unit_test(test_missing_image_refused_before_any_write),
-		cmocka_unit_test(test_not_built_refused_before_any_write),
 	};
 
 	if (!getenv("RIG_TEST_FIRMWARE")) {

@@ -16,12 +16,13 @@
 #include "../dev/sim_dev.h"
 #include "amd/amd.h"
 
-#define PIECES_12_0_1	13	/* LOAD_IP_FW pieces of a full boot (test_amd_boot) */
+#define PIECES_12_0_1	13	/* LOAD_IP_FW pieces of a full boot (test_amd_boot); 12 on 9.4.3 */
 
 struct moves {
 	struct sim_dev f;
 	const struct rig_pci_machine *m;
 	char dev[160];			/* the function's sysfs folder, relative */
+	uint64_t pieces;		/* what its full boot loads */
 };
 
 /* A sim of gc whose firmware another driver started (mark 0), unbound. */
@@ -42,6 +43,7 @@ up(struct moves *v, const char *gc)
 	snprintf(v->dev, sizeof(v->dev), "sys/bus/pci/devices/%s",
 		 amd_sim_bus(v->f.sim));
 	amd_driver_wait_ms = 200;
+	v->pieces = strcmp(gc, "9.4.3") ? PIECES_12_0_1 : 12;
 }
 
 static void
@@ -118,7 +120,7 @@ open_close(struct moves *v)
 		fail_msg("open: %s", rig_why());
 	full = amd_sim_psp_loads(v->f.sim, NULL) > before;
 	if (full)
-		assert_int_equal(amd_sim_psp_loads(v->f.sim, NULL) - before, PIECES_12_0_1);
+		assert_int_equal(amd_sim_psp_loads(v->f.sim, NULL) - before, v->pieces);
 	assert_string_equal(state_now(v), "held by this process");
 	assert_int_equal(rig_close(v->f.d), 0);
 	rig_device_release(v->f.d);
@@ -325,17 +327,24 @@ test_reset_bootloader_never_ready(void **state)
 	down(&v);
 }
 
-/* GC 9.4.3 with its sOS running: its mode 1 is not built; nothing written. */
+/* GC 9.4.3 with its sOS running: mode 1 by MP1 13.0.6's GfxDriverReset(1),
+ * after which it opens with a full boot, then in part; firmware that
+ * survives its reset is refused as on GC 12. */
 static void
-test_reset_gc9_not_built(void **state)
+test_reset_gc9(void **state)
 {
 	struct moves v;
 
 	(void)state;
 	up(&v, "9.4.3");
-	reset_refused(&v, -ENOTSUP, "): its sOS runs (C2PMSG_81 = 0x1) and the "
-		      "mode-1 reset of GC 9.4.3 (the SMU's GfxDriverReset) is not "
-		      "built; nothing was written");
+	if (rig_amd_pci_reset(v.m, 0) < 0)
+		fail_msg("reset: %s", rig_why());
+	assert_true(open_close(&v));
+	assert_false(open_close(&v));
+	assert_int_equal(amd_sim_inject(v.f.sim, AMD_SIM_SOS_SURVIVES_RESET, 0, true), 0);
+	assert_int_equal(rig_amd_pci_reset(v.m, 0), -EIO);
+	why_has("): RESET: firmware rig did not start still runs after the mode-1 "
+		"reset (C2PMSG_81 = 0x1)");
 	down(&v);
 }
 
@@ -425,7 +434,7 @@ main(void)
 		cmocka_unit_test(test_reset_sos_survives),
 		cmocka_unit_test(test_reset_smu_silent),
 		cmocka_unit_test(test_reset_bootloader_never_ready),
-		cmocka_unit_test(test_reset_gc9_not_built),
+		cmocka_unit_test(test_reset_gc9),
 		cmocka_unit_test(test_detach_refuses_radeon_and_held),
 		cmocka_unit_test(test_detach_unreleased_kfd),
 		cmocka_unit_test(test_detach_bar_not_resizable),

@@ -3,8 +3,8 @@
  * test_amd_device: the AMD device (src/amd/dev/) on the software GPU,
  * opened as a program opens it: rig_open of rig_amd_pci_gpu's opener on
  * the sim's machine, with the real images at RIG_TEST_FIRMWARE. The open
- * boots a GPU a clean session left (and refuses one none did, before any
- * write); copies run on SDMA:0 and launches of a real code object on
+ * boots a GPU a clean session left in part (test_amd_boot boots one none
+ * did in full); copies run on SDMA:0 and launches of a real code object on
  * COMPUTE:0, ordered into one timeline; a kernel that touches unmapped
  * memory loses the device naming the value, the part and the address; a
  * queue that stops consuming loses it after hang_ms; a close leaves the
@@ -130,25 +130,6 @@ test_open_boots_and_closes_clean(void **state)
 			fail_msg("reopen of GC %s: %s", gcs[k], rig_why());
 		sim_down(&f);
 	}
-}
-
-static void
-test_refuses_a_gpu_no_clean_session_left(void **state)
-{
-	struct fix f;
-
-	(void)state;
-	sim_up(&f, "9.4.3", 0);
-	assert_int_equal(rig_open(f.o, &f.d), -ENOTSUP);
-	if (!strstr(rig_why(), "AMD-PCI: the full boot of GC 9.4.3 is not built yet "
-		    "(0000:03:00.0 passed every check before the boot; no clean session "
-		    "of rig left it: SCRATCH_REG7 0x0, SCRATCH_REG6 0x0, VM fault status 0x0)"))
-		fail_msg("the refusal: %s", rig_why());
-	f.d = NULL;
-	/* Nothing was written: the sim is as it was, still unmarked. */
-	assert_int_equal(rig_open(f.o, &f.d), -ENOTSUP);
-	f.d = NULL;
-	sim_down(&f);
 }
 
 static void
@@ -538,7 +519,6 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_open_boots_and_closes_clean),
-		cmocka_unit_test(test_refuses_a_gpu_no_clean_session_left),
 		cmocka_unit_test(test_copies_in_order),
 		cmocka_unit_test(test_launch_runs_the_code_object),
 		cmocka_unit_test(test_vm_fault_names_the_culprit),

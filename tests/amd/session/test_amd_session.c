@@ -38,8 +38,10 @@
 #define BUS		"0000:03:00.0"
 #define TELL_FD		3	/* a child's pipe to the test */
 #define GO_FD		4	/* the test's pipe to a child that waits */
-#define GC		"12.0.1"
-#define GC_PIECES	13	/* LOAD_IP_FWs of GC 12.0.1's full boot */
+/* The GC of the sims made: 12.0.1, or 9.4.3 for the kill tests' second
+ * run (gc943), and its full boot's LOAD_IP_FWs. */
+static const char *gc = "12.0.1";
+static uint64_t gc_pieces = 13;
 #define COMMAND		"test_amd_session"
 
 static const char *rig_tool;
@@ -52,14 +54,14 @@ struct gpu {
 };
 
 /*
- * A shared sim of GC 12.0.1 and this process's opener of it: as a clean
+ * A shared sim of GC gc and this process's opener of it: as a clean
  * session of rig left it (mark), with foreign firmware running (mark 0),
  * or power-cycled (no firmware runs, the bootloader ready).
  */
 static void
 gpu_make(struct gpu *g, uint32_t mark, bool power_cycled)
 {
-	struct amd_sim_opts o = { .gc = GC, .mark = mark, .shared = true,
+	struct amd_sim_opts o = { .gc = gc, .mark = mark, .shared = true,
 				  .vram_bytes = 512ull << 20 };
 
 	memset(g, 0, sizeof(*g));
@@ -93,7 +95,7 @@ open_and_run(struct gpu *g, bool full)
 	if (rig_open(g->o, &d) < 0)
 		fail_msg("open: %s", rig_why());
 	after = amd_sim_psp_loads(g->sim, NULL);
-	assert_int_equal(after - before, full ? GC_PIECES : 0);
+	assert_int_equal(after - before, full ? gc_pieces : 0);
 	amd_sim_marks(g->sim, &mark, &dirty);
 	assert_int_equal(mark, SIM_MARK_CLEAN);
 	assert_int_equal(dirty, 1);
@@ -338,6 +340,23 @@ test_killed_mid_work(void **state)
 	gpu_free(&g);
 }
 
+/* The kill tests again on GC 9.4.3, whose dirty GPU its next open resets
+ * with MP1 13.0.6's GfxDriverReset and boots in full (12 pieces). */
+static void
+gc943(void (*test)(void **), void **state)
+{
+	gc = "9.4.3";
+	gc_pieces = 12;
+	test(state);
+	gc = "12.0.1";
+	gc_pieces = 13;
+}
+
+static void test_killed_at_each_boot_step_9_4_3(void **s) { gc943(test_killed_at_each_boot_step, s); }
+static void test_killed_inside_the_psp_9_4_3(void **s) { gc943(test_killed_inside_the_psp, s); }
+static void test_killed_in_a_partial_boot_9_4_3(void **s) { gc943(test_killed_in_a_partial_boot, s); }
+static void test_killed_mid_work_9_4_3(void **s) { gc943(test_killed_mid_work, s); }
+
 /* `rig --root root devices`: its output. */
 static void
 rig_devices(const char *root, char *out, size_t len)
@@ -403,7 +422,7 @@ test_holder_named(void **state)
 static void
 test_refusals(void **state)
 {
-	struct amd_sim_opts o = { .gc = GC, .shared = true };
+	struct amd_sim_opts o = { .gc = gc, .shared = true };
 	char root[256], want[700];
 	struct amd_sim *a = NULL, *b = NULL, *peer;
 
@@ -591,6 +610,10 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_killed_inside_the_psp),
 		cmocka_unit_test(test_killed_in_a_partial_boot),
 		cmocka_unit_test(test_killed_mid_work),
+		cmocka_unit_test(test_killed_at_each_boot_step_9_4_3),
+		cmocka_unit_test(test_killed_inside_the_psp_9_4_3),
+		cmocka_unit_test(test_killed_in_a_partial_boot_9_4_3),
+		cmocka_unit_test(test_killed_mid_work_9_4_3),
 		cmocka_unit_test(test_holder_named),
 	};
 

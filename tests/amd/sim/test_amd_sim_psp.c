@@ -10,6 +10,10 @@
  * another piece than the next (BAD_STATE), a piece with one byte changed
  * (SECURITY), an unknown command (NOT_SUPPORTED); the SMU answers each
  * message as §3.9 lists, and its debug mailbox resets the GPU whole.
+ * GC 9.4.3 (MP0, MP1 13.0.6): SETUP_TMR with buffer 0 and size 0 before
+ * the first piece (BAD_PARAMETERS otherwise, BAD_STATE twice or after a
+ * piece), the P2S table first, AUTOLOAD_RLC refused (NOT_SUPPORTED), the
+ * SMU's 13.0.6 message ids and GfxDriverReset(1) as the mode-1 reset.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -65,20 +69,33 @@ put32(uint8_t *p, uint32_t v)
 	memcpy(p, &v, 4);
 }
 
-/* The sOS image's component of fw_type (psp v2.0: descriptors at 0x24). */
+/* The sOS image's component of fw_type, or NULL (psp v2.0: descriptors
+ * at 0x24; v2.1: at 0x28, the primary set before psp_aux_fw_bin_index). */
 static const uint8_t *
-sos_part(const struct file *f, uint32_t type, uint32_t *len)
+sos_has(const struct file *f, uint32_t type, uint32_t *len)
 {
-	for (uint32_t i = 0; i < u32(f->b + 0x20); i++) {
-		const uint8_t *d = f->b + 0x24 + 16 * i;
+	bool v21 = u32(f->b + 8) >> 16 == 1;
+	uint32_t n = v21 ? u32(f->b + 0x24) : u32(f->b + 0x20);
+
+	for (uint32_t i = 0; i < n; i++) {
+		const uint8_t *d = f->b + (v21 ? 0x28 : 0x24) + 16 * i;
 
 		if (u32(d) == type) {
 			*len = u32(d + 12);
 			return f->b + u32(f->b + 0x18) + u32(d + 8);
 		}
 	}
-	fail_msg("no component %u", type);
 	return NULL;
+}
+
+static const uint8_t *
+sos_part(const struct file *f, uint32_t type, uint32_t *len)
+{
+	const uint8_t *p = sos_has(f, type, len);
+
+	if (!p)
+		fail_msg("no component %u", type);
+	return p;
 }
 
 static uint32_t
@@ -111,8 +128,10 @@ sos_up(struct gpu *g, const struct file *sos)
 	uint32_t len;
 
 	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
-		const uint8_t *p = sos_part(sos, order[k][0], &len);
+		const uint8_t *p = sos_has(sos, order[k][0], &len);
 
+		if (!p)
+			continue;	/* 13.0.6 has no SPL, no IPKEYMGR_DRV */
 		assert_int_equal(component(g, p, len, order[k][1]),
 				 order[k][0] == 1 ? 0 : 0x80000000u);
 	}
@@ -259,6 +278,51 @@ test_smu_mailbox(void **state)
 	gpu_close(&g);
 }
 
+/* MP0 13.0.6's sOS commands, and MP1 13.0.6's mailbox after the P2S table. */
+static void
+test_gc_9_4_3(void **state)
+{
+	struct file sos = slurp("psp_13_0_6_sos.bin"), smu = slurp("smu_13_0_6.bin");
+	uint32_t m = MSG1_AT, wptr = 0;
+	/* The P2S pptable: smu_13_0_6.bin's second entry, "XS2P" (§1.3). */
+	uint32_t entries = u32(smu.b + 0x28), p2s_at = u32(smu.b + entries + 12 + 4);
+	uint32_t p2s_len = u32(smu.b + entries + 12 + 8);
+	uint32_t load_p2s[4] = { m, 0, p2s_len, 129 };
+	uint32_t tmr_sized[6] = { 0, 0, 0x1000000, 2, 0, 0 }, tmr[6] = { 0, 0, 0, 2, 0, 0 };
+	struct gpu g;
+
+	(void)state;
+	assert_int_equal(u32(smu.b + entries + 12), 0x50325358u);
+	gpu_open(&g, "9.4.3");
+	assert_int_equal(amd_sim_inject(g.sim, AMD_SIM_POWER_CYCLE, 0, true), 0);
+	sos_up(&g, &sos);
+	memcpy(g.vram + MSG1_AT, smu.b + p2s_at, p2s_len);
+	assert_int_equal(command(&g, &wptr, 6, 1, load_p2s, 4, NULL), 0xFFFF0007u);
+	assert_int_equal(command(&g, &wptr, 0x21, 1, NULL, 0, NULL), 0xFFFF000Au);
+	assert_int_equal(command(&g, &wptr, 5, 1, tmr_sized, 6, NULL), 0xFFFF0006u);
+	assert_int_equal(command(&g, &wptr, 5, 1, tmr, 6, NULL), 0);
+	assert_int_equal(command(&g, &wptr, 5, 1, tmr, 6, NULL), 0xFFFF0007u);
+	assert_int_equal(message(&g, 2, 0), 0);		/* no SMU yet */
+	assert_int_equal(command(&g, &wptr, 6, 1, load_p2s, 4, NULL), 0);
+	assert_int_equal(amd_sim_psp_loads(g.sim, NULL), 1);
+	/* MP1 13.0.6's ids: EnableAllSmuFeatures 5, DramAddrHigh 0xD, Low 0xE. */
+	assert_int_equal(message(&g, 2, 0), 1);
+	assert_int_equal(message(&g, 5, 0), 0xFD);
+	assert_int_equal(message(&g, 0xD, 0), 1);
+	assert_int_equal(message(&g, 0xE, 0x100000), 1);
+	assert_int_equal(message(&g, 5, 0), 1);
+	assert_int_equal(message(&g, 3, 0), 0xFF);	/* GfxDriverReset(0) */
+	gpu_wreg(&g, gpu_reg(&g, AMD_REG_GC_SCRATCH_REG7), 0x1234);
+	(void)message(&g, 3, 1);			/* mode 1: its answer cleared */
+	assert_int_equal(gpu_rreg(&g, mp0(&g, 81)), 0);
+	assert_int_equal(gpu_rreg(&g, mp0(&g, 35)), 0x80000000u);
+	assert_int_equal(gpu_rreg(&g, gpu_reg(&g, AMD_REG_GC_SCRATCH_REG7)), 0);
+	assert_int_equal(message(&g, 2, 0), 0);
+	gpu_close(&g);
+	free(sos.b);
+	free(smu.b);
+}
+
 int
 main(void)
 {
@@ -266,6 +330,7 @@ main(void)
 		cmocka_unit_test(test_bootloader_order_and_bytes),
 		cmocka_unit_test(test_sos_commands),
 		cmocka_unit_test(test_smu_mailbox),
+		cmocka_unit_test(test_gc_9_4_3),
 	};
 
 	if (!getenv("RIG_TEST_FIRMWARE")) {

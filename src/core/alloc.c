@@ -213,7 +213,7 @@ key_of(uint64_t bytes, enum rig_memory kind)
  * end changes: not its memory (its bytes are not zeroed), only its item
  * and its count.
  */
-static struct alloc *
+static inline __attribute__((always_inline)) struct alloc *
 reuse(struct rig_device *d, uint64_t key, bool wait)
 {
 	struct limbo_item *it;
@@ -267,8 +267,10 @@ out:
 	return ret;
 }
 
-/* A new allocation from the driver, memory released first coming back. */
-static int
+/* A new allocation from the driver, memory released first coming back.
+ * Out of line and cold: inlined, its registers made alloc_make()'s reuse,
+ * the common case, save and restore them on every call. */
+static __attribute__((noinline, cold)) int
 make_new(struct rig_device *d, uint64_t bytes, enum rig_memory kind,
 	 struct alloc **out)
 {
@@ -408,10 +410,12 @@ stays(struct rig_device *d, struct alloc *a)
 {
 	if (!a->region)
 		return false;
-	if (!limbo_item_idle(&a->item))
+	/* The busy device first: two loads, where the idle test walks the
+	 * points and reads their words (the common release, bench_reclaim). */
+	if (a->item.key &&
+	    atomic_load_explicit(&d->tl.issued, memory_order_relaxed) > timeline_word(&d->tl))
 		return true;
-	return a->item.key &&
-	       atomic_load_explicit(&d->tl.issued, memory_order_relaxed) > timeline_word(&d->tl);
+	return !limbo_item_idle(&a->item);
 }
 
 /*
@@ -458,6 +462,8 @@ park(struct rig_device *d, struct alloc *a)
 	return true;
 }
 
+static void put_locked(struct rig_device *d, struct alloc *a);
+
 void
 alloc_put(struct alloc *a)
 {
@@ -472,8 +478,16 @@ alloc_put(struct alloc *a)
 	    atomic_fetch_sub(&a->refs, 1) != 1)
 		return;
 	note_uses(a);
-	if (park(d, a))
-		return;
+	if (!park(d, a))
+		put_locked(d, a);
+}
+
+/* alloc_put()'s slow path, under mem_lock: a lost device, or memory that
+ * goes back at once. Out of line and cold, so the park, the common
+ * release, saves no registers for it. */
+static __attribute__((noinline, cold)) void
+put_locked(struct rig_device *d, struct alloc *a)
+{
 	pthread_mutex_lock(&d->mem_lock);
 	if (a->dead) {
 		/* Its memory went at the device's end. */

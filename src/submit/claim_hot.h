@@ -71,12 +71,16 @@ claim_lock_all_quiet(struct use *u, size_t n)
 	for (;;) {
 		struct alloc *busy = NULL;
 
+		/* One pass: each allocation's mark read once its lock is
+		 * held (a host access sets it under the lock), all locked
+		 * before any busy one is waited for. */
 		for (size_t i = 0; i < n; i++)
-			if (i == 0 || u[i].a != u[i - 1].a)
+			if (i == 0 || u[i].a != u[i - 1].a) {
 				spin_lock(&u[i].a->lock);
-		for (size_t i = 0; i < n && !busy; i++)
-			if (atomic_load_explicit(&u[i].a->host_busy, memory_order_acquire))
-				busy = u[i].a;
+				if (atomic_load_explicit(&u[i].a->host_busy,
+							 memory_order_acquire))
+					busy = u[i].a;
+			}
 		if (__builtin_expect(!busy, 1))
 			return;
 		claim_unlock_all(u, n);

@@ -34,7 +34,7 @@ stamps_fini(struct stamps *s)
 }
 
 void
-stamps_clear(struct stamps *s)
+stamps_clear_split(struct stamps *s)
 {
 	if (!s->n)
 		return;

@@ -62,8 +62,20 @@ enum use_kind { USE_READ = 1, USE_WRITE };
 int stamps_init(struct stamps *s, uint64_t words);
 void stamps_fini(struct stamps *s);
 /* Forget every stamp, as stamps_init() left them, keeping the arrays of the
- * first segment (memory reused once every use is settled). */
-void stamps_clear(struct stamps *s);
+ * first segment (memory reused once every use is settled). Inline where
+ * the map is one segment, as a buffer used whole leaves it (every park of
+ * reusable memory, bench_reclaim): the call cost more than the clear. */
+void stamps_clear_split(struct stamps *s);
+static inline void
+stamps_clear(struct stamps *s)
+{
+	if (s->n == 1) {
+		s->seg[0].write = (struct stamp){ 0 };
+		s->seg[0].nreads = 0;
+	} else {
+		stamps_clear_split(s);
+	}
+}
 /* Add the waits of a use of words [lo, hi) to ws; 0 or -ENOMEM. */
 int stamps_prepare(struct stamps *s, uint64_t lo, uint64_t hi, enum use_kind u,
 		   struct waitset *ws);

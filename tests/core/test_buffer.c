@@ -59,6 +59,12 @@ test_negative_size_refused(void **state)
 	assert_int_equal(rig_buffer_create(pd.d, 8, (enum rig_memory)9, &b), RIG_EINVAL);
 	assert_string_equal(rig_why(), "rig_buffer_create: 9 is no memory kind");
 	assert_null(b);
+	/* The checks come in this order, the first failing one named. */
+	assert_int_equal(rig_buffer_create(pd.d, (size_t)-5, (enum rig_memory)9, NULL), RIG_EINVAL);
+	assert_string_equal(rig_why(), "rig_buffer_create: the out is NULL");
+	assert_int_equal(rig_buffer_create(pd.d, (size_t)-5, (enum rig_memory)9, &b), RIG_EINVAL);
+	assert_string_equal(rig_why(), "rig_buffer_create: -5 bytes is negative");
+	assert_null(b);
 	assert_int_equal(rig_polled_live_regions(pd.p), 0);
 }
 

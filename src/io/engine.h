@@ -165,6 +165,7 @@ struct disk {
 
 	_Atomic bool stopping;
 	_Atomic uint64_t refs;		/* the handle's, one per file */
+	_Atomic unsigned files;		/* files open (uring.c: an fsync inline) */
 
 	/* failure: 0 none, 1 being written, 2 written (text in failure) */
 	_Atomic int failed;
@@ -186,7 +187,7 @@ struct disk {
 
 	struct {
 		_Atomic uint64_t pieces, fixed_buffers, fixed_files, resubmits,
-			out_of_order, busy, held, max_in_flight;
+			out_of_order, busy, held, max_in_flight, joined;
 	} stats;
 };
 

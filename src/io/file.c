@@ -44,6 +44,7 @@ file_put(struct disk_file *f)
 	if (d->be_state)
 		d->be->file_drop(d, f);
 	pthread_mutex_unlock(&d->files_lock);
+	atomic_fetch_sub_explicit(&d->files, 1, memory_order_relaxed);
 	close(f->fd);
 	f->magic = 0;
 	free(f);
@@ -71,6 +72,7 @@ file_new(struct disk *d, const char *call, const char *path, int fd,
 	atomic_init(&f->refs, 1);
 	memcpy(f->path, path, n);
 	atomic_fetch_add_explicit(&d->refs, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&d->files, 1, memory_order_relaxed);
 	pthread_mutex_lock(&d->files_lock);
 	if (d->be_state)
 		d->be->file_add(d, f);

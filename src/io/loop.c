@@ -811,6 +811,9 @@ loop_main(void *arg)
 				d->cancelled = true;
 			}
 		}
+		/* Show what the last reap ended before the walk: the walk may
+		 * run an fsync inline (uring.c), which would hold it back. */
+		advance(d);
 		went = issue_some(d);
 		advance(d);
 		if (!d->blocked)

@@ -148,6 +148,7 @@ disk_new(const struct rig_disk_options *opt, _Atomic uint64_t *word)
 	feed_init(&d->feed);
 	jobs_init(&d->jobs);
 	atomic_init(&d->refs, 1);
+	atomic_init(&d->files, 0);
 	pthread_mutex_init(&d->files_lock, NULL);
 	for (unsigned i = opt->depth; i-- > 0;) {
 		d->pieces[i].next = d->free_pieces;
@@ -245,6 +246,7 @@ disk_stats(void *disk, struct disk_stats *out)
 	out->resubmits = atomic_load_explicit(&d->stats.resubmits, memory_order_relaxed);
 	out->out_of_order = atomic_load_explicit(&d->stats.out_of_order, memory_order_relaxed);
 	out->busy = atomic_load_explicit(&d->stats.busy, memory_order_relaxed);
+	out->joined = atomic_load_explicit(&d->stats.joined, memory_order_relaxed);
 	out->held = atomic_load_explicit(&d->stats.held, memory_order_relaxed);
 	out->max_in_flight = atomic_load_explicit(&d->stats.max_in_flight, memory_order_relaxed);
 }

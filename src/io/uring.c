@@ -22,14 +22,32 @@
  * worker, which runs the writes to one file one after another: a wake-up
  * and a thread's hop per write, ~70 us per 4 KiB write here against ~1.2
  * us for a pwrite(). So on those file systems a write piece below
- * ASYNC_BYTES is one pwrite() by the loop itself (what io-wq would run,
- * without the hop); its result waits on `inline_done` for the next reap,
- * so it completes like any piece. Larger writes go to io-wq, where
+ * ASYNC_BYTES the loop makes itself (what io-wq would run, without the
+ * hop): kept on `writes` until the walk that issued it ends (a bigger one
+ * made alone, below, is made at once), at the next
+ * reap, when the kept writes that are neighbours in one file are made in
+ * one pwritev() (one system call, one inode lock and one mtime update for
+ * a batch of small values behind an fsync, where a pwrite() each paid
+ * those per value); each result waits on `inline_done` for that reap, so
+ * it completes like any piece. Larger writes go to io-wq, where
  * several files' writes run at once, but only while another piece is in
  * flight: with nothing else in flight there is nothing to overlap, and
  * io-wq would cost two wake-ups per write (the worker's, then the loop's
  * for the completion; bench/server.c's 1 MiB requests spent ~4% of their
  * CPU time there), so the loop writes it itself too.
+ *
+ * Barriers the loop runs itself. IORING_OP_FSYNC always goes to an io-wq
+ * worker: a wake-up of it, and one of the loop for its completion, on the
+ * path from one fsync to the next (bench/server.c at 4 KiB: a file's next
+ * fsync began a median 240-540 us after the last ended, against ~110 us
+ * for the pthreads server that calls fsync() itself). Where nothing else
+ * is in flight and the disk has one file open, there is nothing the
+ * worker's fsync could overlap (the file's later writes wait for the
+ * barrier: loop.c), so the loop calls fsync() itself, and its result
+ * completes at the next reap like a write's. The cost: while it runs, the
+ * loop takes no new values; a read of that file, which could have run
+ * beside the fsync, starts after it. With two files or more open, or
+ * anything in flight, the barrier goes to io-wq as before.
  */
 #include <errno.h>
 #include <linux/magic.h>
@@ -39,6 +57,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -53,7 +72,10 @@ struct uring {
 	uint64_t bell_buf;
 	bool bell_armed;
 	bool fixed_files;
-	struct disk_piece *inline_done;	/* written by the loop, results in res */
+	struct disk_piece *writes;	/* the loop's writes, not yet made */
+	struct disk_piece **writes_end;
+	struct disk_piece *inline_done;	/* made by the loop, results in res, */
+	struct disk_piece **inline_end;	/* in the order made */
 };
 
 static struct uring *
@@ -76,16 +98,116 @@ flush(struct disk *d, unsigned wait)
 
 #define ASYNC_BYTES (512u << 10)
 
-/* A write the loop makes itself (see the top); completes at the next reap. */
+/* A piece the loop ran itself (see the top): its result res (a count or
+ * -errno) completes it at the next reap. */
 static void
-write_inline(struct disk *d, struct disk_piece *p, const char *host, unsigned len,
-	     uint64_t at)
+done_inline(struct disk *d, struct disk_piece *p, int64_t res)
 {
-	ssize_t n = pwrite(p->file->fd, host, len, (off_t)at);
+	p->res = res;
+	p->next = NULL;
+	*U(d)->inline_end = p;
+	U(d)->inline_end = &p->next;
+}
 
-	p->res = n < 0 ? -errno : n;
-	p->next = U(d)->inline_done;
-	U(d)->inline_done = p;
+/* A write the loop makes itself: kept until the next reap, when the
+ * writes of one walk are made, neighbours in a file in one pwritev(). */
+static void
+write_inline(struct disk *d, struct disk_piece *p)
+{
+	p->next = NULL;
+	*U(d)->writes_end = p;
+	U(d)->writes_end = &p->next;
+}
+
+#define WRITEV_MAX	256	/* pieces in one pwritev(), below IOV_MAX */
+
+/* Whether p lies before q: by file, then by offset. */
+static bool
+before(const struct disk_piece *p, const struct disk_piece *q)
+{
+	if (p->file != q->file)
+		return (uintptr_t)p->file < (uintptr_t)q->file;
+	return p->offset + p->done < q->offset + q->done;
+}
+
+/* Make the n writes of run, neighbours in one file (the first at at), in
+ * one call, and complete each: a short count completes the pieces it
+ * covers, the one it ends in with its part (the loop writes the rest),
+ * and those after it with -EAGAIN (the loop issues them again). */
+static void
+write_run(struct disk *d, struct disk_piece **run, struct iovec *iov, int n, uint64_t at)
+{
+	ssize_t got = n == 1 ? pwrite(run[0]->file->fd, iov[0].iov_base, iov[0].iov_len, (off_t)at)
+			     : pwritev(run[0]->file->fd, iov, n, (off_t)at);
+	int64_t err = got < 0 ? -errno : 0, left = got;
+
+	if (n > 1)
+		atomic_fetch_add_explicit(&d->stats.joined, (uint64_t)n, memory_order_relaxed);
+	for (int i = 0; i < n; i++) {
+		int64_t len = (int64_t)iov[i].iov_len;
+
+		if (got < 0) {
+			done_inline(d, run[i], err);
+		} else if (i == 0 || left > 0) {
+			/* 0 for the first: nothing written (the loop fails it). */
+			done_inline(d, run[i], left < len ? left : len);
+			left -= left < len ? left : len;
+		} else {
+			done_inline(d, run[i], -EAGAIN);
+		}
+	}
+}
+
+/* Make the writes kept since the last reap. Their pieces are all in
+ * flight at once, so none conflicts with another (loop.c): any order, or
+ * one call for several, gives the same bytes. So each WRITEV_MAX of them
+ * are sorted by file and offset (insertion: they come in value order, but
+ * rests of short writes come back in any order), and each run of
+ * neighbours is one call. */
+static void
+write_kept(struct disk *d)
+{
+	struct uring *u = U(d);
+	struct disk_piece *p = u->writes, *run[WRITEV_MAX];
+	struct iovec iov[WRITEV_MAX];
+
+	u->writes = NULL;
+	u->writes_end = &u->writes;
+	while (p) {
+		int n = 0;
+
+		for (; p && n < WRITEV_MAX; p = p->next) {
+			int i = n++;
+
+			for (; i > 0 && before(p, run[i - 1]); i--)
+				run[i] = run[i - 1];
+			run[i] = p;
+		}
+		for (int i = 0; i < n;) {
+			uint64_t at = run[i]->offset + run[i]->done, end = at;
+			int k = 0;
+
+			for (; i + k < n && run[i + k]->file == run[i]->file &&
+			       run[i + k]->offset + run[i + k]->done == end; k++) {
+				struct disk_piece *q = run[i + k];
+
+				iov[k] = (struct iovec){ q->host + q->done, q->bytes - q->done };
+				end += q->bytes - q->done;
+			}
+			write_run(d, run + i, iov, k, at);
+			i += k;
+		}
+	}
+}
+
+/* A barrier the loop runs itself (see the top): nothing else in flight,
+ * and the disk's one file. files is read relaxed: a file opened meanwhile
+ * only waits for this fsync, as a value fed meanwhile does. */
+static bool
+sync_here(const struct disk *d, const struct disk_piece *p)
+{
+	return p->kind == RIG_IO_BARRIER && !d->in_flight &&
+	       atomic_load_explicit(&d->files, memory_order_relaxed) == 1;
 }
 
 static int
@@ -98,9 +220,20 @@ uring_issue(struct disk *d, struct disk_piece *p)
 	uint64_t at = p->offset + p->done;
 	int fd = p->file->slot >= 0 ? p->file->slot : p->file->fd;
 
-	if (p->kind == RIG_IO_WRITE && p->file->write_inline &&
-	    (len < ASYNC_BYTES || !d->in_flight)) {
-		write_inline(d, p, host, len, at);
+	if (p->kind == RIG_IO_WRITE && p->file->write_inline && len < ASYNC_BYTES) {
+		write_inline(d, p);
+		return 0;
+	}
+	if (p->kind == RIG_IO_WRITE && p->file->write_inline && !d->in_flight) {
+		/* A big one, alone: made now, not kept (kept, it measured
+		 * ~10% slower at 1 MiB in bench/server.c). */
+		ssize_t n = pwrite(p->file->fd, host, len, (off_t)at);
+
+		done_inline(d, p, n < 0 ? -errno : n);
+		return 0;
+	}
+	if (sync_here(d, p)) {
+		done_inline(d, p, fsync(p->file->fd) < 0 ? -errno : 0);
 		return 0;
 	}
 	sqe = io_uring_get_sqe(ring);
@@ -167,8 +300,10 @@ reap_cq(struct disk *d)
 	struct disk_piece *p, *next;
 	unsigned head, n = 0;
 
+	write_kept(d);
 	p = U(d)->inline_done;
 	U(d)->inline_done = NULL;
+	U(d)->inline_end = &U(d)->inline_done;
 	for (; p; p = next) {
 		next = p->next;	/* loop_piece_done() may reuse it */
 		loop_piece_done(d, p, p->res);
@@ -224,6 +359,7 @@ uring_reap(struct disk *d, bool block, uint64_t timeout_ns)
 			return ret;
 		arm_bell(d);
 	}
+	write_kept(d);
 	wait = block && !io_uring_cq_ready(&u->ring) && !u->inline_done;
 	ret = wait && timeout_ns ? flush_timed(d, timeout_ns) : flush(d, wait ? 1 : 0);
 	if (ret == -EBUSY || ret == -EAGAIN) {
@@ -395,6 +531,8 @@ uring_start(struct disk *d, char *why, size_t len)
 		return -ENOMEM;
 	}
 	p.cq_entries = d->opt.cq_entries;
+	u->writes_end = &u->writes;
+	u->inline_end = &u->inline_done;
 	ret = io_uring_queue_init_params(sq, &u->ring, &p);
 	if (ret < 0) {
 		free(u);

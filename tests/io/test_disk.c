@@ -290,7 +290,10 @@ test_registered_buffers(void **state)
 	assert_memory_equal(host, copy, 4 << 20);
 	disk_stats(t.d, &st);
 	assert_true(st.fixed_buffers >= 8);
-	assert_true(st.fixed_files >= 8);
+	/* Through the ring, 1 MiB pieces: the four reads, and the writes but
+	 * the first (the loop's own, nothing being in flight, on ext4); the
+	 * barrier is the loop's own fsync on a disk of one file (io/uring.c). */
+	assert_true(st.fixed_files >= 4);
 	assert_int_equal(disk_host_unregister(t.d, host), 0);
 	assert_int_equal(disk_host_unregister(t.d, host), -EINVAL);
 	assert_contains(disk_why(), "is no registered range");

@@ -553,7 +553,7 @@ sim_engine_route(struct sim_engine *e)
 	for (int i = 0; i < e->nqueues; i++) {
 		struct sim_queue *q = &e->q[i];
 
-		atomic_store_explicit(&q->route, q->enabled && q->doorbell_on ?
+		atomic_store_explicit(&e->route[i], q->enabled && q->doorbell_on ?
 				      (q->doorbell & ~SIM_ROUTE_ON) | SIM_ROUTE_ON : 0,
 				      memory_order_release);
 	}
@@ -570,15 +570,13 @@ sim_engine_route(struct sim_engine *e)
 static void
 ring(struct amd_sim *s, struct sim_engine *e, uint32_t dw, uint64_t value)
 {
+	uint32_t want = (dw & ~SIM_ROUTE_ON) | SIM_ROUTE_ON;
 	bool rang = false;
 
 	for (int i = 0; i < e->nqueues; i++) {
-		struct sim_queue *q = &e->q[i];
-
-		if (atomic_load_explicit(&q->route, memory_order_acquire) ==
-		    ((dw & ~SIM_ROUTE_ON) | SIM_ROUTE_ON)) {
+		if (atomic_load_explicit(&e->route[i], memory_order_acquire) == want) {
 			/* Release: the packets the host wrote before it rang. */
-			atomic_store_explicit(&q->wptr, value, memory_order_release);
+			atomic_store_explicit(&e->q[i].wptr, value, memory_order_release);
 			rang = true;
 		}
 	}

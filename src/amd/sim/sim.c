@@ -65,11 +65,19 @@ ec_wake32(const struct ck_ec_ops *ops, const uint32_t *addr)
 	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
+/*
+ * initial_wait_ns: ck_ec sleeps in steps of a backoff that starts there
+ * (2 ms by default) and looks at the caller's deadline only between
+ * steps, so a queue's 50 us poll slept 2 ms. Starting the backoff at the
+ * poll makes a poll's sleep the poll; an idle engine's sleep (no
+ * deadline) grows from there to ck_ec's unbounded wait as before.
+ */
 static const struct ck_ec_ops sim_ec_ops = {
 	.gettime = ec_gettime,
 	.wait32 = ec_wait32,
 	.wake32 = ec_wake32,
 	.busy_loop_iter = 16,
+	.initial_wait_ns = POLL_NS,
 };
 /* Any thread rings a doorbell: many producers. */
 static const struct ck_ec_mode sim_ec_mode = { .ops = &sim_ec_ops,

@@ -98,6 +98,37 @@ sim_engine_kick(struct sim_engine *e)
 	ck_ec32_inc(&e->ec, &sim_ec_mode);
 }
 
+/* The engine whose lock this thread holds for a packet, or NULL. */
+static _Thread_local struct sim_engine *held_for_packet;
+
+void
+sim_engine_hold(struct sim_engine *e)
+{
+	pthread_mutex_lock(&e->lock);
+	held_for_packet = e;
+}
+
+void
+sim_engine_release(struct sim_engine *e)
+{
+	held_for_packet = NULL;
+	pthread_mutex_unlock(&e->lock);
+}
+
+void
+sim_engine_lock(struct sim_engine *e)
+{
+	if (held_for_packet != e)
+		pthread_mutex_lock(&e->lock);
+}
+
+void
+sim_engine_unlock(struct sim_engine *e)
+{
+	if (held_for_packet != e)
+		pthread_mutex_unlock(&e->lock);
+}
+
 void
 sim_queue_halt(struct sim_queue *q, const char *fmt, ...)
 {

@@ -156,6 +156,8 @@ struct amd_dev {
 	/* The RELEASE_MEM of the last value encoded since the last commit
 	 * (NULL: none), whose interrupt the commit asks for (queue.c). */
 	uint32_t *eop_pending;
+	/* Every value's ending RELEASE_MEM, its value left 0 (queue.c). */
+	uint32_t end_template[PM4_RELEASE_MEM_DWORDS];
 	uint64_t eop_asked;		/* EOP interrupts asked */
 	uint64_t eop_value;		/* the value of the last one asked */
 	/* What room last read of the engines' read pointers and the word:

@@ -84,6 +84,9 @@ amd_queue_init(struct amd_dev *d)
 	d->sdma = (struct amd_ring){ (uint32_t *)(d->vram + AMD_SDMA_RING_AT),
 				     AMD_RING_BYTES / 4, 0 };
 	memset(d->vram + AMD_CP_STEP_AT, 0, 0x80);
+	/* Every value's end is this RELEASE_MEM with the value in DW5-7. */
+	(void)pm4_release_mem(d->end_template, d->gfx, PM4_WB_L2, PM4_DATA_64,
+			      PM4_INT_NONE, AMD_VA_VRAM + AMD_WORD_AT, 0, 0);
 }
 
 /*
@@ -94,7 +97,7 @@ amd_queue_init(struct amd_dev *d)
  * reads them only where the old look says no (each only grows, so an old
  * look only understates the room).
  */
-static bool
+static inline bool
 fits(struct amd_dev *d, uint64_t cp, uint64_t sdma, uint64_t arena, bool look)
 {
 	if (look) {
@@ -339,6 +342,19 @@ encode_copy(struct amd_dev *d, const struct rig_copy *c)
 	}
 }
 
+/* A launch's kernargs into the arena: the usual few words inline (a
+ * call to memcpy cost more than the copy). */
+static inline void
+copy_params(uint8_t *to, const void *from, uint64_t bytes)
+{
+	if (bytes <= 64 && !(bytes & 7)) {
+		for (uint64_t i = 0; i < bytes; i += 8)
+			memcpy(to + i, (const uint8_t *)from + i, 8);
+	} else if (bytes) {
+		memcpy(to, from, bytes);
+	}
+}
+
 static void
 encode_launch(struct amd_dev *d, const struct rig_launch *l)
 {
@@ -351,12 +367,11 @@ encode_launch(struct amd_dev *d, const struct rig_launch *l)
 		d->arena_next += AMD_ARENA_BYTES - at;
 		at = 0;
 	}
-	if (l->params_bytes)
-		memcpy(d->vram + AMD_ARENA_AT + at, l->params, l->params_bytes);
+	copy_params(d->vram + AMD_ARENA_AT + at, l->params, l->params_bytes);
 	d->arena_next += bytes ? bytes : ARENA_ALIGN;
 	p = amd_ring_reserve(&d->cp, t->ndwords, pm4_nop);
-	p = pm4_launch(p, t, AMD_VA_VRAM + AMD_ARENA_AT + at, l->grid, l->group);
-	amd_ring_advance(&d->cp, p);
+	(void)pm4_launch(p, t, AMD_VA_VRAM + AMD_ARENA_AT + at, l->grid, l->group);
+	d->cp.wptr += t->ndwords;
 }
 
 /* The value's waits on the compute queue: 0, or RIG_FAILED (no relay). */
@@ -438,9 +453,11 @@ amd_submit(void *edge, uint64_t value, struct rig_part *parts, size_t n,
 		handoff(d, false);
 	p = amd_ring_reserve(&d->cp, PM4_RELEASE_MEM_DWORDS, pm4_nop);
 	d->eop_pending = p;	/* its interrupt: ring_doorbells() decides */
-	p = pm4_release_mem(p, d->gfx, PM4_WB_L2, PM4_DATA_64, PM4_INT_NONE,
-			    AMD_VA_VRAM + AMD_WORD_AT, value, (uint32_t)value);
-	amd_ring_advance(&d->cp, p);
+	memcpy(p, d->end_template, 5 * sizeof(uint32_t));
+	p[5] = (uint32_t)value;
+	p[6] = (uint32_t)(value >> 32);
+	p[7] = (uint32_t)value;	/* ctxid */
+	d->cp.wptr += PM4_RELEASE_MEM_DWORDS;
 	d->arena_used_by[value % AMD_HISTORY] = d->arena_next;
 	d->last_submitted = value;
 	if (value - d->last_committed >= AMD_COMMIT_K) {

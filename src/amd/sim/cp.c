@@ -72,6 +72,7 @@ cp_hqd_write(struct amd_sim *s, uint32_t q_rel)
 		q->doorbell_on = h[HQD_DOORBELL] & (1u << 30);
 		atomic_store(&q->rptr, h[HQD_PQ_RPTR]);
 		atomic_store(&q->wptr, (uint64_t)h[HQD_WPTR_HI] << 32 | h[HQD_WPTR_LO]);
+		q->in_ib = false;	/* a restart reads the ring from PQ_RPTR */
 		q->enabled = true;
 		sim_engine_kick(&s->cp);
 		break;
@@ -364,23 +365,32 @@ bool
 cp_run(struct amd_sim *s, int qi)
 {
 	struct sim_queue *q = &s->cp.q[qi];
-	bool progress = false, enabled, moved = false;
-	uint64_t reported = 0;
+	bool progress = false, moved = false;
+	uint64_t reported;
 	int n;
 
-	pthread_mutex_lock(&s->cp.lock);
-	enabled = q->enabled;
-	pthread_mutex_unlock(&s->cp.lock);
+	/* Each packet under the engine's lock (sim_engine_hold()), so a
+	 * register write that stops, restarts or resets the queue lands
+	 * between packets: a pass begun before it reads the queue's state
+	 * again, never stores the old read pointer over the new one. */
+	sim_engine_hold(&s->cp);
 	atomic_store(&q->blocked, false);
-	if (enabled)
-		reported = atomic_load_explicit(&q->rptr, memory_order_relaxed);
-	while (enabled && !atomic_load(&q->halted) && !atomic_load(&q->stalled)) {
-		/* Pairs with the doorbell's release: the packets before it. */
-		uint64_t wptr = atomic_load_explicit(&q->wptr, memory_order_acquire);
-		uint64_t rptr = atomic_load_explicit(&q->rptr, memory_order_relaxed);
-		struct stream st = { q, q->in_ib, q->in_ib ? q->ib_pos : rptr,
-				     q->in_ib ? q->ib_dw - q->ib_pos : wptr - rptr };
+	reported = atomic_load_explicit(&q->rptr, memory_order_relaxed);
+	for (bool first = true;; first = false) {
+		uint64_t wptr, rptr;
+		struct stream st;
 
+		if (!first) {	/* register writes in between packets */
+			sim_engine_release(&s->cp);
+			sim_engine_hold(&s->cp);
+		}
+		if (!q->enabled || atomic_load(&q->halted) || atomic_load(&q->stalled))
+			break;
+		/* Pairs with the doorbell's release: the packets before it. */
+		wptr = atomic_load_explicit(&q->wptr, memory_order_acquire);
+		rptr = atomic_load_explicit(&q->rptr, memory_order_relaxed);
+		st = (struct stream){ q, q->in_ib, q->in_ib ? q->ib_pos : rptr,
+				      q->in_ib ? q->ib_dw - q->ib_pos : wptr - rptr };
 		if (!q->in_ib && rptr == wptr)
 			break;
 		if (q->in_ib && q->ib_pos == q->ib_dw) {
@@ -405,7 +415,10 @@ cp_run(struct amd_sim *s, int qi)
 			moved = false;
 		}
 	}
-	if (moved)
+	/* Not for a queue stopped between packets: its driver may be
+	 * rewriting the memory the write-back's walk reads. */
+	if (moved && q->enabled)
 		report_rptr(s, q, atomic_load_explicit(&q->rptr, memory_order_relaxed));
+	sim_engine_release(&s->cp);
 	return progress;
 }

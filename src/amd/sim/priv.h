@@ -27,6 +27,9 @@
 #define SIM_CONFIG_BYTES	4096
 #define SIM_CP_QUEUES		8	/* ME1 pipe 0, queues 0..7 */
 #define SIM_SDMA_QUEUES		1	/* SDMA0 QUEUE0 */
+/* Padding that keeps fields written by different threads off one cache
+ * line (padding, not _Alignas: the sim is calloc'd). */
+#define SIM_LINE		64
 #define SIM_SH_REGS		0x400	/* the SET_SH_REG window, 0x2C00..0x3000 */
 #define SIM_HOST_REGIONS	64
 #define SIM_KERNELS		64
@@ -74,12 +77,13 @@ struct sim_queue {
 	bool rptr_writeback;
 	uint32_t doorbell;		/* dword index in BAR2 */
 	bool doorbell_on;
-	/* What a doorbell write reads (sim.c's ring()): the doorbell's dword
-	 * index | SIM_ROUTE_ON while the queue is enabled with its doorbell
-	 * on, else 0; stored under the engine's lock (sim_engine_route()). */
-	_Atomic uint32_t route;
-	/* The doorbell's value (CP: dwords; SDMA: bytes), monotonic. */
+	/* The doorbell's value (CP: dwords; SDMA: bytes), monotonic. A line
+	 * of its own (SIM_LINE apart from the fields around it), which the
+	 * ringing thread writes and the engine reads: the engine's stores
+	 * below, every pass, never take it from the ringing thread. */
+	char pad_wptr[SIM_LINE];
 	_Atomic uint64_t wptr;
+	char pad_rptr[SIM_LINE];
 	/* The engine's: where it reads (same units), published. */
 	_Atomic uint64_t rptr;
 	_Atomic bool stalled, halted, blocked;
@@ -96,11 +100,26 @@ struct sim_engine {
 	struct amd_sim *sim;
 	enum amd_sim_engine kind;
 	pthread_t thread;
-	pthread_mutex_t lock;
+	int nqueues;
+	/*
+	 * The doorbell decode, what a doorbell write reads (sim.c's ring()):
+	 * per queue its doorbell's dword index | SIM_ROUTE_ON while the queue
+	 * is enabled with its doorbell on, else 0; stored under the engine's
+	 * lock (sim_engine_route()). A GPU decodes doorbells in a block of
+	 * its own; here the routes sit on a line no thread writes while
+	 * queues run, so a ringing thread reads them from its own cache (in
+	 * each queue's struct they shared lines the engine writes every pass:
+	 * a doorbell waited for eight of them).
+	 */
+	char pad_route[SIM_LINE];
+	_Atomic uint32_t route[SIM_CP_QUEUES];
+	char pad_ec[SIM_LINE];
 	struct ck_ec32 ec;		/* bumped by doorbells and stops */
+	char pad_lock[SIM_LINE];
+	pthread_mutex_t lock;
 	_Atomic bool stop;
 	_Atomic uint32_t idle_passes;	/* passes that found nothing to do */
-	int nqueues;
+	char pad_q[SIM_LINE];
 	struct sim_queue q[SIM_CP_QUEUES];
 };
 
@@ -283,6 +302,18 @@ void sim_regs_clean_session(struct amd_sim *s, uint32_t mark);
 
 /* sim.c: ring the engines, and the 100 MHz GPU clock (amd-facts §4.3). */
 void sim_engine_kick(struct sim_engine *e);
+/*
+ * The engine's lock. Its thread holds it while it runs a packet
+ * (sim_engine_hold(), cp_run(), sdma_run()), so register writes that stop,
+ * restart or reset a queue land between packets. sim_engine_lock() is
+ * everyone else's, and takes nothing on the engine's own thread while it
+ * holds it for a packet: a packet's register write (WRITE_DATA) or a
+ * launch's callback reaches the paths that take it. Order: CP, then SDMA.
+ */
+void sim_engine_lock(struct sim_engine *e);
+void sim_engine_unlock(struct sim_engine *e);
+void sim_engine_hold(struct sim_engine *e);
+void sim_engine_release(struct sim_engine *e);
 /* Under e's lock, after a change to a queue's enabled or doorbell: the
  * routes doorbell writes read without the lock. */
 #define SIM_ROUTE_ON	(1u << 31)

@@ -90,9 +90,9 @@ amd_sim_reg_read(struct amd_sim *s, uint32_t index, uint32_t *out)
 		return amd_fail(-EINVAL, "register 0x%x is past BAR5 (0x%x dwords)",
 				index, SIM_REGS);
 	if (in(index, s->lay.hqd, SIM_HQD_REGS) && (q = selected_queue(s)) >= 0) {
-		pthread_mutex_lock(&s->cp.lock);
+		sim_engine_lock(&s->cp);
 		*out = s->cp.q[q].hqd[index - s->lay.hqd];
-		pthread_mutex_unlock(&s->cp.lock);
+		sim_engine_unlock(&s->cp);
 		return 0;
 	}
 	if (index == s->lay.rsmu_data)
@@ -115,11 +115,11 @@ amd_sim_reg_write(struct amd_sim *s, uint32_t index, uint32_t value)
 	if (in(index, s->lay.hqd, SIM_HQD_REGS)) {
 		if ((q = selected_queue(s)) < 0)
 			return 0;	/* another ME's or pipe's: not modelled */
-		pthread_mutex_lock(&s->cp.lock);
+		sim_engine_lock(&s->cp);
 		s->cp.q[q].hqd[index - s->lay.hqd] = value;
 		cp_hqd_write(s, (uint32_t)q << 8 | (index - s->lay.hqd));
 		sim_engine_route(&s->cp);
-		pthread_mutex_unlock(&s->cp.lock);
+		sim_engine_unlock(&s->cp);
 		return 0;
 	}
 	if (index == s->lay.rsmu_data)
@@ -128,10 +128,10 @@ amd_sim_reg_write(struct amd_sim *s, uint32_t index, uint32_t value)
 		return 0;
 	sim_reg_set(s, index, value);
 	if (in(index, s->lay.sdma_q0, 0x40)) {
-		pthread_mutex_lock(&s->sdma.lock);
+		sim_engine_lock(&s->sdma);
 		sdma_reg_write(s, index - s->lay.sdma_q0);
 		sim_engine_route(&s->sdma);
-		pthread_mutex_unlock(&s->sdma.lock);
+		sim_engine_unlock(&s->sdma);
 	} else if (in(index, s->lay.ih, 8)) {
 		sim_ih_reg_write(s, index - s->lay.ih);
 	}

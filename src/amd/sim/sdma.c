@@ -246,20 +246,26 @@ bool
 sdma_run(struct amd_sim *s, int qi)
 {
 	struct sim_queue *q = &s->sdma.q[qi];
-	bool progress = false, enabled;
+	bool progress = false;
 	struct sim_fault f;
 	int n;
 
-	pthread_mutex_lock(&s->sdma.lock);
-	enabled = q->enabled;
-	pthread_mutex_unlock(&s->sdma.lock);
+	/* Each packet under the engine's lock, as cp_run()'s. */
+	sim_engine_hold(&s->sdma);
 	atomic_store(&q->blocked, false);
-	while (enabled && !atomic_load(&q->halted) && !atomic_load(&q->stalled)) {
-		/* Pairs with the doorbell's release: the packets before it. */
-		uint64_t wptr = atomic_load_explicit(&q->wptr, memory_order_acquire);
-		uint64_t rptr = atomic_load_explicit(&q->rptr, memory_order_relaxed);
+	for (bool first = true;; first = false) {
+		uint64_t wptr, rptr;
 		void *w;
 
+		if (!first) {	/* register writes in between packets */
+			sim_engine_release(&s->sdma);
+			sim_engine_hold(&s->sdma);
+		}
+		if (!q->enabled || atomic_load(&q->halted) || atomic_load(&q->stalled))
+			break;
+		/* Pairs with the doorbell's release: the packets before it. */
+		wptr = atomic_load_explicit(&q->wptr, memory_order_acquire);
+		rptr = atomic_load_explicit(&q->rptr, memory_order_relaxed);
 		if (rptr == wptr)
 			break;
 		if ((rptr | wptr) & 3) {
@@ -278,5 +284,6 @@ sdma_run(struct amd_sim *s, int qi)
 			atomic_store_explicit((_Atomic uint64_t *)w, rptr + (uint64_t)n,
 					      memory_order_release);
 	}
+	sim_engine_release(&s->sdma);
 	return progress;
 }

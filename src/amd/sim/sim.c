@@ -65,11 +65,19 @@ ec_wake32(const struct ck_ec_ops *ops, const uint32_t *addr)
 	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
+/*
+ * initial_wait_ns: ck_ec sleeps in steps of a backoff that starts there
+ * (2 ms by default) and looks at the caller's deadline only between
+ * steps, so a queue's 50 us poll slept 2 ms. Starting the backoff at the
+ * poll makes a poll's sleep the poll; an idle engine's sleep (no
+ * deadline) grows from there to ck_ec's unbounded wait as before.
+ */
 static const struct ck_ec_ops sim_ec_ops = {
 	.gettime = ec_gettime,
 	.wait32 = ec_wait32,
 	.wake32 = ec_wake32,
 	.busy_loop_iter = 16,
+	.initial_wait_ns = POLL_NS,
 };
 /* Any thread rings a doorbell: many producers. */
 static const struct ck_ec_mode sim_ec_mode = { .ops = &sim_ec_ops,
@@ -88,6 +96,37 @@ void
 sim_engine_kick(struct sim_engine *e)
 {
 	ck_ec32_inc(&e->ec, &sim_ec_mode);
+}
+
+/* The engine whose lock this thread holds for a packet, or NULL. */
+static _Thread_local struct sim_engine *held_for_packet;
+
+void
+sim_engine_hold(struct sim_engine *e)
+{
+	pthread_mutex_lock(&e->lock);
+	held_for_packet = e;
+}
+
+void
+sim_engine_release(struct sim_engine *e)
+{
+	held_for_packet = NULL;
+	pthread_mutex_unlock(&e->lock);
+}
+
+void
+sim_engine_lock(struct sim_engine *e)
+{
+	if (held_for_packet != e)
+		pthread_mutex_lock(&e->lock);
+}
+
+void
+sim_engine_unlock(struct sim_engine *e)
+{
+	if (held_for_packet != e)
+		pthread_mutex_unlock(&e->lock);
 }
 
 void
@@ -553,7 +592,7 @@ sim_engine_route(struct sim_engine *e)
 	for (int i = 0; i < e->nqueues; i++) {
 		struct sim_queue *q = &e->q[i];
 
-		atomic_store_explicit(&q->route, q->enabled && q->doorbell_on ?
+		atomic_store_explicit(&e->route[i], q->enabled && q->doorbell_on ?
 				      (q->doorbell & ~SIM_ROUTE_ON) | SIM_ROUTE_ON : 0,
 				      memory_order_release);
 	}
@@ -570,15 +609,13 @@ sim_engine_route(struct sim_engine *e)
 static void
 ring(struct amd_sim *s, struct sim_engine *e, uint32_t dw, uint64_t value)
 {
+	uint32_t want = (dw & ~SIM_ROUTE_ON) | SIM_ROUTE_ON;
 	bool rang = false;
 
 	for (int i = 0; i < e->nqueues; i++) {
-		struct sim_queue *q = &e->q[i];
-
-		if (atomic_load_explicit(&q->route, memory_order_acquire) ==
-		    ((dw & ~SIM_ROUTE_ON) | SIM_ROUTE_ON)) {
+		if (atomic_load_explicit(&e->route[i], memory_order_acquire) == want) {
 			/* Release: the packets the host wrote before it rang. */
-			atomic_store_explicit(&q->wptr, value, memory_order_release);
+			atomic_store_explicit(&e->q[i].wptr, value, memory_order_release);
 			rang = true;
 		}
 	}

@@ -197,13 +197,13 @@ sim_function_reset(struct amd_sim *s)
 	struct sim_engine *e[2] = { &s->cp, &s->sdma };
 
 	for (int k = 0; k < 2; k++) {
-		pthread_mutex_lock(&e[k]->lock);
+		sim_engine_lock(e[k]);
 		for (int i = 0; i < e[k]->nqueues; i++) {
 			e[k]->q[i].enabled = false;
 			memset(e[k]->q[i].hqd, 0, sizeof(e[k]->q[i].hqd));
 		}
 		sim_engine_route(e[k]);
-		pthread_mutex_unlock(&e[k]->lock);
+		sim_engine_unlock(e[k]);
 	}
 	for (uint32_t i = 0; i < SIM_REGS; i++)
 		sim_reg_set(s, i, 0);

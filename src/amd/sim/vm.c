@@ -15,9 +15,9 @@
  * Engines share memory as hardware does: the CP and the SDMA may write the
  * same bytes at once when a driver makes them, so every access an engine
  * makes to VRAM or host memory, page-table entries included, is a relaxed
- * atomic (8 bytes where both sides are aligned, else bytes). That is a
- * well-defined C program whatever the driver does; the order a driver
- * relies on comes from the release stores of fences and signals.
+ * atomic (8 bytes where both sides are so aligned, else 4, else bytes).
+ * That is a well-defined C program whatever the driver does; the order a
+ * driver relies on comes from the release stores of fences and signals.
  */
 #include <errno.h>
 #include <string.h>
@@ -36,13 +36,24 @@
 void
 sim_copy(uint8_t *to, const uint8_t *from, size_t n)
 {
-	if (!(((uintptr_t)to ^ (uintptr_t)from) & 7)) {
+	uintptr_t skew = (uintptr_t)to ^ (uintptr_t)from;
+
+	if (!(skew & 7)) {
 		for (; n && ((uintptr_t)to & 7); n--)
 			__atomic_store_n(to++, __atomic_load_n(from++, __ATOMIC_RELAXED),
 					 __ATOMIC_RELAXED);
 		for (; n >= 8; n -= 8, to += 8, from += 8)
 			__atomic_store_n((uint64_t *)to,
 					 __atomic_load_n((const uint64_t *)from, __ATOMIC_RELAXED),
+					 __ATOMIC_RELAXED);
+	} else if (!(skew & 3)) {
+		/* Dwords: the CP's packets, read into dword arrays. */
+		for (; n && ((uintptr_t)to & 3); n--)
+			__atomic_store_n(to++, __atomic_load_n(from++, __ATOMIC_RELAXED),
+					 __ATOMIC_RELAXED);
+		for (; n >= 4; n -= 4, to += 4, from += 4)
+			__atomic_store_n((uint32_t *)to,
+					 __atomic_load_n((const uint32_t *)from, __ATOMIC_RELAXED),
 					 __ATOMIC_RELAXED);
 	}
 	for (; n; n--)

@@ -58,7 +58,8 @@ _Static_assert(sizeof(struct pstep) % alignof(struct rig_wait) == 0,
  * next: a value of one part moves two lines to the worker, and no slot
  * shares a line with its neighbour, which the other side may be using. */
 struct pslot {
-	alignas(64) const struct pstep *steps;	/* step[] or the heap block */
+	alignas(64) _Atomic uint64_t committed_as;	/* the value it holds, once committed */
+	const struct pstep *steps;	/* step[] or the heap block */
 	const struct rig_wait *waits;	/* wait[] or the heap block */
 	uint32_t nsteps, nwaits;
 	/* Profiles (stamps.c): the value submit timed here (0: none) and
@@ -67,7 +68,7 @@ struct pslot {
 	struct rig_times *times;
 	void *heap;			/* kept for the slot's next large value */
 	size_t heap_bytes;
-	alignas(64) struct pstep step[POLLED_STEPS];
+	struct pstep step[POLLED_STEPS];
 	struct rig_wait wait[POLLED_WAITS];
 	uint64_t tick[2];		/* the fake ticks the worker wrote */
 };
@@ -105,9 +106,8 @@ struct pdev {
 	struct pkept *kept;
 	struct rig_driver table;
 
-	/* Written by rig's calls; committed read by the worker once a look
-	 * (queue.c) and by the controls, the count by the worker on its way
-	 * to sleep. 128 apart, not 64: the
+	/* Written by rig's calls; the count read by the worker on its way
+	 * to sleep, committed by the controls. 128 apart, not 64: the
 	 * core's prefetcher fetches a line's neighbour with it, so a
 	 * neighbour the other side writes would bounce as if shared. */
 	alignas(128) _Atomic uint64_t committed;	/* the last value the worker may run */

@@ -23,30 +23,25 @@
  * POLLED_SLOTS before it (rig then commits what it holds and waits for
  * the word; the word reaches that value as done does).
  *
- * Slot v is rig's calls' from done >= v - POLLED_SLOTS until commit
- * raises committed to v or past it, then the worker's until it stores
- * done = v:
- *   (A) commit's release store of committed pairs with the worker's
- *       acquire load of it: what submit wrote into the slots up to it is
- *       visible to the worker;
+ * Slot v is rig's calls' from done >= v - POLLED_SLOTS until commit marks
+ * it committed, then the worker's until it stores done = v:
+ *   (A) commit's release store of the slot's mark (committed_as = v)
+ *       pairs with the worker's acquire load of it: what submit wrote into
+ *       the slot is visible to the worker;
  *   (B) the worker's release store of done pairs with room's and submit's
  *       acquire load: its reads of the slot are over before submit
  *       overwrites it (or reuses the slot's heap block).
- * Which lines move between the two sides, per value (a line moves between
- * this machine's two cores in 135-265 ns, as much as a submit): the
- * worker reads committed once, then runs every value it shows before it
- * reads the line again, and reads a slot only once it is committed, so it
- * never holds a line submit is about to write. (Before, it spun on the
- * mark in value v's own slot while submit was still filling that slot:
- * each of submit's stores to the slot's first line, and commit's to the
- * mark, then had to take the line back, and rig commits every value a
- * submitter hands over itself.) While it finds nothing, it looks at
- * committed LOOK_PAUSES pauses apart, so the line moves once a look, not
- * once a pause. rig's calls read done again only when what they read last
- * says no, so that line moves once per batch. A slot's lines were the
- * worker's a lap ago, and taking one back from its cache costs as much as
- * a submit: submit asks for those of the slot PREFETCH_AHEAD values on
- * (prefetchw), so the transfers overlap the submits between.
+ * The worker looks for its next value in that value's own slot, a line
+ * submit just wrote, not at a cursor of rig's: a value moves the slot's
+ * lines to the worker and nothing else (a cursor would be one more line
+ * taken back and forth per value). committed stays, rig's calls' own
+ * (and the controls' read); a slot's mark from the lap before is a value
+ * POLLED_SLOTS lower, never v. rig's calls read done again only when what
+ * they read last says no, so that line moves once per batch. A slot's
+ * lines were the worker's a lap ago, and taking one back from its cache
+ * costs as much as a submit (a line moves between this machine's two
+ * cores in 135-265 ns): submit asks for those of the slot PREFETCH_AHEAD
+ * values on (prefetchw), so the transfers overlap the submits between.
  * Values arrive in order, one call at a time (rig_edge.h), so the ring
  * needs no producer cursor of its own: submit checks that it is given
  * submitted + 1 and refuses another value rather than run a stale slot.
@@ -58,18 +53,18 @@
  *
  * Waking: Concurrency Kit's event count (ck_ec), beside committed, in its
  * single-producer mode (util/ec.h): commits bump it, and rig's calls run
- * one at a time (rig_edge.h), so a bump is a plain increment on
- * committed's line, not a locked one that would wait for the line
- * committed's store just took from the looking worker. The
+ * one at a time (rig_edge.h), so a bump is a plain increment on a line the
+ * worker reads only on its way to sleep, not a locked one that would wait
+ * for the line committed's store just took from the spinning worker. The
  * one other bump, stop's, comes once rig's calls are over (Driver.stop),
  * so no two ever run at once. A stall's end bumps nothing: a worker held
  * by a stall sleeps in slices of STALL_LOOK_NS and looks again. An
  * increment that finds the waiters' flag set makes the one futex wake.
  * Why no wake-up is lost: the worker reads the counter (snap), then
- * committed; a waker stores committed, then increments. ck_ec_inc() is a
+ * its slot's mark; a waker stores the marks, then increments. ck_ec_inc() is a
  * write barrier before its increment and ck_ec_value() a read barrier
  * after its load (ck_ec.h), so if snap saw the increment, the worker's
- * load of committed sees the store and it does not sleep. If not,
+ * load of the mark sees the store and it does not sleep. If not,
  * ck_ec_wait() returns at once where the counter moved from snap, or it
  * flags the counter before the increment, which then sees the flag and
  * wakes it (futex_wait compares the counter in the kernel, so a wake
@@ -113,7 +108,6 @@
 #define SPIN_MAX_NS	40000u	/* about a wake-up's cost on this kind of machine */
 #define SPIN_MIN_NS	2000u
 #define SPIN_PAUSES	32u	/* pauses (about a yield's cost) before the spin yields */
-#define LOOK_PAUSES	4u	/* pauses between two looks (a pause: ~110-130 ns here) */
 #define PREFETCH_AHEAD	16u	/* values: ~ a batch's worth of submits */
 #define STALL_LOOK_NS	1000000u	/* a stalled worker looks this often */
 
@@ -192,12 +186,13 @@ run_steps(struct pdev *d, const struct pslot *s, uint64_t v)
 	return !faults;
 }
 
-/* Whether v is committed: committed shows it. (A): pairs with commit's
- * release store; v's slot (and every earlier one) is written. */
+/* Whether v is committed: its slot's mark shows it. (A): pairs with
+ * commit's release store; the slot is written. */
 static bool
 is_committed(struct pdev *d, uint64_t v)
 {
-	return atomic_load_explicit(&d->committed, memory_order_acquire) >= v;
+	return atomic_load_explicit(&d->slot[v % POLLED_SLOTS].committed_as,
+				    memory_order_acquire) == v;
 }
 
 /* Whether the worker may run v now. */
@@ -227,12 +222,8 @@ idle(struct pdev *d, uint64_t v)
 	for (unsigned i = 0;; i++) {
 		if (wanted(d, v))
 			return;
-		if (i < SPIN_PAUSES / LOOK_PAUSES) {
-			/* Between looks, pauses that read nothing: a look
-			 * takes committed's line from rig's calls, whose next
-			 * commit then waits to take it back. */
-			for (unsigned k = 0; k < LOOK_PAUSES; k++)
-				ck_pr_stall();	/* the CPU's pause */
+		if (i < SPIN_PAUSES) {
+			ck_pr_stall();	/* the CPU's pause */
 			continue;
 		}
 		if (rig_now_ns() - start >= d->spin_ns)
@@ -292,14 +283,8 @@ worker(void *arg)
 	struct pdev *d = arg;
 	uint64_t v = d->base + 1;
 
-	uint64_t until = d->base;	/* committed, as last read */
-
 	while (!stopping(d)) {
-		/* committed is read again only once the values it showed
-		 * ran: a batch of values costs one look at its line. */
-		if (v > until)
-			until = atomic_load_explicit(&d->committed, memory_order_acquire);
-		if (v > until || atomic_load(&d->p->stalled) || atomic_load(&d->faulted))
+		if (!runnable(d, v))
 			idle(d, v);
 		else if (run_value(d, v))
 			v++;
@@ -312,6 +297,8 @@ polled_queue_start(struct pdev *d)
 {
 	d->submitted = d->done_seen = d->base;
 	atomic_init(&d->committed, d->base);
+	for (size_t i = 0; i < POLLED_SLOTS; i++)
+		atomic_init(&d->slot[i].committed_as, 0);	/* below every value */
 	atomic_init(&d->done, d->base);
 	atomic_init(&d->stopping, false);
 	atomic_init(&d->faulted, false);
@@ -456,9 +443,14 @@ fill_slot(struct pdev *d, uint64_t v, const struct rig_part *parts, size_t n,
 static void
 publish_commit(struct pdev *d, uint64_t v)
 {
-	/* (A): pairs with the worker's acquire load; the slots up to v are
+	uint64_t from = atomic_load_explicit(&d->committed, memory_order_relaxed);
+
+	/* (A): each mark pairs with the worker's acquire load; its slot is
 	 * written. Then the event count, which wakes a sleeping worker. */
-	atomic_store_explicit(&d->committed, v, memory_order_release);
+	for (uint64_t u = from + 1; u <= v; u++)
+		atomic_store_explicit(&d->slot[u % POLLED_SLOTS].committed_as, u,
+				      memory_order_release);
+	atomic_store_explicit(&d->committed, v, memory_order_relaxed);
 	ck_ec_inc(&d->ec, ec_sp());
 }
 

@@ -248,16 +248,16 @@ polled_nap(void)
 	nanosleep(&ts, NULL);
 }
 
-/* A call rig_polled_block() holds: block until released. Out of line
- * and cold (queue.c), so that room, submit and commit, which test the
- * mask on every call, keep no registers for the wait. */
-void polled_block(struct rig_polled *p, enum call call);
-
+/* A call rig_polled_block() holds: block until released. */
 static inline void
 polled_maybe_block(struct rig_polled *p, enum call call)
 {
-	if (__builtin_expect(atomic_load(&p->block_mask) & (1u << call), 0))
-		polled_block(p, call);
+	if (!(atomic_load(&p->block_mask) & (1u << call)))
+		return;
+	atomic_fetch_add(&p->blocked, 1);
+	while (atomic_load(&p->block_mask) & (1u << call))
+		polled_nap();
+	atomic_fetch_sub(&p->blocked, 1);
 }
 
 /* "injected <call> failure", kept in d for the device's life. */

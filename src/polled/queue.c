@@ -326,15 +326,6 @@ polled_queue_stop(struct pdev *d)
 
 /* ---- The five C functions ---- */
 
-__attribute__((cold, noinline)) void
-polled_block(struct rig_polled *p, enum call call)
-{
-	atomic_fetch_add(&p->blocked, 1);
-	while (atomic_load(&p->block_mask) & (1u << call))
-		polled_nap();
-	atomic_fetch_sub(&p->blocked, 1);
-}
-
 /* Whether v's slot is free: the worker let go of the value before it.
  * done is read again only when what rig's calls saw last says no. */
 static bool
@@ -478,28 +469,17 @@ run_fills(struct pdev *d, uint64_t value, struct rig_part *parts, size_t n,
 /* Why submit refuses value, or NULL: an injected failure, or a value
  * other than the next, or one without room (both break rig's promises,
  * and would run a stale slot). */
-static __attribute__((cold, noinline)) const char *
-refused(struct pdev *d, uint64_t value)
+static const char *
+refusal(struct pdev *d, uint64_t value)
 {
 	if (polled_failing(d->p, CALL_SUBMIT))
 		return polled_injected(d, CALL_SUBMIT);
 	if (value == d->submitted + 1 && slot_free(d, value))
-		return NULL;	/* the injected failure went to another call */
+		return NULL;
 	snprintf(d->failure, sizeof(d->failure), "value %llu %s",
 		 (unsigned long long)value, value != d->submitted + 1 ?
 		 "is not the next" : "has no room (room said so)");
 	return d->failure;
-}
-
-/* Inline, the common answer (NULL) first; the message out of line. */
-static inline const char *
-refusal(struct pdev *d, uint64_t value)
-{
-	if (__builtin_expect(atomic_load_explicit(&d->p->fail, memory_order_relaxed) !=
-			     CALL_SUBMIT && value == d->submitted + 1 &&
-			     slot_free(d, value), 1))
-		return NULL;
-	return refused(d, value);
 }
 
 /* A prefetch for writing: the line comes exclusive, not shared.

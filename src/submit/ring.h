@@ -88,11 +88,24 @@ sring_consumer_asleep(struct sring *r)
 {
 	return atomic_load_explicit(&r->asleep, memory_order_relaxed) != 0;
 }
+/* Set once the process registered for membarrier(2) (ring.c). */
+extern _Atomic bool sring_asymmetric;
+/* Between the cursor's store of a thread that ran a value itself and its
+ * sring_moved(): a compiler barrier where the consumer's membarrier
+ * fences for it, else a full fence (ring.c). */
+static inline void
+sring_moved_fence(void)
+{
+	if (atomic_load_explicit(&sring_asymmetric, memory_order_relaxed))
+		atomic_signal_fence(memory_order_seq_cst);
+	else
+		atomic_thread_fence(memory_order_seq_cst);
+}
 /* Wake the consumer whatever it waits for (a stop, a commit request). */
 void sring_ring(struct sring *r);
 /* The consumer's cursor moved to next, past a value it may sleep on (one
  * run by another thread): wake it if it sleeps and next is published.
- * Call after the cursor's store and a seq_cst fence. */
+ * Call after the cursor's store and sring_moved_fence(). */
 void sring_moved(struct sring *r, uint64_t next);
 
 #endif

@@ -603,7 +603,7 @@ run_direct(struct submitter *s, uint64_t v, struct job *job)
 	pthread_mutex_unlock(&s->driver_lock);
 	sring_free_sc(&s->ring, v);
 	/* The cursor's store, then the consumer's asleep (ring.c). */
-	atomic_thread_fence(memory_order_seq_cst);
+	sring_moved_fence();
 	sring_moved(&s->ring, v + 1);
 	return true;
 }

@@ -78,7 +78,7 @@ test_sleeps_end_by_the_deadline(void **state)
 		assert_int_equal(ec32_wait_until(&ec, &noting_mode, ck_ec32_value(&ec),
 						 wait_deadline), -1);
 	}
-	print_message("%u sleeps in %d waits of %llu us, %u past the wait's deadline\n",
+	print_message("# %u sleeps in %d waits of %llu us, %u past the wait's deadline\n",
 		      sleeps, tries, (unsigned long long)(WAIT_NS / 1000), late);
 	assert_true(sleeps > 0);
 	assert_int_equal(late, 0);

@@ -18,31 +18,14 @@
  * Fixed work: rounds (each waits for a load, not for a time).
  * Usage: test_stress_image_end [threads] [rounds] (default 4, 50).
  */
-#include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
 
 #include "core/device.h"
-#include "rig.h"
+#include "end_race.h"
 #include "rig_polled.h"
 
-#define THREADS_MAX 32
-
 static struct rig_device *d;
-static _Atomic bool round_over;
 static _Atomic uint64_t loads;
-
-/* Now and then a loader stops between the driver's load and the list. */
-static void
-window(void)
-{
-	static _Thread_local unsigned n;
-
-	if (++n % 4 == 0)
-		sched_yield();
-}
 
 static void *
 worker(void *arg)
@@ -67,36 +50,23 @@ main(int argc, char **argv)
 	int nthreads = argc > 1 ? atoi(argv[1]) : 4, rounds = argc > 2 ? atoi(argv[2]) : 50;
 	unsigned seed = 23;
 	bool failed = false;
-	pthread_t t[THREADS_MAX];
 
-	if (nthreads < 1 || nthreads > THREADS_MAX || rounds < 1) {
+	if (nthreads < 1 || nthreads > END_RACE_THREADS_MAX || rounds < 1) {
 		fprintf(stderr, "usage: test_stress_image_end [1..%d threads] [rounds]\n",
-			THREADS_MAX);
+			END_RACE_THREADS_MAX);
 		return 2;
 	}
-	image_window = window;
+	image_window = end_race_window;
 	for (int r = 0; r < rounds && !failed; r++) {
 		struct rig_polled_config c = { .size = sizeof(c), .name = "IMAGE-END",
 					       .lag = 1u + (unsigned)r % 4 };
 		struct rig_polled *p;
-		uint64_t before = atomic_load(&loads);
-		struct timespec ts = { 0, 1000L * (long)(rand_r(&seed) % 2000u) };
 
 		if (rig_polled_create(&c, &p) || rig_open(rig_polled_opener(p), &d)) {
 			fprintf(stderr, "round %d: open: %s\n", r, rig_why());
 			return 1;
 		}
-		atomic_store(&round_over, false);
-		for (int i = 0; i < nthreads; i++)
-			pthread_create(&t[i], NULL, worker, NULL);
-		/* Bounded by progress: a load went through this round. */
-		while (atomic_load(&loads) == before)
-			sched_yield();
-		nanosleep(&ts, NULL);
-		rig_close(d);
-		atomic_store(&round_over, true);
-		for (int i = 0; i < nthreads; i++)
-			pthread_join(t[i], NULL);
+		end_race_round(d, nthreads, worker, &loads, &seed);
 		rig_device_release(d);
 		if (rig_polled_live_images(p) || rig_polled_live_regions(p) ||
 		    rig_polled_overlaps(p) || rig_polled_stops(p) != 1) {

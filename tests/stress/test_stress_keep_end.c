@@ -20,33 +20,16 @@
  * Fixed work: rounds (each waits for a deferred release, not for a time).
  * Usage: test_stress_keep_end [threads] [rounds] (default 4, 50).
  */
-#include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
 
 #include "core/device.h"
-#include "rig.h"
+#include "end_race.h"
 #include "rig_polled.h"
-
-#define THREADS_MAX 32
 
 static struct rig_device *d;
 static struct rig_function *fn;
 static struct rig_buffer *buf;
-static _Atomic bool round_over;
 static _Atomic uint64_t made, freed, released;
-
-/* Now and then a release stops between its look and its keep. */
-static void
-window(void)
-{
-	static _Thread_local unsigned n;
-
-	if (++n % 4 == 0)
-		sched_yield();
-}
 
 static void
 note_freed(void *value)
@@ -90,21 +73,18 @@ main(int argc, char **argv)
 	int nthreads = argc > 1 ? atoi(argv[1]) : 4, rounds = argc > 2 ? atoi(argv[2]) : 50;
 	unsigned seed = 29;
 	bool failed = false;
-	pthread_t t[THREADS_MAX];
 
-	if (nthreads < 1 || nthreads > THREADS_MAX || rounds < 1) {
+	if (nthreads < 1 || nthreads > END_RACE_THREADS_MAX || rounds < 1) {
 		fprintf(stderr, "usage: test_stress_keep_end [1..%d threads] [rounds]\n",
-			THREADS_MAX);
+			END_RACE_THREADS_MAX);
 		return 2;
 	}
-	keep_window = window;
+	keep_window = end_race_window;
 	for (int r = 0; r < rounds && !failed; r++) {
 		struct rig_polled_config c = { .size = sizeof(c), .name = "KEEP-END",
 					       .lag = 1u + (unsigned)r % 4 };
 		struct rig_polled *p;
 		struct rig_image *img;
-		uint64_t before = atomic_load(&released);
-		struct timespec ts = { 0, 1000L * (long)(rand_r(&seed) % 2000u) };
 
 		if (rig_polled_create(&c, &p) || rig_open(rig_polled_opener(p), &d) ||
 		    rig_image_load(d, "k", 1, &img) || rig_image_function(img, "k", &fn) ||
@@ -113,17 +93,7 @@ main(int argc, char **argv)
 			return 1;
 		}
 		rig_polled_stall(p, true);	/* every value stays in flight */
-		atomic_store(&round_over, false);
-		for (int i = 0; i < nthreads; i++)
-			pthread_create(&t[i], NULL, worker, NULL);
-		/* Bounded by progress: a release went through this round. */
-		while (atomic_load(&released) == before)
-			sched_yield();
-		nanosleep(&ts, NULL);
-		rig_close(d);
-		atomic_store(&round_over, true);
-		for (int i = 0; i < nthreads; i++)
-			pthread_join(t[i], NULL);
+		end_race_round(d, nthreads, worker, &released, &seed);
 		rig_buffer_release(buf);
 		rig_image_release(img);
 		rig_device_release(d);

@@ -697,8 +697,9 @@ int rig_run_take(struct rig_submission *s, struct rig_run **out);
  * (launch; ignored for a fill) and bytes of parameters at offset 0 of the
  * part's params. Never blocks. Returns 0, or RIG_EINVAL for a part that is
  * no launch or fill, more bytes than the part's params, an empty grid or
- * group, or a group of more threads than the launch's function allows
- * (where its driver knows it: rig_edge.h, struct rig_entry).
+ * group, a group of more threads or a grid of more groups than the
+ * launch's function allows (where its driver knows it: rig_edge.h, struct
+ * rig_entry; the host device runs 2^62 groups at most).
  */
 int rig_run_store(struct rig_run *r, size_t i, const uint32_t grid[3],
 		  const uint32_t group[3], const void *params, size_t bytes);

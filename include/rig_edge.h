@@ -222,6 +222,7 @@ struct rig_entry {
 	uintptr_t launch;	/* what submit reads to launch it; 0 for no Launch queue */
 	struct rig_opt params;	/* parameter bytes it reads from byte 0, NONE if unknown */
 	struct rig_opt threads;	/* most threads a group may have, NONE if unknown */
+	struct rig_opt groups;	/* most groups a grid may have, NONE if unknown */
 };
 
 /* entry's answers. */

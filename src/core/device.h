@@ -139,6 +139,12 @@ extern void (*park_window)(void);
 /* The same into a borrow (stress_borrow_end): called once the second
  * device's driver made the mapping, before it is on that device's list. */
 extern void (*borrow_window)(void);
+/* The same into a load (stress_image_end): called once the driver loaded
+ * the code, before the image is on the device's list. */
+extern void (*image_window)(void);
+/* The same into a submission's last put (stress_keep_end): called once it
+ * found its last value not yet done, before its reference is deferred. */
+extern void (*keep_window)(void);
 #endif
 
 /*

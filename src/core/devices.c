@@ -161,7 +161,7 @@ device_end(struct rig_device *d, const char *reason)
 	 * in the word; then no driver call of the poller's is left. */
 	submit_stop(&d->sub);
 	poller_unregister(&d->tl);
-	device_reap(d);
+	keeps_end(d);
 	alloc_end_all(d, atomic_load(&d->tl.lost));
 	if (d->ops->release)
 		d->ops->release(d->handle);

@@ -13,6 +13,10 @@
 #include "core/error.h"
 #include "core/image.h"
 
+#ifdef RIG_TEST_HOOKS
+void (*image_window)(void);
+#endif
+
 void
 image_get(struct rig_image *img)
 {
@@ -70,7 +74,25 @@ image_put(struct rig_image *img)
 	device_put(d);
 }
 
-/* The driver asked for Device memory: allocate it, let place() fill it. */
+/* Put img on d's list. Under d's mem_lock, d seen live. */
+static void
+list_locked(struct rig_device *d, struct rig_image *img)
+{
+#ifdef RIG_TEST_HOOKS
+	if (image_window)
+		image_window();
+#endif
+	img->next = d->images;
+	if (d->images)
+		d->images->prev = img;
+	d->images = img;
+}
+
+/*
+ * The driver asked for Device memory: allocate it, let place() fill it.
+ * The place, the copy and the list under d's mem_lock, d seen live: the
+ * memory and the driver (place locates the region) are d's until its end.
+ */
 static int
 place(struct rig_image *img, const struct rig_code *code)
 {
@@ -91,36 +113,72 @@ place(struct rig_image *img, const struct rig_code *code)
 		return rig_cause(RIG_EINVAL, "%s asks rig to place code in memory the host does not address",
 				 d->name);
 	}
+	pthread_mutex_lock(&d->mem_lock);
+	if ((ret = device_check_live(NULL, d)) < 0) {
+		pthread_mutex_unlock(&d->mem_lock);
+		if (code->free_place)
+			code->free_place(code->ctx);
+		return ret;
+	}
 	callback_enter();
 	ret = code->place(code->ctx, img->placed->region, &img->image, &bytes, &n);
 	callback_leave();
-	if (ret != 0 || n > code->place_bytes)
+	if (ret != 0 || n > code->place_bytes) {
+		pthread_mutex_unlock(&d->mem_lock);
 		return rig_cause(RIG_EINVAL, "the driver's place returned %d for %zu of %llu bytes",
 				 ret, n, (unsigned long long)code->place_bytes);
+	}
 	if (n)
 		memcpy(img->placed->loc.host, bytes, n);
+	list_locked(d, img);
+	pthread_mutex_unlock(&d->mem_lock);
 	return 0;
 }
 
+/*
+ * The driver's load, and a loaded image's list, under d's mem_lock with d
+ * seen live, as a borrow's map (borrow.c, try_map): d's end
+ * (image_end_all_locked, then the driver handle's release) either finds
+ * the image on the list and unloads it, or we find d lost before the
+ * driver is asked. An image put on the list after the end would be
+ * unloaded through a released driver, or never.
+ */
+static int
+load_locked(struct rig_device *d, const void *bytes, size_t len, struct rig_image *img,
+	    struct rig_code *code)
+{
+	const char *fault = "no reason given";
+	int ret;
+
+	if ((ret = device_check_live(NULL, d)) < 0)
+		return ret;
+	if (!submit_call_enter(&d->sub))
+		return device_check_live(NULL, d);
+	ret = d->ops->load(d->handle, bytes, len, code, &fault);
+	submit_call_leave(&d->sub);
+	if (ret != RIG_OK)
+		return rig_cause(RIG_EINVAL, "%s refused the code: %s", d->name, fault);
+	if (code->loaded) {
+		img->image = code->image;
+		list_locked(d, img);
+	}
+	return 0;
+}
+
+/* Load the code: 0, img on d's list. */
 static int
 load(struct rig_device *d, const void *bytes, size_t len, struct rig_image *img)
 {
-	const char *fault = "no reason given";
 	struct rig_code code = { 0 };
 	int ret;
 
 	if (!d->ops->load)
 		return rig_cause(RIG_EINVAL, "%s loads no code", d->name);
-	if (!submit_call_enter(&d->sub))
-		return device_check_live(NULL, d);
-	ret = d->ops->load(d->handle, bytes, len, &code, &fault);
-	submit_call_leave(&d->sub);
-	if (ret != RIG_OK)
-		return rig_cause(RIG_EINVAL, "%s refused the code: %s", d->name, fault);
-	if (code.loaded) {
-		img->image = code.image;
-		return 0;
-	}
+	pthread_mutex_lock(&d->mem_lock);
+	ret = load_locked(d, bytes, len, img, &code);
+	pthread_mutex_unlock(&d->mem_lock);
+	if (ret < 0 || code.loaded)
+		return ret;
 	return place(img, &code);
 }
 
@@ -140,21 +198,16 @@ rig_image_load(struct rig_device *d, const void *bytes, size_t len,
 	if (!(img = calloc(1, sizeof(*img))))
 		return rig_fail(RIG_ENOMEM, "no memory for the image's handle");
 	img->d = d;
+	atomic_init(&img->refs, 1);
+	pthread_mutex_init(&img->lock, NULL);
 	if ((ret = load(d, bytes, len, img)) < 0) {
 		if (img->placed)
 			alloc_put(img->placed);
+		pthread_mutex_destroy(&img->lock);
 		free(img);
 		return rig_fail_keep(__func__, ret);
 	}
-	atomic_init(&img->refs, 1);
-	pthread_mutex_init(&img->lock, NULL);
 	device_get(d);
-	pthread_mutex_lock(&d->mem_lock);
-	img->next = d->images;
-	if (d->images)
-		d->images->prev = img;
-	d->images = img;
-	pthread_mutex_unlock(&d->mem_lock);
 	*out = img;
 	return 0;
 }

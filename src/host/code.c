@@ -48,6 +48,7 @@ host_entry(void *t, void *image, const char *name, struct rig_entry *out,
 		.launch = (uintptr_t)f,
 		.params = RIG_NONE,
 		.threads = RIG_NONE,
+		.groups = RIG_SOME(HOST_MAX_GROUPS),
 	};
 	return RIG_ENTRY;
 }

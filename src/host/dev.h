@@ -49,6 +49,9 @@
 #include "host/spin.h"
 
 #define HOST_RING	256	/* values in flight at most */
+/* The most groups one launch may run: keeps index arithmetic in int64_t
+ * (entry tells rig, which refuses a grid of more at rig_run_store). */
+#define HOST_MAX_GROUPS	((uint64_t)1 << 62)
 _Static_assert((HOST_RING & (HOST_RING - 1)) == 0, "HOST_RING is a power of two");
 
 /* The queues: facts.queues' indices. */

@@ -39,9 +39,6 @@
 #define HOST_PARAMS_ALIGN	64u
 _Static_assert(HOST_PARAMS_ALIGN == RIG_HOST_PARAMS_ALIGN, "rig_host.h states it");
 
-/* The most groups one launch may run: keeps index arithmetic in int64_t. */
-#define HOST_MAX_GROUPS	((uint64_t)1 << 62)
-
 static bool
 runs(uint32_t queue, enum rig_kind kind)
 {

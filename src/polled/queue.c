@@ -239,8 +239,8 @@ idle(struct pdev *d, uint64_t v)
 		bool held = is_committed(d, v);
 		struct timespec until;
 
-		ck_ec_wait(&d->ec, ec_sp(), snap,
-			   ec_until(held ? rig_now_ns() + STALL_LOOK_NS : UINT64_MAX, &until));
+		ec32_wait_until(&d->ec, ec_sp(), snap,
+				ec_until(held ? rig_now_ns() + STALL_LOOK_NS : UINT64_MAX, &until));
 	}
 	if (rig_now_ns() - start < SPIN_MAX_NS)
 		d->spin_ns = SPIN_MAX_NS;

@@ -14,6 +14,14 @@
  * submitter's step, which after a loss lasts until the submitter dropped
  * the values it held) goes back in, and the poller looks again
  * KEEP_RETRY_NS later.
+ *
+ * The device's end, once its submitter stopped (every value done), lets
+ * go of the keeps once more (keeps_end) and the poller looks no more: a
+ * release that found its value not done before the stop, and puts its
+ * keep after that last look, would wait forever, holding the submission
+ * and its device. keeps_ended, stored before that look and read after
+ * the put (both seq_cst): the end's look finds the keep, or the put sees
+ * the flag and lets go of the keeps itself.
  */
 #include <stdlib.h>
 
@@ -32,12 +40,26 @@ put_keep(struct rig_device *d, struct keep *k)
 		reclaim_pending(device_timeline(d), 1);
 }
 
+/* The device's slot in the words: tl->slot is cleared at the end, the
+ * word's address is not (a later holder's values only count up). */
+static uint32_t
+own_slot(const struct timeline *tl)
+{
+	return (uint32_t)(tl->word - rig_words);
+}
+
 void
 defer_put(struct rig_device *d, struct rig_submission *s, uint64_t value)
 {
 	struct timeline *tl = device_timeline(d);
+	struct reclaim *rc = device_reclaim(d);
 	struct keep *k;
 
+	/* Past the end's last look: every value is done, s goes now. */
+	if (atomic_load(&rc->keeps_ended)) {
+		submission_put(s);
+		return;
+	}
 	while (!(k = calloc(1, sizeof(*k)))) {
 		/* No memory to wait in the limbo: wait here. */
 		if (device_done_with(d, value)) {
@@ -48,8 +70,10 @@ defer_put(struct rig_device *d, struct rig_submission *s, uint64_t value)
 	}
 	k->s = s;
 	k->value = value;
-	limbo_item_add(&k->item, (uint32_t)tl->slot, value);	/* one point: no heap */
+	limbo_item_add(&k->item, own_slot(tl), value);	/* one point: no heap */
 	put_keep(d, k);
+	if (atomic_load(&rc->keeps_ended))
+		reclaim_keeps(d);
 }
 
 bool
@@ -88,4 +112,11 @@ device_reap(struct rig_device *d)
 	if (reclaim_keeps(d))
 		atomic_store_explicit(&device_timeline(d)->reap_at,
 				      rig_now_ns() + KEEP_RETRY_NS, memory_order_relaxed);
+}
+
+void
+keeps_end(struct rig_device *d)
+{
+	atomic_store(&device_reclaim(d)->keeps_ended, true);
+	reclaim_keeps(d);
 }

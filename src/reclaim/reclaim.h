@@ -18,6 +18,7 @@ struct submitter;
 struct reclaim {
 	struct limbo memory;		/* released with work in flight */
 	struct limbo keeps;		/* submissions let go once a value is settled */
+	_Atomic bool keeps_ended;	/* the device's end took its keeps (keeps_end) */
 	_Atomic uint64_t allocated;	/* bytes held from the driver, live or in limbo */
 };
 
@@ -69,5 +70,8 @@ void defer_put(struct rig_device *d, struct rig_submission *s, uint64_t value);
 bool reclaim_keeps(struct rig_device *d);
 /* The same, the poller told to look again where needed. */
 void device_reap(struct rig_device *d);
+/* At the device's end, once its submitter stopped (every value done): let
+ * go of every keep; a keep put later goes at once (defer_put). */
+void keeps_end(struct rig_device *d);
 
 #endif

@@ -181,13 +181,14 @@ check_store(struct rig_run *r, size_t i, size_t bytes)
 	return 0;
 }
 
-/* A group's threads; UINT64_MAX where the product passes 64 bits. */
+/* A group's threads, or a grid's groups; UINT64_MAX where the product
+ * passes 64 bits. */
 static uint64_t
-group_threads(const uint32_t group[3])
+product(const uint32_t n[3])
 {
-	uint64_t t = (uint64_t)group[0] * group[1];
+	uint64_t t = (uint64_t)n[0] * n[1];
 
-	return __builtin_mul_overflow(t, group[2], &t) ? UINT64_MAX : t;
+	return __builtin_mul_overflow(t, n[2], &t) ? UINT64_MAX : t;
 }
 
 int
@@ -212,10 +213,17 @@ rig_run_store(struct rig_run *r, size_t i, const uint32_t grid[3],
 		/* Seed 000, entry: rig refuses a run that sets more threads
 		 * than the function allows. */
 		most = &r->s->parts[i].fn->entry.threads;
-		if (most->some && group_threads(group) > (uint64_t)most->value)
+		if (most->some && product(group) > (uint64_t)most->value)
 			return rig_fail(RIG_EINVAL,
 					"part %zu: a group of %u x %u x %u threads, more than the %lld its function allows",
 					i, group[0], group[1], group[2], (long long)most->value);
+		/* A grid the driver would refuse at submit, losing the
+		 * device (the host runs 2^62 groups at most). */
+		most = &r->s->parts[i].fn->entry.groups;
+		if (most->some && product(grid) > (uint64_t)most->value)
+			return rig_fail(RIG_EINVAL,
+					"part %zu: a grid of %u x %u x %u groups, more than the %lld its function allows",
+					i, grid[0], grid[1], grid[2], (long long)most->value);
 		memcpy(b->grid, grid, sizeof(b->grid));
 		memcpy(b->group, group, sizeof(b->group));
 	}

@@ -77,6 +77,10 @@ submission_free(struct rig_submission *s)
 	free(s);
 }
 
+#ifdef RIG_TEST_HOOKS
+void (*keep_window)(void);
+#endif
+
 void
 submission_put(struct rig_submission *s)
 {
@@ -90,6 +94,10 @@ submission_put(struct rig_submission *s)
 	if (last && !device_done_with(s->d, last)) {
 		/* The deferred reference comes back here once it is. */
 		atomic_store(&s->refs, 1);
+#ifdef RIG_TEST_HOOKS
+		if (keep_window)
+			keep_window();
+#endif
 		defer_put(s->d, s, last);
 		return;
 	}

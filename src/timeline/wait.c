@@ -102,7 +102,7 @@ sleep_on(struct ck_ec32 *ec, uint32_t f, uint64_t until_ns)
 {
 	struct timespec until;
 
-	ck_ec32_wait(ec, ec_mp(), f, ec_until(until_ns, &until));
+	ec32_wait_until(ec, ec_mp(), f, ec_until(until_ns, &until));
 }
 
 /* Whether the wait for v is over: v signaled, or settled for rig's own. */

@@ -88,7 +88,7 @@ rig_word_sleep(const _Atomic uint64_t *word, uint64_t value, uint64_t timeout_ns
 		return true;
 	end = rig_now_ns() + timeout_ns;
 	until = (struct timespec){ (time_t)(end / 1000000000u), (long)(end % 1000000000u) };
-	ck_ec32_wait(ec, ec_mp(), f, &until);
+	ec32_wait_until(ec, ec_mp(), f, &until);
 	return atomic_load_explicit(word, memory_order_acquire) >= value;
 }
 

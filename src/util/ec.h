@@ -21,7 +21,7 @@
  * threads under one lock, or handed on by a join); on x86 a bump is then a
  * plain increment, no locked instruction. ck_ec's waiter spins a little
  * after it flags the count and sleeps with growing timeouts (2 ms, then 8x
- * up to 1 s), which covers the one race of that mode (an increment in
+ * up to 1 s, none past the wait's deadline: ec32_wait_until), which covers the one race of that mode (an increment in
  * flight that rewrites the flag). ec_mp(): any number of bumpers at once.
  *
  * 32-bit counts only: the count is 31 bits and wraps; a waiter compares
@@ -85,6 +85,36 @@ static const struct ck_ec_mode ec_mp_mode = { .ops = &ec_ops, .single_producer =
 #define ec_sp() (&ec_sp_mode)
 /* The mode of a count that any thread may bump at any time. */
 #define ec_mp() (&ec_mp_mode)
+
+/*
+ * ck_ec's backoff sleeps until 2 ms after the wait began, then 8x longer,
+ * whatever the wait's own deadline (ck_ec.c, exponential_backoff(), which
+ * hands wait32 the earlier deadline only once a second passed): a wait of
+ * 100 us would sleep 2 ms. Its predicate may move each sleep's deadline
+ * earlier (ck_ec.h, ck_ec_wait_pred): ec_clamp moves it to the wait's
+ * own, which ec32_wait_until() hands it as the wait's data.
+ */
+static inline int
+ec_clamp(const struct ck_ec_wait_state *state, struct timespec *partial)
+{
+	const struct timespec *until = state->data;
+
+	if (partial->tv_sec > until->tv_sec ||
+	    (partial->tv_sec == until->tv_sec && partial->tv_nsec > until->tv_nsec))
+		*partial = *until;
+	return 0;	/* not over: sleep */
+}
+
+/* ck_ec32_wait(), each sleep ending by deadline (NULL: no deadline).
+ * Every wait of rig's with a deadline goes through this. */
+static inline int
+ec32_wait_until(struct ck_ec32 *ec, const struct ck_ec_mode *mode, uint32_t seen,
+		const struct timespec *deadline)
+{
+	if (!deadline)
+		return ck_ec32_wait(ec, mode, seen, NULL);
+	return ck_ec32_wait_pred(ec, mode, seen, ec_clamp, (void *)deadline, deadline);
+}
 
 /* A wait's deadline for ck_ec: the CLOCK_MONOTONIC time until_ns (as
  * rig_now_ns() counts) in *ts, or NULL for UINT64_MAX (no deadline). */

@@ -4,7 +4,8 @@
  * random grids and group shapes every group runs exactly once, in ranges
  * that never pass the grid; many threads submit launches at once, each to
  * its own buffers; a fill's failure loses the device with the fill's
- * message.
+ * message; a grid of more groups than the host runs (2^62) is refused at
+ * rig_run_store(), the run keeping the grid it had and the device live.
  */
 #include <pthread.h>
 
@@ -57,9 +58,11 @@ groups_submission(void)
 	return s;
 }
 
-/* One launch over grid; checks every group ran once and no call was bad. */
+/* One launch over grid; checks every group ran once and no call was bad.
+ * taken: a run of s that holds grid and group already, or NULL. */
 static void
-launch_and_check(struct rig_submission *s, const uint32_t grid[3], const uint32_t group[3])
+run_and_check(struct rig_submission *s, struct rig_run *taken, const uint32_t grid[3],
+	      const uint32_t group[3])
 {
 	int64_t total = (int64_t)grid[0] * grid[1] * grid[2];
 	struct rig_buffer *hits = buffer_new(host, (size_t)total * 4);
@@ -69,7 +72,7 @@ launch_and_check(struct rig_submission *s, const uint32_t grid[3], const uint32_
 	struct groups_params params = { .total = total };
 	uint32_t *h = calloc((size_t)total, 4);
 	int64_t ncalls = 0, nbad = 0;
-	struct rig_run *r;
+	struct rig_run *r = taken;
 	struct rig_point p;
 
 	/* New memory's bytes are unspecified (rig_buffer_create): the
@@ -77,8 +80,10 @@ launch_and_check(struct rig_submission *s, const uint32_t grid[3], const uint32_
 	assert_int_equal(rig_buffer_write(hits, 0, h, (size_t)total * 4), 0);
 	assert_int_equal(rig_buffer_write(calls, 0, &ncalls, 8), 0);
 	assert_int_equal(rig_buffer_write(bad, 0, &nbad, 8), 0);
-	assert_int_equal(rig_run_take(s, &r), 0);
-	assert_int_equal(rig_run_store(r, 0, grid, group, &params, sizeof(params)), 0);
+	if (!taken) {
+		assert_int_equal(rig_run_take(s, &r), 0);
+		assert_int_equal(rig_run_store(r, 0, grid, group, &params, sizeof(params)), 0);
+	}
 	assert_int_equal(rig_submit(r, bufs, 5, NULL, 0, &p), 0);
 	assert_int_equal(rig_buffer_read(hits, 0, h, (size_t)total * 4), 0);
 	assert_int_equal(rig_buffer_read(calls, 0, &ncalls, 8), 0);
@@ -93,6 +98,12 @@ launch_and_check(struct rig_submission *s, const uint32_t grid[3], const uint32_
 	free(h);
 	for (int i = 0; i < 5; i++)
 		rig_buffer_release(bufs[i]);
+}
+
+static void
+launch_and_check(struct rig_submission *s, const uint32_t grid[3], const uint32_t group[3])
+{
+	run_and_check(s, NULL, grid, group);
 }
 
 static void
@@ -135,6 +146,43 @@ test_many_threads(void **state)
 	rig_submission_release(s);
 }
 
+/* 2^63 and 2^62 + 2^31 groups: refused, naming the function and the
+ * cause; the run keeps its grid, which then runs as before, the device
+ * live. 2^62 itself is stored (the run then goes back unsubmitted). */
+static void
+test_grid_past_most_groups_refused(void **state)
+{
+	static const uint32_t too_many[][3] = {
+		{ 1u << 21, 1u << 21, 1u << 21 },
+		{ (1u << 31) + 1, 1u << 31, 1 },
+		{ UINT32_MAX, UINT32_MAX, UINT32_MAX },
+	};
+	const uint32_t grid[3] = { 5, 3, 2 }, group[3] = { 4, 1, 1 };
+	const uint32_t most[3] = { 1u << 31, 1u << 31, 1 };
+	struct rig_submission *s = groups_submission();
+	struct groups_params params = { .total = 30 };
+	struct rig_run *r;
+
+	assert_int_equal(rig_run_take(s, &r), 0);
+	assert_int_equal(rig_run_store(r, 0, grid, group, &params, sizeof(params)), 0);
+	for (size_t i = 0; i < sizeof(too_many) / sizeof(too_many[0]); i++) {
+		assert_int_equal(rig_run_store(r, 0, too_many[i], group, &params, sizeof(params)),
+				 RIG_EINVAL);
+		assert_non_null(strstr(rig_why(), "rig_run_store"));
+		assert_non_null(strstr(rig_why(), "groups"));
+		assert_non_null(strstr(rig_why(), "4611686018427387904"));
+	}
+	/* The refused stores left the run as it was: its grid runs, each
+	 * group once. */
+	run_and_check(s, r, grid, group);
+	assert_null(rig_lost(host));
+	assert_int_equal(rig_run_take(s, &r), 0);
+	assert_int_equal(rig_run_store(r, 0, most, group, &params, sizeof(params)), 0);
+	rig_run_release(r);
+	assert_null(rig_lost(host));
+	rig_submission_release(s);
+}
+
 static int
 fill_fails(void *ctx, void *arg, uint64_t value)
 {
@@ -170,6 +218,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_group_once),
 		cmocka_unit_test(test_many_threads),
+		cmocka_unit_test(test_grid_past_most_groups_refused),
 		cmocka_unit_test(test_fill_failure_loses_device),
 	};
 

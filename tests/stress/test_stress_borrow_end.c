@@ -19,33 +19,17 @@
  * Fixed work: rounds (each waits for a borrow, not for a time).
  * Usage: test_stress_borrow_end [threads] [rounds] (default 4, 50).
  */
-#include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
 
 #include "core/device.h"
-#include "rig.h"
+#include "end_race.h"
 #include "rig_polled.h"
 
 #define BYTES 4096
-#define THREADS_MAX 32
 
 static struct rig_device *d2;
-static struct rig_buffer *src[THREADS_MAX];
-static _Atomic bool round_over;
+static struct rig_buffer *src[END_RACE_THREADS_MAX];
 static _Atomic uint64_t borrows;
-
-/* Now and then a borrower stops between the driver's map and the list. */
-static void
-window(void)
-{
-	static _Thread_local unsigned n;
-
-	if (++n % 4 == 0)
-		sched_yield();
-}
 
 static void *
 worker(void *arg)
@@ -72,11 +56,10 @@ main(int argc, char **argv)
 	struct rig_device *root;
 	unsigned seed = 17;
 	bool failed = false;
-	pthread_t t[THREADS_MAX];
 
-	if (nthreads < 1 || nthreads > THREADS_MAX || rounds < 1) {
+	if (nthreads < 1 || nthreads > END_RACE_THREADS_MAX || rounds < 1) {
 		fprintf(stderr, "usage: test_stress_borrow_end [1..%d threads] [rounds]\n",
-			THREADS_MAX);
+			END_RACE_THREADS_MAX);
 		return 2;
 	}
 	if (rig_polled_create(&rc, &root_p) || rig_open(rig_polled_opener(root_p), &root)) {
@@ -88,29 +71,17 @@ main(int argc, char **argv)
 			fprintf(stderr, "buffer: %s\n", rig_why());
 			return 1;
 		}
-	borrow_window = window;
+	borrow_window = end_race_window;
 	for (int r = 0; r < rounds && !failed; r++) {
 		struct rig_polled_config c = { .size = sizeof(c), .name = "BORROW-END",
 					       .lag = 1u + (unsigned)r % 4 };
 		struct rig_polled *p;
-		uint64_t before = atomic_load(&borrows);
-		struct timespec ts = { 0, 1000L * (long)(rand_r(&seed) % 2000u) };
 
 		if (rig_polled_create(&c, &p) || rig_open(rig_polled_opener(p), &d2)) {
 			fprintf(stderr, "round %d: open: %s\n", r, rig_why());
 			return 1;
 		}
-		atomic_store(&round_over, false);
-		for (int i = 0; i < nthreads; i++)
-			pthread_create(&t[i], NULL, worker, (void *)(intptr_t)i);
-		/* Bounded by progress: a borrow went through this round. */
-		while (atomic_load(&borrows) == before)
-			sched_yield();
-		nanosleep(&ts, NULL);
-		rig_close(d2);
-		atomic_store(&round_over, true);
-		for (int i = 0; i < nthreads; i++)
-			pthread_join(t[i], NULL);
+		end_race_round(d2, nthreads, worker, &borrows, &seed);
 		rig_device_release(d2);
 		if (rig_polled_live_regions(p) || rig_polled_overlaps(p) ||
 		    rig_polled_stops(p) != 1) {

@@ -161,15 +161,20 @@ device_end(struct rig_device *d, const char *reason)
 	 * in the word; then no driver call of the poller's is left. */
 	submit_stop(&d->sub);
 	poller_unregister(&d->tl);
+	/* The word shows every value now: no read of it calls the driver's
+	 * own word again (timeline_word reads the hook in a read-side
+	 * section), and the grace period below lets the last caller leave
+	 * before release frees the handle it reads. */
+	p_rcu_assign_pointer(d->tl.signaled, NULL);
 	keeps_end(d);
 	alloc_end_all(d, atomic_load(&d->tl.lost));
+	/* Every reader that found d in the table, or was calling its word's
+	 * hook, has left: whoever drops d's last reference may free it.
+	 * Pairs with p_rcu_read_unlock() in find_open() and timeline_word(). */
+	p_synchronize_rcu();
 	if (d->ops->release)
 		d->ops->release(d->handle);
 	timeline_slot_give(&d->tl);
-	/* Every reader that found d in the table has left it: whoever drops
-	 * d's last reference may free it. Pairs with p_rcu_read_unlock() in
-	 * find_open(). */
-	p_synchronize_rcu();
 	d->ended = true;
 }
 

@@ -10,6 +10,7 @@
  * trusted.
  */
 #include "util/ec.h"
+#include "util/rcu.h"
 #include "timeline/timeline.h"
 
 void
@@ -29,15 +30,23 @@ timeline_word(struct timeline *tl)
 	/* Pairs with the driver's release store of the word: the work's
 	 * results are visible once the value is. */
 	uint64_t w = atomic_load_explicit(tl->word, memory_order_acquire);
+	uint64_t (*own_word)(void *t);
 
-	if (tl->signaled) {
-		uint64_t own = tl->signaled(tl->signaled_arg);
+	if (!__atomic_load_n(&tl->signaled, __ATOMIC_RELAXED))
+		return w;
+	/* The device's end may clear the hook and release the driver: read
+	 * and call it inside a read-side section (core/devices.c, device_end). */
+	p_rcu_read_lock();
+	own_word = p_rcu_dereference(tl->signaled);
+	if (own_word) {
+		uint64_t own = own_word(tl->signaled_arg);
 
 		if (own > w) {
 			timeline_raise(tl->word, own);
 			w = own;
 		}
 	}
+	p_rcu_read_unlock();
 	return w;
 }
 

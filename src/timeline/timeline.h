@@ -89,7 +89,10 @@ struct timeline {
 	 * the work it waits for (wait.c). */
 	int (*assist)(void *t, uint64_t value, bool run, uint64_t *stay_ns);
 	void *assist_arg;
-	/* A word of the driver's own, read through Driver.signaled (or NULL). */
+	/* A word of the driver's own, read through Driver.signaled (or NULL).
+	 * Called only inside a read-side section (timeline_word): the
+	 * device's end clears it and waits a grace period before the
+	 * driver's release frees signaled_arg. */
 	uint64_t (*signaled)(void *t);
 	void *signaled_arg;
 	/*

@@ -132,6 +132,35 @@ test_open_boots_and_closes_clean(void **state)
 	}
 }
 
+/*
+ * A point of a device that has ended is still read: its word's own hook
+ * (the GPU's word, read through the driver) must not be called on the
+ * driver the end released. ASan reports a use after free here without
+ * device_end's clear of the hook (core/devices.c).
+ */
+static void
+test_points_read_after_the_end(void **state)
+{
+	struct rig_buffer *a, *b;
+	struct rig_point p;
+	struct fix f;
+
+	(void)state;
+	sim_open(&f, "11.0.0");
+	assert_int_equal(rig_buffer_create(f.d, 4096, RIG_MEMORY_DEVICE, &a), 0);
+	assert_int_equal(rig_buffer_create(f.d, 4096, RIG_MEMORY_DEVICE, &b), 0);
+	assert_int_equal(rig_buffer_copy(a, b, &p), 0);
+	assert_int_equal(rig_wait(p, 60 * SECOND), 0);
+	assert_int_equal(rig_close(f.d), 0);
+	assert_true(rig_reached(p));
+	assert_int_equal(rig_wait(p, 0), 0);
+	rig_buffer_release(a);
+	rig_buffer_release(b);
+	rig_device_release(f.d);
+	f.d = NULL;
+	sim_down(&f);
+}
+
 static void
 test_copies_in_order(void **state)
 {
@@ -519,6 +548,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_open_boots_and_closes_clean),
+		cmocka_unit_test(test_points_read_after_the_end),
 		cmocka_unit_test(test_copies_in_order),
 		cmocka_unit_test(test_launch_runs_the_code_object),
 		cmocka_unit_test(test_vm_fault_names_the_culprit),

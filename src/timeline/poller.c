@@ -65,10 +65,6 @@
 #include "util/rcu.h"
 #include "timeline/timeline.h"
 
-#ifdef RIG_TSAN
-char rcu_tsan_gp_token;
-#endif
-
 #define NAP_MIN_NS 1000u
 #define NAP_WAIT_MAX_NS 200000u		/* someone waits */
 #define NAP_REAP_NS 1000000u		/* only returns (or queues' waits) are pending */

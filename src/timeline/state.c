@@ -13,6 +13,12 @@
 #include "util/rcu.h"
 #include "timeline/timeline.h"
 
+#ifdef RIG_TSAN
+/* What TSan sees of every grace period (util/rcu.h); here, since every
+ * build of the timeline links this file. */
+char rcu_tsan_gp_token;
+#endif
+
 void
 timeline_raise(_Atomic uint64_t *a, uint64_t v)
 {

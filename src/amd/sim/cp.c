@@ -6,7 +6,8 @@
  * 1:1, amd-facts §3.10): ring at PQ_BASE << 8 of 4 << (queue_size + 1)
  * bytes, read pointer written back to PQ_RPTR_REPORT_ADDR, doorbell at
  * PQ_DOORBELL_CONTROL's offset. Its write pointer (dwords) is the
- * doorbell's value. CP_HQD_DEQUEUE_REQUEST stops it.
+ * doorbell's value. CP_HQD_DEQUEUE_REQUEST stops it. Packets run only
+ * while the MEC runs (mec.c's gate).
  *
  * Packets (§4.1-4.3), strictly: a type other than 3 (or the type-2
  * filler), an opcode outside the subset, a count, a reserved bit or an
@@ -384,7 +385,10 @@ cp_run(struct amd_sim *s, int qi)
 			sim_engine_release(&s->cp);
 			sim_engine_hold(&s->cp);
 		}
-		if (!q->enabled || atomic_load(&q->halted) || atomic_load(&q->stalled))
+		/* A halted MEC runs nothing (mec.c); checked per packet, so
+		 * a packet's own halting write stops it after that packet. */
+		if (!q->enabled || atomic_load(&q->halted) || atomic_load(&q->stalled) ||
+		    !sim_mec_runs(s))
 			break;
 		/* Pairs with the doorbell's release: the packets before it. */
 		wptr = atomic_load_explicit(&q->wptr, memory_order_acquire);

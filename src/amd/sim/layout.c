@@ -32,6 +32,9 @@ struct gc_regs {
 	struct reg scratch6, scratch7, grbm_gfx_cntl, cp_stat, rlc_bootload, hqd;
 	struct reg vm_cntl, vm_base_lo, vm_start_lo, vm_end_lo, vm_fault_status;
 	struct reg sdma_q0;
+	/* The MEC's gate (mec.c): GC 9's CP_MEC_CNTL, GC 11/12's program
+	 * counter CP_MEC_RS64_PRGRM_CNTR_START and _HI (§3.10, §3.13). */
+	struct reg mec_cntl, mec_pc, mec_pc_hi;
 };
 
 static const struct gc_regs gc11_regs = {
@@ -42,6 +45,7 @@ static const struct gc_regs gc11_regs = {
 	.vm_base_lo = { 0, 0x16f3 }, .vm_start_lo = { 0, 0x1713 },	/* U */
 	.vm_end_lo = { 0, 0x1733 }, .vm_fault_status = { 0, 0x15c8 },	/* U */
 	.sdma_q0 = { 0, 0x80 },
+	.mec_pc = { 1, 0x2900 }, .mec_pc_hi = { 1, 0x2938 },
 };
 
 /* GC 12 moves GCVM by -0x64 (§3.13: CONTEXT0_CNTL 0x1688 -> 0x1624). */
@@ -53,6 +57,7 @@ static const struct gc_regs gc12_regs = {
 	.vm_base_lo = { 0, 0x168f }, .vm_start_lo = { 0, 0x16af },	/* U */
 	.vm_end_lo = { 0, 0x16cf }, .vm_fault_status = { 0, 0x15d0 },
 	.sdma_q0 = { 0, 0x80 },
+	.mec_pc = { 1, 0x2900 }, .mec_pc_hi = { 1, 0x2938 },	/* GC 11's */
 };
 
 /* GC 9.4.3: no RLC autoload register (it stays 0); SDMA 4.4's SDMA_GFX_
@@ -64,6 +69,7 @@ static const struct gc_regs gc9_regs = {
 	.vm_base_lo = { 0, 0x8cb }, .vm_start_lo = { 0, 0x8eb },	/* U */
 	.vm_end_lo = { 0, 0x90b }, .vm_fault_status = { 0, 0x82b },	/* U */
 	.sdma_q0 = { 0, 0x80 },
+	.mec_cntl = { 0, 0x8d },
 };
 
 /* Offsets that follow the MMHUB, MP1 and SDMA versions (U). */
@@ -174,6 +180,9 @@ sim_layout_resolve(struct sim_layout *l, const uint8_t *table, size_t len)
 	l->vm_end_lo = at(gc, r->vm_end_lo);
 	l->vm_fault_status = at(gc, r->vm_fault_status);
 	l->sdma_q0 = at(sdma, r->sdma_q0);
+	l->mec_cntl = at(gc, r->mec_cntl);
+	l->mec_pc = at(gc, r->mec_pc);
+	l->mec_pc_hi = at(gc, r->mec_pc_hi);
 	l->sdma_rptr_lo = b->sdma_rptr_lo;
 	l->sdma_rptr_hi = b->sdma_rptr_hi;
 	l->sdma_doorbell = b->sdma_doorbell;

@@ -51,6 +51,8 @@ struct sim_layout {
 	uint32_t hqd;			/* CP_MQD_BASE_ADDR */
 	uint32_t vm_cntl, vm_base_lo, vm_start_lo, vm_end_lo, vm_fault_status;
 	uint32_t sdma_q0;		/* SDMA0_QUEUE0_RB_CNTL (SDMA_GFX_ on 4.x) */
+	uint32_t mec_cntl;		/* GC 9's CP_MEC_CNTL, else 0 (mec.c) */
+	uint32_t mec_pc, mec_pc_hi;	/* GC 11/12's CP_MEC_RS64_PRGRM_CNTR_START[_HI] */
 	/* Below sdma_q0: RB_RPTR_ADDR_LO, _HI, DOORBELL, DOORBELL_OFFSET. */
 	uint8_t sdma_rptr_lo, sdma_rptr_hi, sdma_doorbell, sdma_doorbell_offset;
 	uint32_t sdma_count_mask;	/* COPY/FILL count: 30 bits, 22 on SDMA 4 */
@@ -191,6 +193,12 @@ struct sim_mp {
 	uint32_t never_ready, smu_silent, sos_survives;	/* injected faults */
 	uint32_t refuse_type;		/* a LOAD_IP_FW type refused (0: none) */
 	uint64_t loads;			/* LOAD_IP_FW pieces taken */
+	/* The MEC's gate (mec.c): atomics, so the register path and the CP
+	 * read them without mp_lock (the PSP stores them under it). */
+	_Atomic bool mec_loaded;	/* the RLC placed the MEC's image */
+	_Atomic uint64_t mec_pc_want;	/* START | START_HI << 32 of that image */
+	_Atomic bool mec_runs;		/* un-halted, at that start, after the load */
+	_Atomic bool mec_stays_halted;	/* injected: un-halt and PC writes ignored */
 };
 
 /*
@@ -219,7 +227,7 @@ struct sim_shared {
 	_Atomic bool bus_master;
 	struct sim_mp mp;
 };
-#define SIM_SHARED_VERSION	1
+#define SIM_SHARED_VERSION	2
 
 struct amd_sim {
 	struct sim_layout lay;
@@ -258,7 +266,11 @@ struct amd_sim {
 	pthread_mutex_t ih_lock;
 	int irq_fd;
 	struct sim_engine cp, sdma;
-	/* PSP and SMU (psp.c, smu.c, fw.c), under mp_lock. */
+	/* PSP and SMU (psp.c, smu.c, fw.c), under mp_lock. Lock order: an
+	 * engine's lock, then mp_lock (a CP packet's register write reaches
+	 * the mailboxes); no engine's lock is ever taken under mp_lock (a
+	 * mode-1 reset stops the engines before taking it, smu.c; the MEC's
+	 * gate is atomics, mec.c). */
 	pthread_mutex_t mp_lock;
 	struct sim_mp *mp;
 	/* A pause (amd_sim_pause): the step, the writes left, the fd told. */
@@ -290,8 +302,24 @@ bool sim_smu_write(struct amd_sim *s, uint32_t index, uint32_t value);
  * it (sOS, SMU and RLC running). Under mp_lock. */
 void sim_mp_power_on(struct amd_sim *s, bool bootloader);
 void sim_mp_running(struct amd_sim *s);
-/* smu.c: a mode-1 reset, as the SMU's debug mailbox makes it. */
-void sim_mode1_reset(struct amd_sim *s);
+/* smu.c: a mode-1 reset, as the SMU's debug mailbox makes it (or a power
+ * cycle: no firmware survives). Not under mp_lock: it takes the engines'
+ * locks, then mp_lock (lock order: never one under the other). */
+void sim_mode1_reset(struct amd_sim *s, bool power_cycle);
+/*
+ * mec.c: the MEC's gate. sim_mec_power_on: halted, no image (a reset);
+ * sim_mec_loaded: the RLC placed the image whose start address is
+ * start (under mp_lock, taking no other lock); sim_mec_clean: running
+ * at the expected image's start, as a clean session leaves it (takes
+ * mp_lock); sim_mec_write: a write to one of the
+ * layout's mec_* registers (after its store), which may start or stop
+ * it; sim_mec_runs: whether the CP runs packets (cp_run()).
+ */
+void sim_mec_power_on(struct amd_sim *s);
+void sim_mec_loaded(struct amd_sim *s, uint64_t start);
+void sim_mec_clean(struct amd_sim *s);
+void sim_mec_write(struct amd_sim *s, uint32_t index, uint32_t value);
+bool sim_mec_runs(struct amd_sim *s);
 /* tree.c: a function reset's loss of the engines' and registers' state. */
 void sim_function_reset(struct amd_sim *s);
 

@@ -88,6 +88,7 @@ sim_mp_power_on(struct amd_sim *s, bool bootloader)
 	m->wptr = 0;
 	m->smu = survives;
 	m->dram_hi = m->dram_lo = m->features = false;
+	sim_mec_power_on(s);
 	sim_reg_set(s, c2p(s, 35), m->bootloader ? 0x80000000u : 0);
 	sim_reg_set(s, c2p(s, 81), survives ? 0x1u : 0);
 	sim_reg_set(s, c2p(s, 64), survives ? 0x80000000u : 0);
@@ -166,11 +167,13 @@ ring_cmd(struct amd_sim *s, uint32_t v)
 }
 
 /* The RLC runs the loaded images: CP idle, bootload complete where the
- * GC has that register (GC 11, 12). */
+ * GC has that register (GC 11, 12), the MEC's image in place (it runs
+ * once the driver starts it: mec.c). */
 static void
 rlc_started(struct amd_sim *s)
 {
 	s->mp->autoloaded = true;
+	sim_mec_loaded(s, s->fw.mec_start);
 	if (s->lay.rlc_bootload)
 		sim_reg_set(s, s->lay.rlc_bootload, 1u << 31);
 	sim_reg_set(s, s->lay.cp_stat, 0);
@@ -325,14 +328,14 @@ amd_sim_inject(struct amd_sim *s, enum amd_sim_fault f, uint32_t arg, bool on)
 	case AMD_SIM_PSP_REFUSES_TYPE:
 		m->refuse_type = on ? arg : 0;
 		break;
-	case AMD_SIM_POWER_CYCLE: {
-		uint32_t survives = m->sos_survives;
-
-		m->sos_survives = 0;
-		sim_mode1_reset(s);
-		m->sos_survives = survives;
+	case AMD_SIM_MEC_STAYS_HALTED:
+		atomic_store_explicit(&m->mec_stays_halted, on, memory_order_relaxed);
 		break;
-	}
+	case AMD_SIM_POWER_CYCLE:
+		/* Without mp_lock: the reset takes the engines' locks. */
+		pthread_mutex_unlock(&s->mp_lock);
+		sim_mode1_reset(s, true);
+		return 0;
 	default:
 		pthread_mutex_unlock(&s->mp_lock);
 		return amd_fail(-EINVAL, "fault %d is not one the sim injects", (int)f);

@@ -127,7 +127,10 @@ amd_sim_reg_write(struct amd_sim *s, uint32_t index, uint32_t value)
 	if (sim_psp_write(s, index, value) || sim_smu_write(s, index, value))
 		return 0;
 	sim_reg_set(s, index, value);
-	if (in(index, s->lay.sdma_q0, 0x40)) {
+	if (in(index, s->lay.mec_cntl, 1) || in(index, s->lay.mec_pc, 1) ||
+	    in(index, s->lay.mec_pc_hi, 1)) {
+		sim_mec_write(s, index, value);
+	} else if (in(index, s->lay.sdma_q0, 0x40)) {
 		sim_engine_lock(&s->sdma);
 		sdma_reg_write(s, index - s->lay.sdma_q0);
 		sim_engine_route(&s->sdma);
@@ -140,8 +143,8 @@ amd_sim_reg_write(struct amd_sim *s, uint32_t index, uint32_t value)
 
 /*
  * A GPU a clean session left (amd-facts §3.1): its security processor's
- * OS and its power manager answer, RLC autoload is complete and the CP
- * idle, the mark in SCRATCH_REG7 with SCRATCH_REG6 = 0 (clean), no VM
+ * OS and its power manager answer, RLC autoload is complete, the MEC
+ * runs (mec.c) and the CP idle, the mark in SCRATCH_REG7 with SCRATCH_REG6 = 0 (clean), no VM
  * fault pending, the frame buffer at MC 0 (FB_LOCATION_BASE/TOP in 16 MiB
  * units, §3.2).
  */
@@ -154,6 +157,7 @@ sim_regs_clean_session(struct amd_sim *s, uint32_t mark)
 	sim_reg_set(s, l->c2pmsg_81, 1);
 	sim_reg_set(s, l->mp1_c2pmsg_90, 1);
 	sim_mp_running(s);
+	sim_mec_clean(s);
 	if (l->rlc_bootload)
 		sim_reg_set(s, l->rlc_bootload, 1u << 31);
 	sim_reg_set(s, l->cp_stat, 0);

@@ -196,8 +196,11 @@ int amd_sim_idle(struct amd_sim *s, uint64_t timeout_ns);
  * reset (the sOS still runs after it), and a LOAD_IP_FW of PSP type arg
  * refused as a bad image. on false clears the fault. AMD_SIM_POWER_CYCLE
  * is no fault but an event: the GPU power-cycled now, as a mode-1 reset
- * leaves it with no firmware surviving (bootloader ready). -EINVAL for
- * another.
+ * leaves it with no firmware surviving (bootloader ready).
+ * AMD_SIM_MEC_STAYS_HALTED: the MEC ignores the writes that would start
+ * it (mec.c), so its queues stay idle, as a driver that never un-halts
+ * it would find them; on false, the next such write starts it. -EINVAL
+ * for another.
  */
 enum amd_sim_fault {
 	AMD_SIM_BOOTLOADER_NEVER_READY = 1,
@@ -205,6 +208,7 @@ enum amd_sim_fault {
 	AMD_SIM_SOS_SURVIVES_RESET,
 	AMD_SIM_PSP_REFUSES_TYPE,
 	AMD_SIM_POWER_CYCLE,
+	AMD_SIM_MEC_STAYS_HALTED,
 };
 int amd_sim_inject(struct amd_sim *s, enum amd_sim_fault f, uint32_t arg, bool on);
 /*

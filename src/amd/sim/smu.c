@@ -27,15 +27,27 @@ c2p(const struct amd_sim *s, uint32_t n)
  * registers clear (a function reset's loss, tree.c), VRAM keeps its bytes,
  * the VRAM size and the frame buffer's place are set again as the
  * firmware sets them before any driver runs (§3.2), the bootloader is
- * ready and no sOS or SMU firmware runs, unless injected to survive.
+ * ready and no sOS or SMU firmware runs, unless injected to survive (and
+ * never for a power cycle). Called without mp_lock: the engines' locks
+ * first, then mp_lock for the processors' state, never one under the
+ * other (a CP packet's register write takes mp_lock under the CP's).
  */
 void
-sim_mode1_reset(struct amd_sim *s)
+sim_mode1_reset(struct amd_sim *s, bool power_cycle)
 {
+	struct sim_mp *m = s->mp;
+	uint32_t survives;
+
 	sim_function_reset(s);
+	pthread_mutex_lock(&s->mp_lock);
+	survives = m->sos_survives;
+	if (power_cycle)
+		m->sos_survives = 0;
 	sim_reg_set(s, s->lay.fb_base, 0);
 	sim_reg_set(s, s->lay.fb_base + 1, (uint32_t)((s->vram_bytes - 1) >> 24));
 	sim_mp_power_on(s, true);
+	m->sos_survives = survives;
+	pthread_mutex_unlock(&s->mp_lock);
 }
 
 /* MP1 13.0.6's ids as 13.0.0's (§3.9); GfxDriverReset as 0x100. */
@@ -52,8 +64,10 @@ as_13_0_0(uint32_t msg)
 	return 0;	/* unknown */
 }
 
+/* The answer to msg; 0 with *reset set where it resets the GPU (the
+ * caller resets it once mp_lock is released: sim_mode1_reset()). */
 static uint32_t
-message(struct amd_sim *s, uint32_t msg, uint32_t arg)
+message(struct amd_sim *s, uint32_t msg, uint32_t arg, bool *reset)
 {
 	struct sim_mp *m = s->mp;
 
@@ -63,7 +77,7 @@ message(struct amd_sim *s, uint32_t msg, uint32_t arg)
 	case 0x100:		/* 13.0.6's GfxDriverReset(1): mode 1 */
 		if (arg != 1)
 			return 0xFF;
-		sim_mode1_reset(s);	/* the answer is lost with the registers */
+		*reset = true;	/* the answer is lost with the registers */
 		return 0;
 	case 1:			/* TestMessage */
 		sim_reg_set(s, c2p(s, 82), arg + 1);
@@ -94,7 +108,7 @@ bool
 sim_smu_write(struct amd_sim *s, uint32_t index, uint32_t value)
 {
 	struct sim_mp *m = s->mp;
-	bool live;
+	bool live, reset = false;
 
 	if (!s->lay.mp1_c2pmsg_90 || (index != c2p(s, 66) && index != c2p(s, 75)))
 		return false;
@@ -102,16 +116,18 @@ sim_smu_write(struct amd_sim *s, uint32_t index, uint32_t value)
 	sim_reg_set(s, index, value);
 	live = m->smu && !m->smu_silent;
 	if (live && index == c2p(s, 66)) {
-		uint32_t answer = message(s, value, sim_reg(s, c2p(s, 82)));
+		uint32_t answer = message(s, value, sim_reg(s, c2p(s, 82)), &reset);
 
 		if (answer)		/* 0: reset, the registers cleared */
 			sim_reg_set(s, c2p(s, 90), answer);
 	} else if (live && index == c2p(s, 75) && s->lay.ver[0][0] != 9) {
 		if (value == 2)
-			sim_mode1_reset(s);	/* the answer is lost with the registers */
+			reset = true;	/* the answer is lost with the registers */
 		else
 			sim_reg_set(s, c2p(s, 54), 0xFE);
 	}
 	pthread_mutex_unlock(&s->mp_lock);
+	if (reset)
+		sim_mode1_reset(s, false);
 	return true;
 }

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * amd/sim/mec.c: the MEC's gate. The CP's compute engine runs a queue's
+ * packets only while the MEC runs: after the RLC placed the MEC's image
+ * (the PSP's AUTOLOAD_RLC on GC 11 and 12, GC 9.4.3's REG_LIST:
+ * amd-facts §3.3, §3.14) and then, GC 9, CP_MEC_CNTL written 0 (§3.10
+ * step 7: _config_mec's halt and pipe-reset bits are 1, _enable_mec's
+ * 0), or, GC 11 and 12, the program counter CP_MEC_RS64_PRGRM_CNTR_START
+ * and _HI written, under GRBM_GFX_CNTL me 1 pipe 0, with that image's
+ * start address (START = (lo >> 2) | (hi << 30), START_HI = hi >> 2,
+ * §1.5). A reset halts it and drops the image; a clean session leaves it
+ * running, so a partial boot finds it so. A queue of a halted MEC stays
+ * idle, as on hardware: its driver's own wait names the step.
+ *
+ * Not gated, for want of their fields in amd-facts: GC 11/12's un-halt
+ * (CP_MEC_RS64_CNTL's mec_halt, mec_pipe0_reset and mec_pipe0_active are
+ * named without their bits), GC 9's separate bits (any value but 0 halts
+ * here), and RLC_CNTL (no offset): the RLC runs once its images are in
+ * place.
+ *
+ * Locks. The state is atomics in the shared block (priv.h's sim_mp):
+ * the PSP stores the load under mp_lock and takes no other lock here;
+ * the register path and the CP read and store them with no lock, and a
+ * start only kicks the CP's event count. So no CP lock is ever taken
+ * under mp_lock, and mp_lock is never taken under a CP lock: the two
+ * are unordered because they never nest.
+ */
+#include "amd/sim/priv.h"
+
+void
+sim_mec_power_on(struct amd_sim *s)
+{
+	atomic_store_explicit(&s->mp->mec_runs, false, memory_order_release);
+	atomic_store_explicit(&s->mp->mec_loaded, false, memory_order_release);
+}
+
+void
+sim_mec_loaded(struct amd_sim *s, uint64_t start)
+{
+	uint32_t lo = (uint32_t)start, hi = (uint32_t)(start >> 32);
+
+	atomic_store_explicit(&s->mp->mec_pc_want,
+			      (uint64_t)(hi >> 2) << 32 | (uint32_t)(lo >> 2 | hi << 30),
+			      memory_order_relaxed);
+	/* Release: the start address before the flag. */
+	atomic_store_explicit(&s->mp->mec_loaded, true, memory_order_release);
+}
+
+void
+sim_mec_clean(struct amd_sim *s)
+{
+	/* At the start address of the image the sim expects (with none
+	 * found, 0: a driver's counter write then stops it). */
+	pthread_mutex_lock(&s->mp_lock);
+	sim_fw_load(s);
+	sim_mec_loaded(s, s->fw.ready ? s->fw.mec_start : 0);
+	pthread_mutex_unlock(&s->mp_lock);
+	atomic_store_explicit(&s->mp->mec_runs, true, memory_order_release);
+}
+
+/* Whether GRBM_GFX_CNTL selects ME1 pipe 0 (pipeid[1:0], meid[3:2]). */
+static bool
+me1_pipe0(struct amd_sim *s)
+{
+	return (sim_reg(s, s->lay.grbm_gfx_cntl) & 0xf) == 1u << 2;
+}
+
+void
+sim_mec_write(struct amd_sim *s, uint32_t index, uint32_t value)
+{
+	const struct sim_layout *l = &s->lay;
+	struct sim_mp *m = s->mp;
+	bool runs;
+
+	if (index == l->mec_cntl)
+		runs = value == 0;
+	else if (!me1_pipe0(s))
+		return;		/* another pipe's counter: not modelled */
+	else
+		runs = true;
+	/* Acquire: pairs with sim_mec_loaded()'s release, so mec_pc_want
+	 * below is the loaded image's. */
+	runs = runs && atomic_load_explicit(&m->mec_loaded, memory_order_acquire) &&
+	       !atomic_load_explicit(&m->mec_stays_halted, memory_order_relaxed);
+	if (runs && index != l->mec_cntl) {
+		uint64_t want = atomic_load_explicit(&m->mec_pc_want, memory_order_relaxed);
+
+		runs = sim_reg(s, l->mec_pc) == (uint32_t)want &&
+		       sim_reg(s, l->mec_pc_hi) == (uint32_t)(want >> 32);
+	}
+	atomic_store_explicit(&m->mec_runs, runs, memory_order_release);
+	if (runs)
+		sim_engine_kick(&s->cp);
+}
+
+bool
+sim_mec_runs(struct amd_sim *s)
+{
+	return atomic_load_explicit(&s->mp->mec_runs, memory_order_acquire);
+}

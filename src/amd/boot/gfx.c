@@ -9,13 +9,20 @@
  * 2, under GRBM_GFX_CNTL me 1 pipe 0, §1.5); CP_MEC_RS64_CNTL's pipe reset
  * pulse and PFP/ME's counters (GC 12) are not written, since their fields
  * are not in the facts: unverified on hardware. Last, compute queue 0 of
- * ME1 pipe 0 through its HQD registers. Fini dequeues it without waiting:
- * a hung or faulted queue never drains.
+ * ME1 pipe 0 through its HQD registers, and a check that the MEC runs:
+ * one NOP through that queue, its read pointer written back (a MEC left
+ * halted, started before its image was loaded or at another address
+ * than its image's runs nothing, and the boot stops here with the step's
+ * message), then the queue dequeued and set up again from dword 0, where
+ * the device's rings start (dev/queue.c). Fini dequeues it without
+ * waiting: a hung or faulted queue never drains.
  */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "amd/amd.h"
 #include "amd/boot/boot.h"
+#include "amd/pm4/pm4.h"
 
 #define MS	1000
 
@@ -72,6 +79,29 @@ queue_on(struct amd_boot *b)
 	return 0;
 }
 
+/* One NOP through queue 0, its read pointer back, then the queue anew. */
+static int
+mec_runs(struct amd_boot *b)
+{
+	struct amd_dev *d = b->d;
+	int ret;
+
+	pm4_nop((uint32_t *)(d->vram + AMD_CP_RING_AT), 1);
+	atomic_thread_fence(memory_order_release);	/* the NOP before the doorbell */
+	if ((ret = d->m->ops->doorbell_write(d->m, &d->t, AMD_CP_DOORBELL * 8, 1)) < 0)
+		return amd_boot_fail(b, ret, "GFX: compute queue 0's doorbell: %s",
+				     amd_cause());
+	if ((ret = amd_boot_wait_mem(b, "GFX", "MEC not running: compute queue 0 "
+				     "read no packet", AMD_CP_RPTR_AT, 1, MS)) < 0)
+		return ret;
+	BW(b, AMD_REG_GC_GRBM_GFX_CNTL, 0, 1u << 2);	/* meid 1, pipe 0, queue 0 */
+	BW(b, AMD_REG_GC_CP_MQD_BASE_ADDR, HQD_DEQUEUE, 1);
+	ret = amd_boot_wait(b, "GFX", "compute queue 0 not dequeued after its check",
+			    AMD_REG_GC_CP_HQD_ACTIVE, 1, 0, MS, NULL);
+	BW(b, AMD_REG_GC_GRBM_GFX_CNTL, 0, 0);
+	return ret < 0 ? ret : queue_on(b);
+}
+
 /* GC 9.4.3's MEC, XCC 0: its doorbell range, then unhalted (§3.10 6-7). */
 static int
 mec_gc9(struct amd_boot *b)
@@ -100,7 +130,9 @@ amd_boot_gfx_init(struct amd_boot *b)
 		return amd_boot_fail(b, ret, "GFX: bus mastering on: %s", amd_cause());
 	if (b->full && (ret = gc9 ? mec_gc9(b) : mec_start(b)) < 0)
 		return ret;
-	return queue_on(b);
+	if ((ret = queue_on(b)) < 0)
+		return ret;
+	return mec_runs(b);
 }
 
 void

@@ -8,11 +8,12 @@
  * and opens again in part after a clean close. Each firmware step's
  * failure, injected in the sim, is refused with its step's message and
  * leaves the GPU lost; missing or changed images are refused before any
- * register write. GC 9.4.3 (one XCC) boots in full as the others do; its
+ * register write; a MEC that never starts fails the GFX step. GC 9.4.3 (one XCC) boots in full as the others do; its
  * several-XCC refusal is test_amd_open's (a fake GPU's table).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -238,6 +239,35 @@ test_firmware_survives_reset(void **state)
 	sim_dev_close(&f);
 }
 
+/* A MEC that never starts (the sim ignores the writes that would start
+ * it, as a driver that never un-halts it would leave it): the boot's
+ * GFX step finds compute queue 0 ran nothing and names the step; the
+ * NOP it put there is still unread, and the GPU is lost. Cleared, the
+ * next open resets it, boots it in full and runs work. */
+static void
+mec_never_starts(const char *gc)
+{
+	struct sim_dev f;
+
+	up(&f, gc, NULL);
+	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_MEC_STAYS_HALTED, 0, true), 0);
+	open_fails(&f, -ETIMEDOUT, "GFX: MEC not running: compute queue 0 read no "
+		   "packet after 1000 ms (the fence at VRAM 0x580000 = 0x0, not 0x1)" LOST);
+	assert_int_equal(amd_sim_idle(f.sim, 10000000000ull), 0);
+	assert_int_equal(atomic_load((_Atomic uint32_t *)((uint8_t *)amd_sim_vram(f.sim) +
+							  0x580000)), 0);
+	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_MEC_STAYS_HALTED, 0, false), 0);
+	open_ok(&f);
+	sim_copy_work(&f, 0);
+	sim_dev_close(&f);
+}
+
+static void test_mec_never_starts_12_0_1(void **s) { (void)s; mec_never_starts("12.0.1"); }
+static void test_mec_never_starts_12_0_0(void **s) { (void)s; mec_never_starts("12.0.0"); }
+static void test_mec_never_starts_11_0_0(void **s) { (void)s; mec_never_starts("11.0.0"); }
+static void test_mec_never_starts_11_0_2(void **s) { (void)s; mec_never_starts("11.0.2"); }
+static void test_mec_never_starts_9_4_3(void **s) { (void)s; mec_never_starts("9.4.3"); }
+
 /* ---- refusals before any write ------------------------------------------ */
 
 static void
@@ -331,6 +361,11 @@ main(void)
 		cmocka_unit_test(test_smu_silent_cannot_reset),
 		cmocka_unit_test(test_smu_silent_after_load),
 		cmocka_unit_test(test_firmware_survives_reset),
+		cmocka_unit_test(test_mec_never_starts_12_0_1),
+		cmocka_unit_test(test_mec_never_starts_12_0_0),
+		cmocka_unit_test(test_mec_never_starts_11_0_0),
+		cmocka_unit_test(test_mec_never_starts_11_0_2),
+		cmocka_unit_test(test_mec_never_starts_9_4_3),
 		cmocka_unit_test(test_changed_image_refused_before_any_write),
 		cmocka_unit_test(test_missing_image_refused_before_any_write),
 	};

@@ -30,7 +30,6 @@
 #include "submit/ring.h"
 #include "submit/stamp.h"
 #include "timeline/timeline.h"
-#include "util/spin.h"
 
 /*
  * The work of one value. It lives in its ring slot's room (or in heap, when
@@ -65,11 +64,7 @@ struct submitter {
 	void *handle;
 	bool inline_run;		/* the submitting thread calls the driver */
 	bool may_block;			/* facts.may_block: no submitter runs a value itself */
-	/* One driver call at a time: the driver lock (submit_driver_lock()
-	 * below). Which of the two is the lock is fixed at start (spins). */
-	bool spins;
-	struct spin driver_spin;
-	pthread_mutex_t driver_mutex;
+	pthread_mutex_t driver_lock;	/* one driver call at a time */
 	_Atomic uint32_t inflight;	/* reserves not yet published */
 	/* Read-held around every driver call made outside the driver lock
 	 * (alloc, free, load, an events call...), write-held around stop. */
@@ -97,55 +92,6 @@ struct submitter {
 	alignas(16) unsigned char inline_room[SRING_ROOM];
 	struct sring ring;
 };
-
-/*
- * The driver lock: one driver call at a time (room, submit, commit, stop,
- * a profile's measures), and the thread's cursor moved under it. Two
- * kinds, fixed at submit_start():
- * - a device whose driver calls never block and whose lock is never held
- *   across a wait (not inline, not facts.may_block): util/spin.h's lock,
- *   taken by one compare-and-swap and let go by a release store, where
- *   glibc's mutex costs a locked instruction each way and a call (~61
- *   instructions a submit's trylock + unlock). Every holder's section is
- *   a few driver calls that return at once; whoever must wait (make_room,
- *   grow) lets go first, so a waiter spins briefly, then yields.
- * - an inline device (its reserve holds the lock across the claim and
- *   host waits, until the publish) or one whose calls may block: the
- *   mutex, whose waiters sleep in the kernel rather than spin behind a
- *   long hold.
- * Both give mutual exclusion, and what a holder wrote is seen by the
- * next one (acquire on lock, release on unlock).
- */
-static inline void
-submit_driver_lock(struct submitter *s)
-{
-	if (s->spins)
-		spin_lock(&s->driver_spin);
-	else
-		pthread_mutex_lock(&s->driver_mutex);
-}
-
-/* true if taken, false (holding nothing) if another holds it. */
-static inline bool
-submit_driver_trylock(struct submitter *s)
-{
-	if (s->spins) {
-		if (!spin_try(&s->driver_spin, spin_me()))
-			return false;
-		tsan_acquire(&s->driver_spin);
-		return true;
-	}
-	return pthread_mutex_trylock(&s->driver_mutex) == 0;
-}
-
-static inline void
-submit_driver_unlock(struct submitter *s)
-{
-	if (s->spins)
-		spin_unlock(&s->driver_spin);
-	else
-		pthread_mutex_unlock(&s->driver_mutex);
-}
 
 /* Whether a profile times s's values: the submit's one branch for
  * profiles, none where they are compiled out (meson option profiles). */
@@ -204,9 +150,9 @@ submit_reserve(struct submitter *s, uint64_t *v)
 		/* The driver lock, held until the publish, is what a stop
 		 * waits for: no count needed. A loss comes before the stop,
 		 * which takes the lock, so one seen after it is final. */
-		submit_driver_lock(s);
+		pthread_mutex_lock(&s->driver_lock);
 		if (atomic_load_explicit(&s->tl->lost, memory_order_acquire)) {
-			submit_driver_unlock(s);
+			pthread_mutex_unlock(&s->driver_lock);
 			return -ENODEV;
 		}
 		/* Release, not seq_cst (an xchg, a full barrier, every copy):

@@ -102,6 +102,22 @@ test_release_mem_interrupt_later(void **state)
 	assert_int_equal(buf[2], 2u << 29);
 }
 
+/* §4.3: a RELEASE_MEM copied from a template with other data and ctxid is
+ * the packet pm4_release_mem() writes with them. */
+static void
+test_release_mem_copy(void **state)
+{
+	const uint64_t addr = 0x123456789AB8ull, data = 0x1122334455667788ull;
+	uint32_t tmpl[PM4_RELEASE_MEM_DWORDS], direct[PM4_RELEASE_MEM_DWORDS];
+
+	(void)state;
+	pm4_release_mem(tmpl, AMD_GFX11, PM4_WB_L2, PM4_DATA_64, PM4_INT_NONE, addr, 0, 0);
+	pm4_release_mem(direct, AMD_GFX11, PM4_WB_L2, PM4_DATA_64, PM4_INT_NONE, addr,
+			data, 9);
+	assert_ptr_equal(pm4_release_mem_copy(buf, tmpl, data, 9), buf + 8);
+	assert_memory_equal(buf, direct, sizeof(direct));
+}
+
 /*
  * §4.3 WAIT_REG_MEM64 (0x93, 9 dw): DW1 function [2:0] (5: >=),
  * mem_space [5:4] = 1; DW2/3 address (8-aligned); DW4/5 reference lo/hi;
@@ -311,7 +327,7 @@ main(void)
 #define T(f) cmocka_unit_test_setup(f, clear)
 	const struct CMUnitTest tests[] = {
 		T(test_header), T(test_nop), T(test_release_mem_64bit_interrupt),
-		T(test_release_mem_interrupt_later),
+		T(test_release_mem_interrupt_later), T(test_release_mem_copy),
 		T(test_wait_reg_mem64_ge), T(test_wait_reg_mem),
 		T(test_acquire_mem_per_generation), T(test_set_sh_reg),
 		T(test_dispatch_direct), T(test_indirect_buffer),

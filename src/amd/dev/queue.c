@@ -370,8 +370,8 @@ encode_launch(struct amd_dev *d, const struct rig_launch *l)
 	copy_params(d->vram + AMD_ARENA_AT + at, l->params, l->params_bytes);
 	d->arena_next += bytes ? bytes : ARENA_ALIGN;
 	p = amd_ring_reserve(&d->cp, t->ndwords, pm4_nop);
-	(void)pm4_launch(p, t, AMD_VA_VRAM + AMD_ARENA_AT + at, l->grid, l->group);
-	d->cp.wptr += t->ndwords;
+	p = pm4_launch(p, t, AMD_VA_VRAM + AMD_ARENA_AT + at, l->grid, l->group);
+	amd_ring_advance(&d->cp, p);
 }
 
 /* The value's waits on the compute queue: 0, or RIG_FAILED (no relay). */
@@ -453,11 +453,8 @@ amd_submit(void *edge, uint64_t value, struct rig_part *parts, size_t n,
 		handoff(d, false);
 	p = amd_ring_reserve(&d->cp, PM4_RELEASE_MEM_DWORDS, pm4_nop);
 	d->eop_pending = p;	/* its interrupt: ring_doorbells() decides */
-	memcpy(p, d->end_template, 5 * sizeof(uint32_t));
-	p[5] = (uint32_t)value;
-	p[6] = (uint32_t)(value >> 32);
-	p[7] = (uint32_t)value;	/* ctxid */
-	d->cp.wptr += PM4_RELEASE_MEM_DWORDS;
+	p = pm4_release_mem_copy(p, d->end_template, value, (uint32_t)value);
+	amd_ring_advance(&d->cp, p);
 	d->arena_used_by[value % AMD_HISTORY] = d->arena_next;
 	d->last_submitted = value;
 	if (value - d->last_committed >= AMD_COMMIT_K) {

@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* The CP generations whose packets differ (amd-facts §3.14): GC 9.4.3 and
  * 9.5.0 are GFX9, GC 11.0.x GFX11, GC 12.0.x GFX12. */
@@ -379,6 +380,22 @@ pm4_release_mem_interrupt(uint32_t *p, uint32_t int_sel)
 
 /* Dwords of each packet, for room. */
 #define PM4_RELEASE_MEM_DWORDS		8
+
+/*
+ * pm4_release_mem_copy() - the RELEASE_MEM tmpl (one pm4_release_mem()
+ * wrote) at p with data and ctxid instead of its own: DW0-4 copied, DW5-7
+ * set (§4.3). A driver that ends every value with the same packet builds
+ * it once and copies it per value. Returns p + 8.
+ */
+static inline uint32_t *
+pm4_release_mem_copy(uint32_t *p, const uint32_t *tmpl, uint64_t data, uint32_t ctxid)
+{
+	memcpy(p, tmpl, 5 * sizeof(*p));
+	p[5] = (uint32_t)data;
+	p[6] = (uint32_t)(data >> 32);
+	p[7] = ctxid;
+	return p + PM4_RELEASE_MEM_DWORDS;
+}
 #define PM4_WAIT_REG_MEM64_DWORDS	9
 #define PM4_WAIT_REG_MEM_DWORDS		7
 #define PM4_INDIRECT_BUFFER_DWORDS	4

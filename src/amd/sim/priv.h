@@ -303,8 +303,9 @@ bool sim_smu_write(struct amd_sim *s, uint32_t index, uint32_t value);
 void sim_mp_power_on(struct amd_sim *s, bool bootloader);
 void sim_mp_running(struct amd_sim *s);
 /* smu.c: a mode-1 reset, as the SMU's debug mailbox makes it (or a power
- * cycle: no firmware survives). Not under mp_lock: it takes the engines'
- * locks, then mp_lock (lock order: never one under the other). */
+ * cycle: no firmware survives). Not under mp_lock or an engine's lock: it
+ * stops the engines (sim_function_reset takes and lets go of their
+ * locks), then takes mp_lock, so no engine's lock is taken under it. */
 void sim_mode1_reset(struct amd_sim *s, bool power_cycle);
 /*
  * mec.c: the MEC's gate. sim_mec_power_on: halted, no image (a reset);

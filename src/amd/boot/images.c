@@ -71,6 +71,17 @@ image(struct amd_boot *b, const char *tail, struct amd_fw *fw, const char **name
 #define P2S_ID	0x50325358u
 #define PSP_RL	6
 
+/* The piece of fw with id id (and of kind what, unless NULL); NULL if
+ * none. */
+static const struct amd_fw_piece *
+piece_of(const struct amd_fw *fw, const char *what, uint32_t id)
+{
+	for (size_t i = 0; i < fw->npieces; i++)
+		if (fw->pieces[i].id == id && (!what || !strcmp(fw->pieces[i].what, what)))
+			return &fw->pieces[i];
+	return NULL;
+}
+
 struct list {
 	struct amd_boot_piece *out;
 	size_t cap, n;
@@ -166,10 +177,7 @@ pieces_gc9(struct amd_boot *b, struct list *l)
 
 	/* The P2S table: the pptable entry "XS2P" (§1.3). */
 	if ((f = named(b, "smu_", ".bin", &fw, &name)))
-		for (size_t i = 0; i < fw.npieces && !p; i++)
-			if (!strcmp(fw.pieces[i].what, "PPTABLE") &&
-			    fw.pieces[i].id == P2S_ID)
-				p = &fw.pieces[i];
+		p = piece_of(&fw, "PPTABLE", P2S_ID);
 	if (!p)
 		return amd_boot_fail(b, -EBADMSG, "the SMU image has no P2S table "
 				     "(pptable 0x%x)", P2S_ID);
@@ -196,11 +204,7 @@ pieces_gc9(struct amd_boot *b, struct list *l)
 	    (ret = rlc_pieces(b, l)) < 0)
 		return ret;
 	/* The PSP_RL of the primary set, the only one format.c lists. */
-	p = NULL;
-	if ((f = image(b, "_sos.bin", &fw, &name)))
-		for (size_t i = 0; i < fw.npieces && !p; i++)
-			if (fw.pieces[i].id == PSP_RL)
-				p = &fw.pieces[i];
+	p = (f = image(b, "_sos.bin", &fw, &name)) ? piece_of(&fw, NULL, PSP_RL) : NULL;
 	if (!p)
 		return amd_boot_fail(b, -EBADMSG, "the sOS image has no PSP_RL component "
 				     "for REG_LIST");

@@ -21,9 +21,9 @@
  * Locks. The state is atomics in the shared block (priv.h's sim_mp):
  * the PSP stores the load under mp_lock and takes no other lock here;
  * the register path and the CP read and store them with no lock, and a
- * start only kicks the CP's event count. So no CP lock is ever taken
- * under mp_lock, and mp_lock is never taken under a CP lock: the two
- * are unordered because they never nest.
+ * start only kicks the CP's event count. So nothing here takes a CP
+ * lock under mp_lock, which keeps priv.h's order (an engine's lock, then
+ * mp_lock: a CP packet's register write may reach the mailboxes).
  */
 #include "amd/sim/priv.h"
 

@@ -370,11 +370,11 @@ cp_run(struct amd_sim *s, int qi)
 	uint64_t reported;
 	int n;
 
-	/* Each packet under the engine's lock (sim_engine_hold()), so a
+	/* Each packet under the engine's lock (sim_engine_lock()), so a
 	 * register write that stops, restarts or resets the queue lands
 	 * between packets: a pass begun before it reads the queue's state
 	 * again, never stores the old read pointer over the new one. */
-	sim_engine_hold(&s->cp);
+	sim_engine_lock(&s->cp);
 	atomic_store(&q->blocked, false);
 	reported = atomic_load_explicit(&q->rptr, memory_order_relaxed);
 	for (bool first = true;; first = false) {
@@ -382,8 +382,8 @@ cp_run(struct amd_sim *s, int qi)
 		struct stream st;
 
 		if (!first) {	/* register writes in between packets */
-			sim_engine_release(&s->cp);
-			sim_engine_hold(&s->cp);
+			sim_engine_unlock(&s->cp);
+			sim_engine_lock(&s->cp);
 		}
 		/* A halted MEC runs nothing (mec.c); checked per packet, so
 		 * a packet's own halting write stops it after that packet. */
@@ -423,6 +423,6 @@ cp_run(struct amd_sim *s, int qi)
 	 * rewriting the memory the write-back's walk reads. */
 	if (moved && q->enabled)
 		report_rptr(s, q, atomic_load_explicit(&q->rptr, memory_order_relaxed));
-	sim_engine_release(&s->cp);
+	sim_engine_unlock(&s->cp);
 	return progress;
 }

@@ -332,17 +332,14 @@ void sim_regs_clean_session(struct amd_sim *s, uint32_t mark);
 /* sim.c: ring the engines, and the 100 MHz GPU clock (amd-facts §4.3). */
 void sim_engine_kick(struct sim_engine *e);
 /*
- * The engine's lock. Its thread holds it while it runs a packet
- * (sim_engine_hold(), cp_run(), sdma_run()), so register writes that stop,
- * restart or reset a queue land between packets. sim_engine_lock() is
- * everyone else's, and takes nothing on the engine's own thread while it
- * holds it for a packet: a packet's register write (WRITE_DATA) or a
- * launch's callback reaches the paths that take it. Order: CP, then SDMA.
+ * The engine's lock. Its thread holds it while it runs a packet (cp_run(),
+ * sdma_run()), so register writes that stop, restart or reset a queue
+ * land between packets. Recursive: a packet's register write (WRITE_DATA)
+ * or a launch's callback reaches the paths that take it again on the
+ * engine's own thread. Order: CP, then SDMA.
  */
 void sim_engine_lock(struct sim_engine *e);
 void sim_engine_unlock(struct sim_engine *e);
-void sim_engine_hold(struct sim_engine *e);
-void sim_engine_release(struct sim_engine *e);
 /* Under e's lock, after a change to a queue's enabled or doorbell: the
  * routes doorbell writes read without the lock. */
 #define SIM_ROUTE_ON	(1u << 31)

@@ -251,15 +251,15 @@ sdma_run(struct amd_sim *s, int qi)
 	int n;
 
 	/* Each packet under the engine's lock, as cp_run()'s. */
-	sim_engine_hold(&s->sdma);
+	sim_engine_lock(&s->sdma);
 	atomic_store(&q->blocked, false);
 	for (bool first = true;; first = false) {
 		uint64_t wptr, rptr;
 		void *w;
 
 		if (!first) {	/* register writes in between packets */
-			sim_engine_release(&s->sdma);
-			sim_engine_hold(&s->sdma);
+			sim_engine_unlock(&s->sdma);
+			sim_engine_lock(&s->sdma);
 		}
 		if (!q->enabled || atomic_load(&q->halted) || atomic_load(&q->stalled))
 			break;
@@ -284,6 +284,6 @@ sdma_run(struct amd_sim *s, int qi)
 			atomic_store_explicit((_Atomic uint64_t *)w, rptr + (uint64_t)n,
 					      memory_order_release);
 	}
-	sim_engine_release(&s->sdma);
+	sim_engine_unlock(&s->sdma);
 	return progress;
 }

@@ -98,35 +98,19 @@ sim_engine_kick(struct sim_engine *e)
 	ck_ec32_inc(&e->ec, &sim_ec_mode);
 }
 
-/* The engine whose lock this thread holds for a packet, or NULL. */
-static _Thread_local struct sim_engine *held_for_packet;
-
-void
-sim_engine_hold(struct sim_engine *e)
-{
-	pthread_mutex_lock(&e->lock);
-	held_for_packet = e;
-}
-
-void
-sim_engine_release(struct sim_engine *e)
-{
-	held_for_packet = NULL;
-	pthread_mutex_unlock(&e->lock);
-}
-
+/* The engine's lock is recursive (engine_start): its thread holds it for
+ * each packet, and a packet's register write or a launch's callback
+ * reaches paths that take it again (priv.h). */
 void
 sim_engine_lock(struct sim_engine *e)
 {
-	if (held_for_packet != e)
-		pthread_mutex_lock(&e->lock);
+	pthread_mutex_lock(&e->lock);
 }
 
 void
 sim_engine_unlock(struct sim_engine *e)
 {
-	if (held_for_packet != e)
-		pthread_mutex_unlock(&e->lock);
+	pthread_mutex_unlock(&e->lock);
 }
 
 void
@@ -178,13 +162,17 @@ static int
 engine_start(struct amd_sim *s, struct sim_engine *e, enum amd_sim_engine kind,
 	     int nqueues)
 {
+	pthread_mutexattr_t attr;
 	int ret;
 
 	e->sim = s;
 	e->kind = kind;
 	e->nqueues = nqueues;
 	ck_ec32_init(&e->ec, 0);
-	pthread_mutex_init(&e->lock, NULL);
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&e->lock, &attr);
+	pthread_mutexattr_destroy(&attr);
 	ret = pthread_create(&e->thread, NULL, engine_main, e);
 	if (ret) {
 		pthread_mutex_destroy(&e->lock);

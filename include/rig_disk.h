@@ -19,7 +19,9 @@
  *    limit (RLIMIT_MEMLOCK, without CAP_IPC_LOCK) refuses to pin buffers;
  *  - threads: a pool of pread/pwrite/fsync threads, where io_uring_setup is
  *    denied (ENOSYS: an old kernel or a seccomp filter; EPERM: a policy),
- *    or where asked (RIG_DISK_THREADS below, or RIG_DISK_MODE=threads in
+ *    where the locked-memory limit refuses the ring itself (ENOMEM: Linux
+ *    6.x charges a ring's pages to RLIMIT_MEMLOCK, counted across a user's
+ *    processes), or where asked (RIG_DISK_THREADS below, or RIG_DISK_MODE=threads in
  *    the environment).
  */
 #ifndef RIG_DISK_H

@@ -515,8 +515,15 @@ probe_buffers(struct disk *d)
 }
 
 /*
- * Set up the ring. Returns 0; -ENOSYS or -EPERM where io_uring is denied
- * (the caller falls back to threads); another errno with why filled.
+ * Set up the ring. Returns 0; -ENOSYS or -EPERM where io_uring is denied,
+ * and -EPERM where the locked-memory limit refuses the ring itself (the
+ * caller falls back to threads); another errno with why filled.
+ *
+ * The ring: Linux 6.x charges a ring's own pages to RLIMIT_MEMLOCK, against
+ * the locked memory of every process of the same user (a process without
+ * CAP_IPC_LOCK), so io_uring_setup fails with ENOMEM under a small limit
+ * or when the user's other processes hold the rest. Threads then do the
+ * same work, where failing the open would leave a program no disk.
  */
 int
 uring_start(struct disk *d, char *why, size_t len)
@@ -534,6 +541,8 @@ uring_start(struct disk *d, char *why, size_t len)
 	u->writes_end = &u->writes;
 	u->inline_end = &u->inline_done;
 	ret = io_uring_queue_init_params(sq, &u->ring, &p);
+	if (ret == -ENOMEM)
+		ret = -EPERM;
 	if (ret < 0) {
 		free(u);
 		if (ret != -ENOSYS && ret != -EPERM)

@@ -28,7 +28,7 @@
  * its disk copies the result into a view of the worker's file
  * (rig_buffer_copy) and fsyncs the file (rig_disk_barrier). The program
  * never waits for a request: rig orders each kernel after the copy that
- * last read its result buffer (a ring of up to 128 per worker) and each
+ * last read its result buffer (a ring of 8 to 128 per worker: RESULTS) and each
  * copy after its kernel, by the memory they touch, across the two devices.
  * A worker waits only for its previous batch to be durable, once it has
  * submitted the next batch's barrier, so its acks lag a batch behind and at
@@ -68,13 +68,19 @@
  * its buffer, results requests back. A worker has at most two batches in
  * flight (it waits for the one before the last), so with 2 x BATCH
  * buffers that copy is always durable by then and the kernel never waits
- * (so it runs at submit, on the worker: run_at_submit below). With fewer
- * (8 at 1 MiB, as before), a kernel's copy lies behind the fsync in
- * flight, the kernel goes to the device thread and the disk's loop waits
- * for it with timed looks: 10 context switches a request at 1 MiB against
- * 2.5 with 128. At 1 MiB that is 128 MiB a worker, which a server spends
- * on its pipeline as it would on a socket's buffers. */
+ * (so it runs at submit, on the worker: run_at_submit below). But the
+ * buffers are also what the copies read: 128 of 1 MiB (128 MiB a worker)
+ * leave every result in DRAM by the time its copy reads it, after the
+ * fsync before it, where the pthreads worker's one buffer is in its
+ * core's cache (a pwrite() from 128 rotating 1 MiB buffers ran 400-430 us
+ * a MiB here against 270-310 from one). So a worker has RESULT_BYTES of
+ * them, RESULTS at most and RESULTS_MIN at least: 128 up to 64 KiB, 8 at
+ * 1 MiB, where a kernel waits for the copy 8 requests back; the disk
+ * starts a file's writeback as its writes come in (src/io/uring.c), so
+ * the fsync that copy lies behind is short. */
 #define RESULTS		(2 * BATCH)
+#define RESULTS_MIN	8
+#define RESULT_BYTES	(8u << 20)
 #define WORDS_PER_GROUP	1024	/* as in kernels/serve.c */
 #define WAIT_NS		60000000000ull	/* a wait longer than this is a hang */
 #define VERIFY_BATCHES	3	/* > RESULTS / BATCH: result buffers are used again */
@@ -102,7 +108,7 @@ struct worker {
 	char path[600];
 	/* rig */
 	struct rig_buffer *request, *result[RESULTS], *file, *slot[BATCH];
-	int results;		/* result buffers in use: RESULTS */
+	int results;		/* result buffers in use (results_for) */
 	struct rig_point durable;	/* the last barrier submitted */
 	/* pthreads */
 	uint32_t *in, *out;
@@ -194,6 +200,16 @@ sys_failed(struct worker *w, const char *call)
 
 /* ---- rig ---- */
 
+/* How many result buffers a worker has for requests of bytes (RESULTS's
+ * comment). */
+static int
+results_for(size_t bytes)
+{
+	size_t n = RESULT_BYTES / bytes;
+
+	return n > RESULTS ? RESULTS : n < RESULTS_MIN ? RESULTS_MIN : (int)n;
+}
+
 static int
 rig_open_worker(struct worker *w)
 {
@@ -205,7 +221,7 @@ rig_open_worker(struct worker *w)
 	if (ret == 0 && (ret = rig_buffer_create(l->host, bytes, RIG_MEMORY_DEVICE, &w->request)) == 0)
 		ret = rig_buffer_write(w->request, 0, in, bytes);
 	free(in);
-	w->results = RESULTS;
+	w->results = results_for(bytes);
 	for (int i = 0; i < w->results && ret == 0; i++)
 		ret = rig_buffer_create(l->host, bytes, RIG_MEMORY_DEVICE, &w->result[i]);
 	if (ret == 0)

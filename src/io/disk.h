@@ -175,6 +175,7 @@ struct disk_stats {
 	uint64_t held;		/* times a piece waited for an earlier conflicting one */
 	uint64_t max_in_flight;	/* most pieces in flight at once */
 	uint64_t joined;	/* writes the loop made with others in one pwritev */
+	uint64_t kicks;		/* writebacks started before a barrier (uring.c) */
 };
 void disk_stats(void *disk, struct disk_stats *out);
 

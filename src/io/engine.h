@@ -50,6 +50,11 @@ struct disk_file {
 	bool read_only;
 	bool write_inline;		/* uring.c: its file system runs buffered
 					 * writes in io_uring's workers only */
+	/* uring.c, the loop's: whether a barrier of the file was issued, and
+	 * the bytes written since its last writeback kick or barrier, and the
+	 * range they lie in. */
+	bool barred;
+	uint64_t unkicked, kick_lo, kick_hi;
 	uint64_t bytes;			/* the extent, fixed at create or open */
 	_Atomic uint64_t refs;
 	char path[];
@@ -187,7 +192,7 @@ struct disk {
 
 	struct {
 		_Atomic uint64_t pieces, fixed_buffers, fixed_files, resubmits,
-			out_of_order, busy, held, max_in_flight, joined;
+			out_of_order, busy, held, max_in_flight, joined, kicks;
 	} stats;
 };
 

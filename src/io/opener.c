@@ -247,6 +247,7 @@ disk_stats(void *disk, struct disk_stats *out)
 	out->out_of_order = atomic_load_explicit(&d->stats.out_of_order, memory_order_relaxed);
 	out->busy = atomic_load_explicit(&d->stats.busy, memory_order_relaxed);
 	out->joined = atomic_load_explicit(&d->stats.joined, memory_order_relaxed);
+	out->kicks = atomic_load_explicit(&d->stats.kicks, memory_order_relaxed);
 	out->held = atomic_load_explicit(&d->stats.held, memory_order_relaxed);
 	out->max_in_flight = atomic_load_explicit(&d->stats.max_in_flight, memory_order_relaxed);
 }

@@ -913,14 +913,17 @@ client_silent(void **state)
 
 	assert_true(agent_start(&fifth, key_path, "127.0.0.1:0", bound));
 	assert_int_equal(pipe(out), 0);
+	/* The child's bound, set before the fork (a child of this threaded
+	 * process calls only what is safe after one). */
+	setenv("RIG_REMOTE_HEARTBEAT_MS", SILENT_MS, 1);
 	if ((pid = fork()) == 0) {
 		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);	/* never outlives the test */
-		setenv("RIG_REMOTE_HEARTBEAT_MS", SILENT_MS, 1);
 		dup2(out[1], 1);
 		close(out[0]);
 		execl(REMOTE_CLIENT, REMOTE_CLIENT, fifth.where, key_path, (char *)NULL);
 		_exit(127);
 	}
+	setenv("RIG_REMOTE_HEARTBEAT_MS", AGENT_TEST_HEARTBEAT_MS, 1);
 	close(out[1]);
 	f = fdopen(out[0], "r");
 	assert_non_null(fgets(line, sizeof(line), f));

@@ -42,8 +42,10 @@ test_unloads_after_its_work(void **state)
 	assert_int_equal(rig_polled_live_images(pd.p), 1);
 	rig_polled_stall(pd.p, false);
 	assert_int_equal(rig_wait(p, 10 * SECOND_NS), 0);
-	/* The wait, or the submission thread if it comes later, lets it go. */
-	for (int i = 0; i < 1000 && rig_polled_live_images(pd.p); i++) {
+	/* The wait, or the submission thread if it comes later, lets it go
+	 * (30 s: a bound only a hung rig reaches, not a loaded machine's
+	 * pause before that thread's next turn). */
+	for (int i = 0; i < 30000 && rig_polled_live_images(pd.p); i++) {
 		struct timespec ts = { 0, 1000000 };
 
 		nanosleep(&ts, NULL);

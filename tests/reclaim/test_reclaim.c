@@ -147,8 +147,10 @@ test_keep_goes_with_its_submission(void **state)
 	assert_false(released);		/* handed over, not yet run */
 	rig_polled_stall(pd.p, false);
 	assert_int_equal(rig_wait(p, 10 * SECOND_NS), 0);
-	/* The wait, or the submission thread if it comes later, lets it go. */
-	for (int i = 0; i < 1000 && !released; i++) {
+	/* The wait, or the submission thread if it comes later, lets it go
+	 * (30 s: a bound only a hung rig reaches, not a loaded machine's
+	 * pause before that thread's next turn). */
+	for (int i = 0; i < 30000 && !released; i++) {
 		struct timespec ts = { 0, 1000000 };
 
 		nanosleep(&ts, NULL);

@@ -82,11 +82,21 @@ agent_start(struct agent_proc *a, const char *key_file, const char *where,
 	int n = 6, fds[2];
 	const char *at;
 	pid_t parent = getpid();
+	bool own_heartbeat = false;
 
 	memset(a, 0, sizeof(*a));
-	for (; extra && *extra && n < 15; extra++)
+	for (; extra && *extra && n < 13; extra++) {
+		own_heartbeat |= !strcmp(*extra, "--heartbeat-ms");
 		argv[n++] = *extra;
+	}
+	if (!own_heartbeat) {
+		argv[n++] = "--heartbeat-ms";
+		argv[n++] = AGENT_TEST_HEARTBEAT_MS;
+	}
 	argv[n] = NULL;
+	/* The clients this process makes next: read as a machine is first
+	 * named (src/remote/client.c); a test's own setting wins. */
+	setenv("RIG_REMOTE_HEARTBEAT_MS", AGENT_TEST_HEARTBEAT_MS, 0);
 	if (pipe(fds) < 0)
 		return false;
 	if ((a->pid = fork()) == 0) {

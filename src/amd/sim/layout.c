@@ -152,13 +152,7 @@ base_in(const struct amd_discovery *t, uint16_t hw_id, unsigned inst, int seg,
 static int
 base_of(const struct amd_discovery *t, uint16_t hw_id, int seg, uint32_t *out)
 {
-	const struct amd_block *b = amd_discovery_block(t, hw_id);
-
-	if (!b || seg >= b->nbases)
-		return amd_fail(-EPROTO, "the sim's table has no %s segment %d",
-				amd_hw_name(hw_id), seg);
-	*out = (uint32_t)(b->base[seg] & 0x3FFFFFFF);
-	return 0;
+	return base_in(t, hw_id, 0, seg, out);
 }
 
 static uint32_t

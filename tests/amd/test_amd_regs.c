@@ -242,7 +242,8 @@ test_xcc_indices(void **state)
 }
 
 /* An XCC of another version than instance 0's, one short of a segment,
- * and a ninth XCC (XCC_DOORBELL_FENCE fences 8) are refused by name. */
+ * and an instance past 7 (XCC_DOORBELL_FENCE fences 0 to 7) are refused
+ * by name. */
 static void
 test_xcc_refusals(void **state)
 {
@@ -261,8 +262,12 @@ test_xcc_refusals(void **state)
 	table.blocks[table.nblocks] = *gc_instance(7);
 	table.blocks[table.nblocks++].instance = 8;
 	assert_int_equal(amd_regs_resolve(&table, &regs), -ENOTSUP);
-	assert_non_null(strstr(rig_why(), "the discovery table lists more than 8 "
-			       "unharvested GC instances (XCCs)"));
+	assert_non_null(strstr(rig_why(), "GC instance 8 is unharvested: "
+			       "XCC_DOORBELL_FENCE fences GC instances (XCCs) 0 to 7 only"));
+	/* So does instance 8 with instance 7 harvested: 8 XCCs, but 8's bit
+	 * is past the fence's. */
+	gc_instance(7)->harvested = true;
+	assert_int_equal(amd_regs_resolve(&table, &regs), -ENOTSUP);
 }
 
 int

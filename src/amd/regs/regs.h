@@ -78,7 +78,8 @@ const struct amd_reg_table *amd_reg_table_of(uint16_t hw_id, uint8_t major,
  * bases keep their low 30 bits, as linux does for die 0 (amd-facts §2.4).
  * Every unharvested GC instance is an XCC (§2.4: linux's xcc_mask): each
  * must have XCC 0's version and the segments GC's registers use (-EPROTO
- * naming the instance), and there are at most AMD_XCCS (-ENOTSUP).
+ * naming the instance), with an instance number below AMD_XCCS
+ * (-ENOTSUP: XCC_DOORBELL_FENCE has a bit for each of 0 to 7).
  */
 int amd_regs_resolve(const struct amd_discovery *t, struct amd_regs *out);
 

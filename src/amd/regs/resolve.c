@@ -94,15 +94,15 @@ xccs(const struct amd_discovery *t, const struct amd_block *g0,
 	for (unsigned inst = 0; inst < 256; inst++) {
 		for (size_t i = 0; i < t->nblocks; i++) {
 			const struct amd_block *b = &t->blocks[i];
-			unsigned x = out->xccs;
+			unsigned x = out->xccs;	/* <= inst */
 
 			if (b->hw_id != GC_HWID || b->instance != inst || b->harvested)
 				continue;
-			if (x == AMD_XCCS)
-				return amd_fail(-ENOTSUP, "the discovery table lists more "
-						"than %u unharvested GC instances (XCCs); "
-						"XCC_DOORBELL_FENCE fences %u", AMD_XCCS,
-						AMD_XCCS);
+			/* x <= inst, so this bounds the count too. */
+			if (inst >= AMD_XCCS)
+				return amd_fail(-ENOTSUP, "GC instance %u is unharvested: "
+						"XCC_DOORBELL_FENCE fences GC instances "
+						"(XCCs) 0 to %u only", inst, AMD_XCCS - 1);
 			if (b->major != g0->major || b->minor != g0->minor ||
 			    b->revision != g0->revision)
 				return amd_fail(-EPROTO, "GC instance %u is %u.%u.%u, "

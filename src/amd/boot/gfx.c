@@ -4,12 +4,13 @@
  * for the RLC's autoload of the images the PSP placed (linux's condition:
  * CP_STAT 0 and RLC_RLCS_BOOTLOAD_STATUS's bootload_complete, bit 31).
  * Then the GC hub's context 0 of every XCC (gmc.c), and only once both
- * hubs translate bus mastering on. GC 9.4.3 sets up each XCC as §3.10
- * steps 3, 6 and 7 say (mec_gc9, below), then on a part of several XCCs
- * asks the PSP for one partition (SRIOV_SPATIAL_PART(1), step 8); rig's
- * queues stay on XCC 0, the partition's first. A full boot sets the MEC's program counter to its
- * image's start address (START = (lo >> 2) | (hi << 30), START_HI = hi >>
- * 2, under GRBM_GFX_CNTL me 1 pipe 0, §1.5); CP_MEC_RS64_CNTL's pipe reset
+ * hubs translate bus mastering on. GC 9.4.3's full boot sets up each
+ * XCC as §3.10 steps 3, 6 and 7 say (mec_gc9, below), then on a part of
+ * several XCCs asks the PSP for one partition (SRIOV_SPATIAL_PART(1),
+ * step 8); rig's queues stay on XCC 0, the partition's first. GC 11 and
+ * 12's full boot sets the MEC's program counter to its image's start
+ * address (START = (lo >> 2) | (hi << 30), START_HI = hi >> 2, under
+ * GRBM_GFX_CNTL me 1 pipe 0, §1.5); CP_MEC_RS64_CNTL's pipe reset
  * pulse and PFP/ME's counters (GC 12) are not written, since their fields
  * are not in the facts: unverified on hardware. Last, compute queue 0 of
  * ME1 pipe 0 through its HQD registers, and a check that the MEC runs:

@@ -91,8 +91,43 @@ synth_build(struct synth *s, const char *gc, uint16_t skip)
 	synth_build_xccs(s, gc, skip, 1);
 }
 
+/* An IP entry for layout[k] at at (GC: instance inst); returns the end. */
+static size_t
+ip_entry(struct synth *s, const struct gcdef *g, size_t at, int k, unsigned inst,
+	 bool wide)
+{
+	const struct ipdef *d = &layout[k];
+	uint8_t *b = s->b;
+
+	s->entry[s->nentries++] = at;
+	put16(b, at, d->hw_id);
+	b[at + 2] = (uint8_t)inst;
+	b[at + 3] = d->nbases;
+	memcpy(b + at + 4, g->v[k], 3);
+	at += 8;
+	for (int j = 0; j < d->nbases; j++) {
+		if (wide) {
+			uint64_t v = d->base[j] | (uint64_t)1 << 32; /* an AID bit */
+
+			memcpy(b + at, &v, 8);
+			at += 8;
+		} else {
+			put32(b, at, d->base[j]);
+			at += 4;
+		}
+	}
+	return at;
+}
+
 void
 synth_build_xccs(struct synth *s, const char *gc, uint16_t skip, unsigned xccs)
+{
+	synth_build_dies(s, gc, skip, xccs, 1);
+}
+
+void
+synth_build_dies(struct synth *s, const char *gc, uint16_t skip, unsigned xccs,
+		 unsigned dies)
 {
 	const struct gcdef *g = NULL;
 	bool wide;
@@ -110,44 +145,32 @@ synth_build_xccs(struct synth *s, const char *gc, uint16_t skip, unsigned xccs)
 	memset(s, 0, sizeof(*s));
 	s->ihdr = 60;
 	s->die = s->ihdr + 80;
-	at = s->die + 4;
-	if (xccs < 1 || xccs > 8) {
-		fprintf(stderr, "synth_build_xccs: %u XCCs\n", xccs);
+	at = s->die;
+	if (xccs < 1 || xccs > 8 || dies < 1 || dies > xccs) {
+		fprintf(stderr, "synth_build_dies: %u XCCs on %u dies\n", xccs, dies);
 		abort();
 	}
-	for (unsigned e = 0; e < 8 + xccs - 1; e++) {
-		int k = e < xccs ? 0 : (int)(e - xccs + 1);
-		const struct ipdef *d = &layout[k];
+	/* Die d holds XCCs x with x * dies / xccs == d; die 0 every other block. */
+	for (unsigned d = 0; d < dies; d++) {
+		size_t head = at, first = s->nentries;
 
-		if (d->hw_id == skip)
-			continue;
-		s->entry[s->nentries++] = at;
-		put16(b, at, d->hw_id);
-		b[at + 2] = k == 0 ? (uint8_t)e : 0;	/* instance */
-		b[at + 3] = d->nbases;
-		memcpy(b + at + 4, g->v[k], 3);
-		at += 8;
-		for (int j = 0; j < d->nbases; j++) {
-			if (wide) {
-				uint64_t v = d->base[j] | (uint64_t)1 << 32; /* an AID bit */
-
-				memcpy(b + at, &v, 8);
-				at += 8;
-			} else {
-				put32(b, at, d->base[j]);
-				at += 4;
-			}
-		}
+		at += 4;
+		for (unsigned x = 0; x < xccs; x++)
+			if (x * dies / xccs == d && layout[0].hw_id != skip)
+				at = ip_entry(s, g, at, 0, x, wide);
+		for (int k = 1; d == 0 && k < 8; k++)
+			if (layout[k].hw_id != skip)
+				at = ip_entry(s, g, at, k, 0, wide);
+		put16(b, head, (uint16_t)d);
+		put16(b, head + 2, (uint16_t)(s->nentries - first));
+		put16(b, s->ihdr + 14 + 4 * d, (uint16_t)d);		/* die_info[d].die_id */
+		put16(b, s->ihdr + 16 + 4 * d, (uint16_t)head);	/* die_offset */
 	}
-	put16(b, s->die, 0);
-	put16(b, s->die + 2, (uint16_t)s->nentries);
 	/* IP discovery header */
 	put32(b, s->ihdr, 0x53445049);
 	put16(b, s->ihdr + 4, wide ? 4 : 3);
 	put16(b, s->ihdr + 6, (uint16_t)(at - s->ihdr));
-	put16(b, s->ihdr + 12, 1);			/* num_dies */
-	put16(b, s->ihdr + 14, 0);			/* die_info[0].die_id */
-	put16(b, s->ihdr + 16, (uint16_t)s->die);	/* die_offset */
+	put16(b, s->ihdr + 12, (uint16_t)dies);		/* num_dies */
 	b[s->ihdr + 78] = wide;				/* base_addr_64_bit */
 	/* GC info: v2.1 (GFX9, CUs) or v1.0 (RDNA, WGPs) */
 	s->gc_info = at;

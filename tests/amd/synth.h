@@ -38,6 +38,11 @@ void synth_build(struct synth *s, const char *gc, uint16_t skip);
 /* The same with xccs GC entries (instances 0 to xccs - 1, the same bases:
  * MI300's XCCs, amd-facts §2.4), 1 to 8. */
 void synth_build_xccs(struct synth *s, const char *gc, uint16_t skip, unsigned xccs);
+/* The same with the XCCs spread over dies (1 to xccs) in order, die 0
+ * holding every other block: MI300X's 8 XCCs on 4 AIDs, if its table
+ * gives each AID a die (unverified: amd-facts §2.4). */
+void synth_build_dies(struct synth *s, const char *gc, uint16_t skip, unsigned xccs,
+		      unsigned dies);
 
 /* Set the version of the first entry of hw_id, then fix the checksums. */
 void synth_set_version(struct synth *s, uint16_t hw_id, uint8_t major,

@@ -4,9 +4,9 @@
  * the message it describes, every GPU it cannot boot, before any write to
  * it; a GPU that passes every check is booted in full (a fake machine's
  * GPU was left by no clean session of rig), which stops at the PSP's
- * bootloader (no firmware answers on a fake) for GC 9.4.3 with one XCC,
- * 11 and 12, and is refused as not built yet for GC 9.4.3 with 8 XCCs (an
- * MI300X's table); a refusal leaves the machine as it was and leaks no
+ * bootloader (no firmware answers on a fake) for GC 9.4.3 with one XCC or
+ * 8 on one die, 11 and 12, and is refused as not built for GC 9.4.3 with
+ * 8 XCCs on 4 dies (an MI300X's AIDs, were its table to list them so); a refusal leaves the machine as it was and leaks no
  * file.
  * Machines are fake trees; images are the real ones (RIG_TEST_FIRMWARE).
  */
@@ -33,21 +33,29 @@
 
 static const char *firmware_dir;
 
-/* A GC 9.4.3 GPU whose table lists 8 XCCs, as an MI300X's does. */
+/* A GC 9.4.3 GPU whose table lists 8 XCCs, as an MI300X's does, on
+ * dies dies (its 4 AIDs, if the table gives each a die). */
 static void
-mi300x(struct env *e, struct fake_gpu g)
+mi300x_dies(struct env *e, struct fake_gpu g, unsigned dies)
 {
 	static struct synth s;
 
-	synth_build_xccs(&s, "9.4.3", 0, 8);
+	synth_build_dies(&s, "9.4.3", 0, 8, dies);
 	g.table = s.b;
 	g.table_len = s.len;
 	env_gpu(e, "9.4.3", g);
 }
 
-#define XCCS_NOT_BUILT(bus) "the full boot of GC 9.4.3 with 8 XCCs is not built " \
-	"yet (" bus ": only one XCC's registers are resolved, and SRIOV_SPATIAL_PART " \
-	"is not sent; nothing was written)"
+static void
+mi300x(struct env *e, struct fake_gpu g)
+{
+	mi300x_dies(e, g, 4);
+}
+
+#define XCCS_NOT_BUILT(bus) "the full boot of GC 9.4.3 with 8 XCCs on more than " \
+	"one die (AID) is not built yet (" bus ": XCC 2 is on die 1, XCC 0 on die 0; " \
+	"amd-facts gives no indirect PCIE write for shub_slv_mode on the other " \
+	"AIDs; nothing was written)"
 
 /*
  * Opens GPU i and expects status code and a message naming the GPU, then
@@ -613,7 +621,8 @@ test_refuse_windows(void **state)
 	expect(e, 0, -ENOENT, cause);
 }
 
-/* GC 9.4.3 with several XCCs: refused after every check, nothing written. */
+/* GC 9.4.3 with XCCs on several dies (AIDs): refused after every check,
+ * nothing written. */
 static void
 test_not_built_9_4_3_xccs(void **state)
 {
@@ -641,6 +650,17 @@ full_boot_stops(void **state, const char *gc)
 }
 
 static void test_full_boot_9_4_3_stops(void **s) { full_boot_stops(s, "9.4.3"); }
+
+/* 8 XCCs on one die: built, so it stops at the bootloader as one XCC does. */
+static void
+test_full_boot_9_4_3_8_xccs_stops(void **state)
+{
+	struct env *e = *state;
+
+	mi300x_dies(e, (struct fake_gpu){ .iommu_group = 14 }, 1);
+	expect(e, 0, -ETIMEDOUT, "PSP: bootloader not ready after 1000 ms (C2PMSG_35 "
+	       "= 0x0); the GPU is lost: its next open resets it and boots it in full");
+}
 static void test_full_boot_11_0_0_stops(void **s) { full_boot_stops(s, "11.0.0"); }
 static void test_full_boot_11_0_2_stops(void **s) { full_boot_stops(s, "11.0.2"); }
 static void test_full_boot_12_0_0_stops(void **s) { full_boot_stops(s, "12.0.0"); }
@@ -753,6 +773,7 @@ main(void)
 		T(test_refuse_windows),
 		T(test_not_built_9_4_3_xccs),
 		T(test_full_boot_9_4_3_stops),
+		T(test_full_boot_9_4_3_8_xccs_stops),
 		T(test_full_boot_11_0_0_stops),
 		T(test_full_boot_11_0_2_stops),
 		T(test_full_boot_12_0_0_stops),

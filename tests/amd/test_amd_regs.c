@@ -189,10 +189,93 @@ test_segment_missing_refused(void **state)
 			       "table gives GC 1 base"));
 }
 
+/* GC 9.4.3 with xccs GC instances, XCC k's bases moved by k * 0x40000. */
+static void
+xccs_table(unsigned xccs)
+{
+	struct synth s;
+
+	synth_build_xccs(&s, "9.4.3", 0, xccs);
+	assert_int_equal(amd_discovery_parse(s.b, s.len, &table), 0);
+	for (size_t b = 0; b < table.nblocks; b++)
+		if (table.blocks[b].hw_id == GC_HWID)
+			for (unsigned k = 0; k < table.blocks[b].nbases; k++)
+				table.blocks[b].base[k] += table.blocks[b].instance * 0x40000ull;
+}
+
+static struct amd_block *
+gc_instance(unsigned inst)
+{
+	for (size_t b = 0; b < table.nblocks; b++)
+		if (table.blocks[b].hw_id == GC_HWID && table.blocks[b].instance == inst)
+			return &table.blocks[b];
+	fail_msg("no GC instance %u", inst);
+	return NULL;
+}
+
+/* Each XCC's GC register at its instance's base of the register's
+ * segment plus the offset; other blocks' registers have no XCC copies. */
+static void
+test_xcc_indices(void **state)
+{
+	(void)state;
+	xccs_table(4);
+	assert_int_equal(amd_regs_resolve(&table, &regs), 0);
+	assert_int_equal(regs.xccs, 4);
+	for (unsigned x = 0; x < 4; x++) {
+		assert_int_equal(regs.xcc_instance[x], x);
+		assert_true(amd_regs_xcc(&regs, x, AMD_REG_GC_CP_MEC_CNTL) ==
+			    0x1260 + 0x40000ull * x + 0x8d);
+		assert_true(amd_regs_xcc(&regs, x, AMD_REG_GC_SCRATCH_REG7) ==
+			    regs.index[AMD_REG_GC_SCRATCH_REG7] + 0x40000ull * x);
+	}
+	assert_true(amd_regs_xcc(&regs, 1, AMD_REG_MP0_C2PMSG_81) == AMD_REG_NONE);
+	assert_true(amd_regs_xcc(&regs, 4, AMD_REG_GC_CP_MEC_CNTL) == AMD_REG_NONE);
+	assert_true(amd_regs_xcc(&regs, 1, AMD_REG_GC_CP_MEC_RS64_CNTL) == AMD_REG_NONE);
+	/* A harvested instance is no XCC: the next one takes its place. */
+	gc_instance(1)->harvested = true;
+	assert_int_equal(amd_regs_resolve(&table, &regs), 0);
+	assert_int_equal(regs.xccs, 3);
+	assert_int_equal(regs.xcc_instance[1], 2);
+	assert_true(amd_regs_xcc(&regs, 1, AMD_REG_GC_CP_MEC_CNTL) ==
+		    0x1260 + 0x40000ull * 2 + 0x8d);
+}
+
+/* An XCC of another version than instance 0's, one short of a segment,
+ * and an instance past 7 (XCC_DOORBELL_FENCE fences 0 to 7) are refused
+ * by name. */
+static void
+test_xcc_refusals(void **state)
+{
+	(void)state;
+	xccs_table(2);
+	gc_instance(1)->minor = 5;
+	assert_int_equal(amd_regs_resolve(&table, &regs), -EPROTO);
+	assert_non_null(strstr(rig_why(), "GC instance 1 is 9.5.3, instance 0 9.4.3"));
+	xccs_table(2);
+	gc_instance(1)->nbases = 1;
+	assert_int_equal(amd_regs_resolve(&table, &regs), -EPROTO);
+	assert_non_null(strstr(rig_why(), "GC instance 1 has 1 base; GC's registers "
+			       "use 2 segments"));
+	xccs_table(8);
+	assert_true(table.nblocks < AMD_BLOCKS);
+	table.blocks[table.nblocks] = *gc_instance(7);
+	table.blocks[table.nblocks++].instance = 8;
+	assert_int_equal(amd_regs_resolve(&table, &regs), -ENOTSUP);
+	assert_non_null(strstr(rig_why(), "GC instance 8 is unharvested: "
+			       "XCC_DOORBELL_FENCE fences GC instances (XCCs) 0 to 7 only"));
+	/* So does instance 8 with instance 7 harvested: 8 XCCs, but 8's bit
+	 * is past the fence's. */
+	gc_instance(7)->harvested = true;
+	assert_int_equal(amd_regs_resolve(&table, &regs), -ENOTSUP);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_xcc_indices),
+		cmocka_unit_test(test_xcc_refusals),
 		cmocka_unit_test(test_gc_11_0_0_indices),
 		cmocka_unit_test(test_gc_12_indices),
 		cmocka_unit_test(test_gc_9_4_3_indices),

@@ -44,8 +44,8 @@ static const struct unit {
 
 void (*amd_boot_step_hook)(const char *unit);
 
-/* GC 9.4.3, 11.0.0, 11.0.2, 12.0.0 and 12.0.1. GC 9.4.3 with one XCC only
- * (amd_boot refuses more: below). */
+/* GC 9.4.3, 11.0.0, 11.0.2, 12.0.0 and 12.0.1; GC 9.4.3's XCCs as
+ * xccs_built() says. */
 bool
 amd_boot_full_built(unsigned major, unsigned minor, unsigned rev)
 {
@@ -72,6 +72,44 @@ uint64_t
 amd_boot_tmr_at(const struct amd_dev *d)
 {
 	return (d->vram_bytes - AMD_TOP_KEPT - AMD_BOOT_TMR_BYTES) & ~((1ull << 20) - 1);
+}
+
+/*
+ * Several XCCs (GC instances, §2.4): each is set up on its own
+ * registers (gmc.c, gfx.c), the doorbells of those the GPU lacks fenced
+ * (soc.c). Not built, for want of facts, so refused before any write:
+ * XCCs whose entries lie on more than one die of the discovery table,
+ * taken for more than one AID (§2.4's "multi-die, AIDs"), since §3.5's
+ * shub_slv_mode=1 on the other AIDs goes through indirect PCIE writes
+ * whose registers and AID addressing amd-facts does not give; and an
+ * NBIO without XCC_DOORBELL_FENCE.
+ */
+static int
+xccs_built(struct amd_dev *d, char *cause, size_t len)
+{
+	unsigned n = d->regs.xccs;
+
+	if (n <= 1)
+		return 0;
+	for (unsigned x = 1; x < n; x++)
+		if (d->regs.xcc_die[x] != d->regs.xcc_die[0]) {
+			snprintf(cause, len, "the full boot of GC %u.%u.%u with %u XCCs "
+				 "on more than one die (AID) is not built yet (%s: XCC %u "
+				 "is on die %u, XCC 0 on die %u; amd-facts gives no "
+				 "indirect PCIE write for shub_slv_mode on the other "
+				 "AIDs; nothing was written)", d->gc_major, d->gc_minor,
+				 d->gc_rev, n, d->bus, x, d->regs.xcc_die[x],
+				 d->regs.xcc_die[0]);
+			return -ENOTSUP;
+		}
+	if (d->regs.index[AMD_REG_NBIF_XCC_DOORBELL_FENCE] == AMD_REG_NONE) {
+		snprintf(cause, len, "the full boot of GC %u.%u.%u with %u XCCs is not "
+			 "built yet on this NBIO (%s: its register table has no "
+			 "XCC_DOORBELL_FENCE; nothing was written)", d->gc_major,
+			 d->gc_minor, d->gc_rev, n, d->bus);
+		return -ENOTSUP;
+	}
+	return 0;
 }
 
 static void
@@ -105,16 +143,8 @@ amd_boot(struct amd_dev *d, const struct amd_gc_set *set,
 			 mark, dirty, fault);
 		return -ENOTSUP;
 	}
-	/* Several XCCs (GC instances, §2.4) want each XCC's register bases,
-	 * which the register tables do not resolve, and SRIOV_SPATIAL_PART
-	 * (§3.8, §3.10 step 8): not built. */
-	if (b.full && d->xccs > 1) {
-		snprintf(cause, len, "the full boot of GC %u.%u.%u with %u XCCs is not "
-			 "built yet (%s: only one XCC's registers are resolved, and "
-			 "SRIOV_SPATIAL_PART is not sent; nothing was written)",
-			 d->gc_major, d->gc_minor, d->gc_rev, d->xccs, d->bus);
-		return -ENOTSUP;
-	}
+	if (b.full && (ret = xccs_built(d, cause, len)) < 0)
+		return ret;
 	if (b.full && (!set || !images)) {
 		snprintf(cause, len, "a full boot needs the GC's images");
 		return -EINVAL;

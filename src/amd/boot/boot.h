@@ -132,6 +132,13 @@ void amd_boot_sdma_fini(struct amd_dev *d, bool clean);
  */
 int amd_boot_reset_gpu(struct amd_dev *d, char *cause, size_t len);
 
+/* soc.c: the live XCCs' mask, a bit per GC instance number (§2.4). */
+uint32_t amd_boot_xcc_mask(const struct amd_dev *d);
+
+/* psp.c: SRIOV_SPATIAL_PART(mode) on the sOS's ring of this full boot
+ * (§3.8: mode 1, one partition, after GFX's init on a multi-XCC part). */
+int amd_boot_psp_spatial(struct amd_boot *b, uint32_t mode);
+
 /* smu.c: whether its mailbox answers GetSmuVersion within ms, and the
  * mode-1 reset (reset.c). */
 bool amd_boot_smu_alive(struct amd_boot *b, unsigned ms);
@@ -168,6 +175,16 @@ int amd_boot_fail(struct amd_boot *b, int code, const char *fmt, ...)
 int amd_boot_w(struct amd_boot *b, enum amd_reg r, uint64_t plus, uint32_t v);
 #define BW(b, r, plus, v) do {						\
 		int bw_ = amd_boot_w((b), (r), (plus), (v));		\
+		if (bw_ < 0)						\
+			return bw_;					\
+	} while (0)
+/* The same on XCC xcc's instance of a GC register: a failure's message
+ * is "<unit>: XCC <xcc>: writing <register>: <cause>" ("<unit>: writing
+ * ..." on a GPU of one XCC). */
+int amd_boot_wx(struct amd_boot *b, const char *unit, unsigned xcc, enum amd_reg r,
+		uint64_t plus, uint32_t v);
+#define BWX(b, unit, xcc, r, plus, v) do {				\
+		int bw_ = amd_boot_wx((b), (unit), (xcc), (r), (plus), (v)); \
 		if (bw_ < 0)						\
 			return bw_;					\
 	} while (0)

@@ -3,10 +3,14 @@
  * amd/boot/gfx.c: the GFX unit (amd-facts §3.10). A full boot first waits
  * for the RLC's autoload of the images the PSP placed (linux's condition:
  * CP_STAT 0 and RLC_RLCS_BOOTLOAD_STATUS's bootload_complete, bit 31).
- * Then the GC hub's context 0 (gmc.c), and only once both hubs translate
- * bus mastering on. A full boot sets the MEC's program counter to its
- * image's start address (START = (lo >> 2) | (hi << 30), START_HI = hi >>
- * 2, under GRBM_GFX_CNTL me 1 pipe 0, §1.5); CP_MEC_RS64_CNTL's pipe reset
+ * Then the GC hub's context 0 of every XCC (gmc.c), and only once both
+ * hubs translate bus mastering on. GC 9.4.3's full boot sets up each
+ * XCC as §3.10 steps 3, 6 and 7 say (mec_gc9, below), then on a part of
+ * several XCCs asks the PSP for one partition (SRIOV_SPATIAL_PART(1),
+ * step 8); rig's queues stay on XCC 0, the partition's first. GC 11 and
+ * 12's full boot sets the MEC's program counter to its image's start
+ * address (START = (lo >> 2) | (hi << 30), START_HI = hi >> 2, under
+ * GRBM_GFX_CNTL me 1 pipe 0, §1.5); CP_MEC_RS64_CNTL's pipe reset
  * pulse and PFP/ME's counters (GC 12) are not written, since their fields
  * are not in the facts: unverified on hardware. Last, compute queue 0 of
  * ME1 pipe 0 through its HQD registers, and a check that the MEC runs:
@@ -102,17 +106,61 @@ mec_runs(struct amd_boot *b)
 	return ret < 0 ? ret : queue_on(b);
 }
 
-/* GC 9.4.3's MEC, XCC 0: its doorbell range, then unhalted (§3.10 6-7). */
+/*
+ * GC 9.4.3, every XCC (§3.10 steps 3, 6, 7; fields from linux's
+ * gc_9_4_3 sh_mask as regs.py carries them): the MEC halted with its
+ * pipes reset and its icache invalidated (CP_MEC_CNTL mec_invalidate_icache
+ * [4], mec_me1_pipe0_reset [16], mec_me2_pipe0_reset [20], mec_me2_halt
+ * [28], mec_me1_halt [30]); the golden GB_ADDR_CONFIG, TCP_UTCL1_CNTL2's
+ * spare [7:0] = 1, GRBM_CNTL's read_timeout [7:0] = 0xff; for vmid 0..15
+ * (GRBM_GFX_CNTL vmid [7:4]) SH_MEM_CONFIG {address_mode [0] 64-bit,
+ * alignment_mode [4:3] unaligned (3), f8_mode [8], retry_disable [12]}
+ * and SH_MEM_BASES {shared_base [31:16] 1, private_base [15:0] 2}; the
+ * XCC's MEC doorbell range; then, once every XCC is set, each MEC
+ * un-halted (CP_MEC_CNTL 0) and 50 ms for them to start.
+ */
+#define MEC_HALTED	(1u << 4 | 1u << 16 | 1u << 20 | 1u << 28 | 1u << 30)
+#define GOLDEN_GB_ADDR_CONFIG	0x2a114042u
+#define SH_MEM_CONFIG_GC9	(3u << 3 | 1u << 8 | 1u << 12)
+#define SH_MEM_BASES_GC9	(1u << 16 | 2u)
+
+static int
+xcc_gc9(struct amd_boot *b, unsigned x)
+{
+	struct amd_dev *d = b->d;
+	uint32_t v;
+
+	BWX(b, "GFX", x, AMD_REG_GC_CP_MEC_CNTL, 0, MEC_HALTED);
+	BWX(b, "GFX", x, AMD_REG_GC_GB_ADDR_CONFIG, 0, GOLDEN_GB_ADDR_CONFIG);
+	v = amd_dev_rreg_xcc(d, x, AMD_REG_GC_TCP_UTCL1_CNTL2, 0);
+	BWX(b, "GFX", x, AMD_REG_GC_TCP_UTCL1_CNTL2, 0, (v & ~0xffu) | 1);
+	v = amd_dev_rreg_xcc(d, x, AMD_REG_GC_GRBM_CNTL, 0);
+	BWX(b, "GFX", x, AMD_REG_GC_GRBM_CNTL, 0, (v & ~0xffu) | 0xff);
+	for (uint32_t vmid = 0; vmid < 16; vmid++) {
+		BWX(b, "GFX", x, AMD_REG_GC_GRBM_GFX_CNTL, 0, vmid << 4);
+		BWX(b, "GFX", x, AMD_REG_GC_SH_MEM_CONFIG, 0, SH_MEM_CONFIG_GC9);
+		BWX(b, "GFX", x, AMD_REG_GC_SH_MEM_BASES, 0, SH_MEM_BASES_GC9);
+	}
+	BWX(b, "GFX", x, AMD_REG_GC_GRBM_GFX_CNTL, 0, 0);
+	BWX(b, "GFX", x, AMD_REG_GC_CP_MEC_DOORBELL_RANGE_LOWER, 0, 0x100 * x);
+	BWX(b, "GFX", x, AMD_REG_GC_CP_MEC_DOORBELL_RANGE_UPPER, 0, 0x100 * x + 0xf8);
+	return 0;
+}
+
 static int
 mec_gc9(struct amd_boot *b)
 {
-	const unsigned xcc = 0;
+	unsigned n = b->d->regs.xccs ? b->d->regs.xccs : 1;
+	int ret;
 
-	BW(b, AMD_REG_GC_CP_MEC_DOORBELL_RANGE_LOWER, 0, 0x100 * xcc);
-	BW(b, AMD_REG_GC_CP_MEC_DOORBELL_RANGE_UPPER, 0, 0x100 * xcc + 0xf8);
-	BW(b, AMD_REG_GC_CP_MEC_CNTL, 0, 0);
+	for (unsigned x = 0; x < n; x++)
+		if ((ret = xcc_gc9(b, x)) < 0)
+			return ret;
+	for (unsigned x = 0; x < n; x++)
+		BWX(b, "GFX", x, AMD_REG_GC_CP_MEC_CNTL, 0, 0);
 	amd_boot_sleep(50);
-	return 0;
+	/* Several XCCs: one partition of them all (§3.10 step 8). */
+	return n > 1 ? amd_boot_psp_spatial(b, 1) : 0;
 }
 
 int

@@ -38,7 +38,7 @@
 #define TMR_MOST	0x1300000u
 
 enum { CMD_SETUP_TMR = 5, CMD_LOAD_IP_FW = 6, CMD_LOAD_TOC = 0x20,
-       CMD_AUTOLOAD_RLC = 0x21 };
+       CMD_AUTOLOAD_RLC = 0x21, CMD_SRIOV_SPATIAL_PART = 0x27 };
 
 /* The bootloader's components (enum psp_fw_type) and commands. */
 static const struct { uint32_t type, cmd; const char *name; } boot_order[] = {
@@ -242,6 +242,17 @@ setup_tmr(struct amd_boot *b)
 	else if (b->tmr_bytes == 0)
 		return amd_boot_fail(b, -EPROTO, "PSP: LOAD_TOC gave no TMR size");
 	return submit(b, CMD_SETUP_TMR, payload, 6, "SETUP_TMR", NULL);
+}
+
+/* cmd_sriov_spatial_part's first word is its mode (§3.8; tinygrad's
+ * struct, from linux's psp_gfx_if.h: mode, then override fields left 0). */
+int
+amd_boot_psp_spatial(struct amd_boot *b, uint32_t mode)
+{
+	char what[64];
+
+	snprintf(what, sizeof(what), "SRIOV_SPATIAL_PART(%u)", mode);
+	return submit(b, CMD_SRIOV_SPATIAL_PART, &mode, 1, what, NULL);
 }
 
 int

@@ -4,7 +4,10 @@
  * mastering off (gfx.c turns it on once both hubs translate), reads where
  * the memory controller placed VRAM (MMMC_VM_FB_LOCATION_BASE, in 16 MiB
  * units: MC address of VRAM offset 0, §3.2) and, in a full boot, opens
- * the doorbell aperture. Fini writes the session's mark: SCRATCH_REG7
+ * the doorbell aperture, on NBIO 7.9 (GC 9.4.3) first fencing the
+ * doorbells of the XCCs the GPU lacks (XCC_DOORBELL_FENCE = 0xff & ~the
+ * live XCCs' mask, §3.5; its shub_slv_mode on other AIDs is not built:
+ * boot.c refuses such a GPU). Fini writes the session's mark: SCRATCH_REG7
  * says rig booted the GPU and SCRATCH_REG6 is 0 for a clean stop, so the
  * next open boots in part. The S2A doorbell routing §3.5 names is not
  * written (its registers are not in the tables, and the sim routes every
@@ -12,6 +15,17 @@
  */
 #include "amd/amd.h"
 #include "amd/boot/boot.h"
+
+/* Linux's xcc_mask: a bit per unharvested GC instance number (§2.4). */
+uint32_t
+amd_boot_xcc_mask(const struct amd_dev *d)
+{
+	uint32_t m = 0;
+
+	for (unsigned x = 0; x < d->regs.xccs; x++)
+		m |= 1u << d->regs.xcc_instance[x];
+	return m ? m : 1;
+}
 
 int
 amd_boot_soc_init(struct amd_boot *b)
@@ -22,6 +36,8 @@ amd_boot_soc_init(struct amd_boot *b)
 	/* Off until both hubs translate (gfx.c), whatever the last driver left. */
 	if ((ret = pci_bus_master(d->m, &d->t, false)) < 0)
 		return amd_boot_fail(b, ret, "SOC: bus mastering off: %s", amd_cause());
+	if (b->full && d->regs.index[AMD_REG_NBIF_XCC_DOORBELL_FENCE] != AMD_REG_NONE)
+		BW(b, AMD_REG_NBIF_XCC_DOORBELL_FENCE, 0, 0xffu & ~amd_boot_xcc_mask(d));
 	if (b->full)
 		BW(b, AMD_REG_NBIF_RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN, 0, 1);
 	d->fb_base = (uint64_t)(amd_dev_rreg(d, AMD_REG_MMHUB_MMMC_VM_FB_LOCATION_BASE, 0)

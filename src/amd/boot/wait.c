@@ -63,6 +63,21 @@ amd_boot_w(struct amd_boot *b, enum amd_reg r, uint64_t plus, uint32_t v)
 }
 
 int
+amd_boot_wx(struct amd_boot *b, const char *unit, unsigned xcc, enum amd_reg r,
+	    uint64_t plus, uint32_t v)
+{
+	int ret = amd_dev_wreg_xcc(b->d, xcc, r, plus, v);
+
+	if (ret >= 0)
+		return 0;
+	if (b->d->regs.xccs <= 1)	/* one XCC: no number to name */
+		return amd_boot_fail(b, ret, "%s: writing %s: %s", unit,
+				     amd_reg_names[r], amd_cause());
+	return amd_boot_fail(b, ret, "%s: XCC %u: writing %s: %s", unit, xcc,
+			     amd_reg_names[r], amd_cause());
+}
+
+int
 amd_boot_wait(struct amd_boot *b, const char *step, const char *what,
 	      enum amd_reg r, uint32_t mask, uint32_t want, unsigned ms,
 	      uint32_t *last)

@@ -17,7 +17,7 @@
 
 /*
  * A register past the MMIO window (MMHUB's second segment on GC 9.4.3, an
- * AID's) is reached through NBIO's RSMU index/data pair (amd-facts §0.3):
+ * AID's, an XCC's whose bases lie past it: tinygrad reaches MI300's so) is reached through NBIO's RSMU index/data pair (amd-facts §0.3):
  * its byte address into RSMU_INDEX, then RSMU_DATA. Only the boot and the
  * stop reach such registers, one at a time, so the pair needs no lock.
  */
@@ -38,28 +38,46 @@ far_access(struct amd_dev *d, uint64_t index, uint32_t *v, bool write)
 }
 
 int
-amd_dev_wreg(struct amd_dev *d, enum amd_reg r, uint64_t plus, uint32_t v)
+amd_dev_wreg_xcc(struct amd_dev *d, unsigned xcc, enum amd_reg r, uint64_t plus,
+		 uint32_t v)
 {
+	uint64_t at = amd_regs_xcc(&d->regs, xcc, r);
 	int ret;
 
-	if (d->regs.index[r] == AMD_REG_NONE)
+	if (at == AMD_REG_NONE && xcc)
+		return amd_fail(-ENOTSUP, "GC %u.%u.%u has no %s on XCC %u", d->gc_major,
+				d->gc_minor, d->gc_rev, amd_reg_names[r], xcc);
+	if (at == AMD_REG_NONE)
 		return amd_fail(-ENOTSUP, "GC %u.%u.%u has no %s", d->gc_major,
 				d->gc_minor, d->gc_rev, amd_reg_names[r]);
-	ret = d->m->ops->reg_write(d->m, &d->t, d->regs.index[r] + plus, v);
+	ret = d->m->ops->reg_write(d->m, &d->t, at + plus, v);
 	if (ret == -ERANGE)
-		ret = far_access(d, d->regs.index[r] + plus, &v, true);
+		ret = far_access(d, at + plus, &v, true);
 	return ret;
+}
+
+uint32_t
+amd_dev_rreg_xcc(struct amd_dev *d, unsigned xcc, enum amd_reg r, uint64_t plus)
+{
+	uint64_t at = amd_regs_xcc(&d->regs, xcc, r);
+	uint32_t v = 0;
+
+	if (at != AMD_REG_NONE &&
+	    d->m->ops->reg_read(d->m, &d->t, at + plus, &v) == -ERANGE)
+		(void)far_access(d, at + plus, &v, false);
+	return v;
+}
+
+int
+amd_dev_wreg(struct amd_dev *d, enum amd_reg r, uint64_t plus, uint32_t v)
+{
+	return amd_dev_wreg_xcc(d, 0, r, plus, v);
 }
 
 uint32_t
 amd_dev_rreg(struct amd_dev *d, enum amd_reg r, uint64_t plus)
 {
-	uint32_t v = 0;
-
-	if (d->regs.index[r] != AMD_REG_NONE &&
-	    d->m->ops->reg_read(d->m, &d->t, d->regs.index[r] + plus, &v) == -ERANGE)
-		(void)far_access(d, d->regs.index[r] + plus, &v, false);
-	return v;
+	return amd_dev_rreg_xcc(d, 0, r, plus);
 }
 
 /* §3.6: a huge leaf above the PTB carries bit 63 on GC 12, 54 on GC 9-11. */

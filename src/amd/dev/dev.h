@@ -196,6 +196,12 @@ struct amd_dev {
 void amd_dev_unboot(struct amd_dev *d, bool clean);
 int amd_dev_wreg(struct amd_dev *d, enum amd_reg r, uint64_t plus, uint32_t v);
 uint32_t amd_dev_rreg(struct amd_dev *d, enum amd_reg r, uint64_t plus);
+/* The same on XCC xcc's instance of a GC register (amd_regs_xcc; 0 is
+ * the two above): -ENOTSUP naming the XCC where it has none. */
+int amd_dev_wreg_xcc(struct amd_dev *d, unsigned xcc, enum amd_reg r, uint64_t plus,
+		     uint32_t v);
+uint32_t amd_dev_rreg_xcc(struct amd_dev *d, unsigned xcc, enum amd_reg r,
+			  uint64_t plus);
 /* Maps [va, va + bytes) to pa with flags in 2 MiB leaves (both hubs' tables). */
 void amd_dev_map(struct amd_dev *d, uint64_t va, uint64_t pa, uint64_t bytes,
 		 uint64_t flags);

@@ -45,10 +45,23 @@ extern const char *const amd_reg_names[AMD_REG_COUNT];
 /* The index of a register its block's header does not have. */
 #define AMD_REG_NONE	UINT64_MAX
 
+/*
+ * The XCCs a GPU may have: the unharvested GC instances (amd-facts §2.4),
+ * at most 8, the bits XCC_DOORBELL_FENCE gives them (§3.5).
+ */
+#define AMD_XCCS	8
+
 /* Every register's dword index on one GPU, and the headers used. */
 struct amd_regs {
-	uint64_t index[AMD_REG_COUNT];
+	uint64_t index[AMD_REG_COUNT];		/* XCC 0's for GC's registers */
 	const struct amd_reg_table *table[HW_ID_MAX];
+	/* Per XCC (its GC instance's bases, in instance order; XCC 0 the
+	 * instance 0 index[] uses): the dword index of each GC segment. */
+	unsigned xccs;
+	uint8_t xcc_instance[AMD_XCCS];		/* its GC instance number */
+	uint16_t xcc_die[AMD_XCCS];		/* the die its entry is listed on */
+	uint64_t xcc_base[AMD_XCCS][AMD_BLOCK_BASES];
+	uint8_t gc_segment[AMD_REG_COUNT];	/* a GC register's segment + 1; 0: another's */
 };
 
 /* The table serving hw_id at major.minor.rev, or NULL. */
@@ -63,7 +76,19 @@ const struct amd_reg_table *amd_reg_table_of(uint16_t hw_id, uint8_t major,
  * the register). A block t lacks leaves its registers AMD_REG_NONE (the
  * open refuses a missing programmed block before this, naming it). 64-bit
  * bases keep their low 30 bits, as linux does for die 0 (amd-facts §2.4).
+ * Every unharvested GC instance is an XCC (§2.4: linux's xcc_mask): each
+ * must have XCC 0's version and the segments GC's registers use (-EPROTO
+ * naming the instance), with an instance number below AMD_XCCS
+ * (-ENOTSUP: XCC_DOORBELL_FENCE has a bit for each of 0 to 7).
  */
 int amd_regs_resolve(const struct amd_discovery *t, struct amd_regs *out);
+
+/*
+ * amd_regs_xcc() - the dword index of GC register r on XCC xcc (0: the
+ * same as index[r]): XCC xcc's base of r's segment plus r's offset.
+ * AMD_REG_NONE for a register GC's header lacks, one of another block
+ * with xcc > 0, or an XCC the GPU does not have.
+ */
+uint64_t amd_regs_xcc(const struct amd_regs *g, unsigned xcc, enum amd_reg r);
 
 #endif

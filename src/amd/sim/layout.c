@@ -35,6 +35,11 @@ struct gc_regs {
 	/* The MEC's gate (mec.c): GC 9's CP_MEC_CNTL, GC 11/12's program
 	 * counter CP_MEC_RS64_PRGRM_CNTR_START and _HI (§3.10, §3.13). */
 	struct reg mec_cntl, mec_pc, mec_pc_hi;
+	/* GC 9.4.3's per-XCC setup the sim checks (xcc.c; §3.10 step 6):
+	 * GRBM_CNTL is at offset 0 of segment 0, so has_grbm_cntl says. */
+	struct reg gb_addr_config, tcp_utcl1_cntl2, sh_mem_config, sh_mem_bases;
+	struct reg db_lower, db_upper;
+	bool has_grbm_cntl;
 };
 
 static const struct gc_regs gc11_regs = {
@@ -70,6 +75,10 @@ static const struct gc_regs gc9_regs = {
 	.vm_end_lo = { 0, 0x90b }, .vm_fault_status = { 0, 0x82b },	/* U */
 	.sdma_q0 = { 0, 0x80 },
 	.mec_cntl = { 0, 0x8d },
+	.gb_addr_config = { 0, 0x63e }, .tcp_utcl1_cntl2 = { 0, 0x12b6 },
+	.sh_mem_config = { 0, 0x30d }, .sh_mem_bases = { 0, 0x30a },
+	.db_lower = { 0, 0x105c }, .db_upper = { 0, 0x105d },
+	.has_grbm_cntl = true,
 };
 
 /* Offsets that follow the MMHUB, MP1 and SDMA versions (U). */
@@ -122,23 +131,70 @@ def_of(const struct sim_layout *l)
 	return NULL;
 }
 
-/* A block's segment base as linux keeps it (the low 30 bits, §2.4). */
+/* A block's segment base as linux keeps it (the low 30 bits, §2.4):
+ * instance inst's (GC's XCCs; 0 for every other block). */
+static int
+base_in(const struct amd_discovery *t, uint16_t hw_id, unsigned inst, int seg,
+	uint32_t *out)
+{
+	const struct amd_block *b = NULL;
+
+	for (size_t i = 0; i < t->nblocks && !b; i++)
+		if (t->blocks[i].hw_id == hw_id && t->blocks[i].instance == inst)
+			b = &t->blocks[i];
+	if (!b || seg >= b->nbases)
+		return amd_fail(-EPROTO, "the sim's table has no %s instance %u segment %d",
+				amd_hw_name(hw_id), inst, seg);
+	*out = (uint32_t)(b->base[seg] & 0x3FFFFFFF);
+	return 0;
+}
+
 static int
 base_of(const struct amd_discovery *t, uint16_t hw_id, int seg, uint32_t *out)
 {
-	const struct amd_block *b = amd_discovery_block(t, hw_id);
-
-	if (!b || seg >= b->nbases)
-		return amd_fail(-EPROTO, "the sim's table has no %s segment %d",
-				amd_hw_name(hw_id), seg);
-	*out = (uint32_t)(b->base[seg] & 0x3FFFFFFF);
-	return 0;
+	return base_in(t, hw_id, 0, seg, out);
 }
 
 static uint32_t
 at(const uint32_t *bases, struct reg r)
 {
 	return r.off ? bases[r.seg] + r.off : 0;
+}
+
+/* Each XCC's registers at its GC instance's bases; NBIO 7.9's fence
+ * (regs.def: XCC_DOORBELL_FENCE, segment 5, 0x740c). */
+static int
+xccs_resolve(struct sim_layout *l, const struct amd_discovery *t,
+	     const struct gc_regs *r)
+{
+	uint32_t gc[4], nbif5;
+	int ret = 0;
+
+	for (unsigned x = 0; x < l->xccs; x++) {
+		struct sim_xcc *c = &l->xcc[x];
+
+		for (int k = 0; k < 4 && !ret; k++)
+			ret = base_in(t, GC_HWID, x, k, &gc[k]);
+		if (ret < 0)
+			return ret;
+		c->vm_cntl = at(gc, r->vm_cntl);
+		c->vm_base_lo = at(gc, r->vm_base_lo);
+		c->mec_cntl = at(gc, r->mec_cntl);
+		c->gb_addr_config = at(gc, r->gb_addr_config);
+		c->tcp_utcl1_cntl2 = at(gc, r->tcp_utcl1_cntl2);
+		c->grbm_cntl = r->has_grbm_cntl ? gc[0] : 0;
+		c->sh_mem_config = at(gc, r->sh_mem_config);
+		c->sh_mem_bases = at(gc, r->sh_mem_bases);
+		c->db_lower = at(gc, r->db_lower);
+		c->db_upper = at(gc, r->db_upper);
+	}
+	l->xcc_fence = 0;
+	if (l->ver[0][0] == 9) {
+		if ((ret = base_of(t, NBIF_HWID, 5, &nbif5)) < 0)
+			return ret;
+		l->xcc_fence = nbif5 + 0x740c;
+	}
+	return 0;
 }
 
 int
@@ -195,5 +251,5 @@ sim_layout_resolve(struct sim_layout *l, const uint8_t *table, size_t len)
 	l->mp1_c2pmsg_90 = at(mp1, b->mp1_c2pmsg_90);	/* §3.13 for MP1 13 */
 	l->rsmu_index = nbif + 0x0;			/* §3.13, NBIO segment 1 */
 	l->rsmu_data = nbif + 0x1;
-	return 0;
+	return xccs_resolve(l, &t, r);
 }

@@ -10,7 +10,9 @@
  * start address (START = (lo >> 2) | (hi << 30), START_HI = hi >> 2,
  * §1.5). A reset halts it and drops the image; a clean session leaves it
  * running, so a partial boot finds it so. A queue of a halted MEC stays
- * idle, as on hardware: its driver's own wait names the step.
+ * idle, as on hardware: its driver's own wait names the step. GC 9.4.3
+ * with several XCCs: each XCC's MEC has a gate of its own, its
+ * CP_MEC_CNTL's (sim_mec_xcc_write); only XCC 0's runs queues.
  *
  * Not gated, for want of their fields in amd-facts: GC 11/12's un-halt
  * (CP_MEC_RS64_CNTL's mec_halt, mec_pipe0_reset and mec_pipe0_active are
@@ -30,6 +32,8 @@
 void
 sim_mec_power_on(struct amd_sim *s)
 {
+	for (unsigned x = 0; x < SIM_XCCS; x++)
+		atomic_store_explicit(&s->mp->xcc_mec_runs[x], false, memory_order_release);
 	atomic_store_explicit(&s->mp->mec_runs, false, memory_order_release);
 	atomic_store_explicit(&s->mp->mec_loaded, false, memory_order_release);
 }
@@ -55,6 +59,8 @@ sim_mec_clean(struct amd_sim *s)
 	sim_fw_load(s);
 	sim_mec_loaded(s, s->fw.ready ? s->fw.mec_start : 0);
 	pthread_mutex_unlock(&s->mp_lock);
+	for (unsigned x = 1; x < s->lay.xccs; x++)
+		atomic_store_explicit(&s->mp->xcc_mec_runs[x], true, memory_order_release);
 	atomic_store_explicit(&s->mp->mec_runs, true, memory_order_release);
 }
 
@@ -91,6 +97,29 @@ sim_mec_write(struct amd_sim *s, uint32_t index, uint32_t value)
 	atomic_store_explicit(&m->mec_runs, runs, memory_order_release);
 	if (runs)
 		sim_engine_kick(&s->cp);
+}
+
+/* XCC xcc's (> 0) gate: as GC 9's XCC 0, CP_MEC_CNTL 0 once the RLC
+ * placed the image; its queues are not modelled (rig's run on XCC 0). */
+void
+sim_mec_xcc_write(struct amd_sim *s, unsigned xcc, uint32_t value)
+{
+	struct sim_mp *m = s->mp;
+	bool runs = value == 0 &&
+		    atomic_load_explicit(&m->mec_loaded, memory_order_acquire) &&
+		    !atomic_load_explicit(&m->mec_stays_halted, memory_order_relaxed);
+
+	if (xcc > 0 && xcc < SIM_XCCS)
+		atomic_store_explicit(&m->xcc_mec_runs[xcc], runs, memory_order_release);
+}
+
+bool
+sim_mec_xcc_runs(struct amd_sim *s, unsigned xcc)
+{
+	if (xcc == 0)
+		return sim_mec_runs(s);
+	return xcc < SIM_XCCS &&
+	       atomic_load_explicit(&s->mp->xcc_mec_runs[xcc], memory_order_acquire);
 }
 
 bool

@@ -34,7 +34,12 @@
 #define SIM_HOST_REGIONS	64
 #define SIM_KERNELS		64
 #define SIM_HQD_REGS		56	/* CP_MQD_BASE_ADDR .. CP_HQD_PQ_WPTR_HI */
-#define SIM_FAR_REGS		64	/* registers past BAR5 that hold a value */
+#define SIM_FAR_REGS		256	/* registers past BAR5 that hold a value */
+/* XCCs (GC 9.4.3): at most 8; XCC k > 0's GC bases are XCC 0's plus k *
+ * SIM_XCC_STRIDE dwords, past BAR5, reached through the RSMU pair as
+ * tinygrad reaches MI300's (amd-facts §2.4): the stride is the sim's. */
+#define SIM_XCCS		8
+#define SIM_XCC_STRIDE		0x40000u
 
 /* Page-table entry formats (amd-facts §3.6 and §3.14). */
 enum sim_pte_format { PTE_VG10, PTE_NV10, PTE_GFX12 };
@@ -61,6 +66,15 @@ struct sim_layout {
 	uint32_t fb_base;		/* MMMC_VM_FB_LOCATION_BASE; TOP is next */
 	uint32_t c2pmsg_81, mp1_c2pmsg_90;
 	uint32_t rsmu_index, rsmu_data;	/* BIF_BX_PF0_RSMU_INDEX/DATA (§0.3) */
+	/* GC 9.4.3's XCCs (xcc.c): how many (1..8), each one's registers
+	 * the sim checks (XCC 0's at the indices above). */
+	unsigned xccs;
+	struct sim_xcc {
+		uint32_t vm_cntl, vm_base_lo, mec_cntl, gb_addr_config;
+		uint32_t tcp_utcl1_cntl2, grbm_cntl, sh_mem_config, sh_mem_bases;
+		uint32_t db_lower, db_upper;
+	} xcc[SIM_XCCS];
+	uint32_t xcc_fence;		/* NBIO 7.9's XCC_DOORBELL_FENCE */
 };
 
 /* The GC versions the sim models; NULL for another. layout.c */
@@ -199,6 +213,12 @@ struct sim_mp {
 	_Atomic uint64_t mec_pc_want;	/* START | START_HI << 32 of that image */
 	_Atomic bool mec_runs;		/* un-halted, at that start, after the load */
 	_Atomic bool mec_stays_halted;	/* injected: un-halt and PC writes ignored */
+	/* XCCs 1..7's gates (mec.c; XCC 0's is mec_runs), the partition
+	 * the sOS was asked for (SRIOV_SPATIAL_PART's mode, 0: none), and
+	 * the XCC whose register writes fail (injected; 0: none). */
+	_Atomic bool xcc_mec_runs[SIM_XCCS];
+	uint32_t spatial_mode;
+	_Atomic uint32_t xcc_writes_fail;
 };
 
 /*
@@ -226,8 +246,9 @@ struct sim_shared {
 	uint8_t config[SIM_CONFIG_BYTES];
 	_Atomic bool bus_master;
 	struct sim_mp mp;
+	uint32_t xccs;			/* opts.xccs, for an attach */
 };
-#define SIM_SHARED_VERSION	2
+#define SIM_SHARED_VERSION	3
 
 struct amd_sim {
 	struct sim_layout lay;
@@ -321,6 +342,12 @@ void sim_mec_loaded(struct amd_sim *s, uint64_t start);
 void sim_mec_clean(struct amd_sim *s);
 void sim_mec_write(struct amd_sim *s, uint32_t index, uint32_t value);
 bool sim_mec_runs(struct amd_sim *s);
+/* mec.c: a write to XCC xcc's (> 0) CP_MEC_CNTL, after its store; whether
+ * that XCC's MEC runs (xcc 0: sim_mec_runs). */
+void sim_mec_xcc_write(struct amd_sim *s, unsigned xcc, uint32_t value);
+bool sim_mec_xcc_runs(struct amd_sim *s, unsigned xcc);
+/* xcc.c: the XCC (1..xccs - 1) whose GC registers hold index, else 0. */
+unsigned sim_xcc_of(const struct amd_sim *s, uint32_t index);
 /* tree.c: a function reset's loss of the engines' and registers' state. */
 void sim_function_reset(struct amd_sim *s);
 

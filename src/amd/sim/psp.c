@@ -18,9 +18,11 @@
  * right after the SMU's firmware and before any other piece; on MP0
  * 13.0.6 (GC 9.4.3, no TOC, a boot-time TMR) SETUP_TMR with buffer 0 and
  * size 0 before the first piece, REG_LIST as the last piece and no
- * AUTOLOAD_RLC (§3.8). Its SMU answers once the piece that carries the
- * SMU's file is taken (its firmware, or 13.0.6's P2S table: when a real
- * 13.0.6 SMU first answers is not in the facts). Its
+ * AUTOLOAD_RLC (§3.8), and, once the RLC runs, SRIOV_SPATIAL_PART of
+ * mode 1 (one partition, §3.8), whose mode amd_sim_xcc_check reads. Its
+ * SMU answers once the piece that carries the SMU's file is taken (its
+ * firmware, or 13.0.6's P2S table: when a real 13.0.6 SMU first answers
+ * is not in the facts). Its
  * refusals' statuses are GlobalPlatform TEE codes, the family linux's
  * psp_cmd_submit_buf tests (TEE_ERROR_NOT_SUPPORTED): BAD_PARAMETERS
  * 0xFFFF0006 (a layout), BAD_STATE 0xFFFF0007 (out of order), SECURITY
@@ -88,6 +90,7 @@ sim_mp_power_on(struct amd_sim *s, bool bootloader)
 	m->wptr = 0;
 	m->smu = survives;
 	m->dram_hi = m->dram_lo = m->features = false;
+	m->spatial_mode = 0;
 	sim_mec_power_on(s);
 	sim_reg_set(s, c2p(s, 35), m->bootloader ? 0x80000000u : 0);
 	sim_reg_set(s, c2p(s, 81), survives ? 0x1u : 0);
@@ -232,6 +235,15 @@ run(struct amd_sim *s, const uint8_t *cmd, uint32_t *tmr)
 			return ST_BAD_STATE;
 		rlc_started(s);
 		return 0;
+	case 0x27:		/* SRIOV_SPATIAL_PART: GC 9.4.3, once the RLC runs */
+		if (s->lay.ver[0][0] != 9)
+			return ST_NOT_SUPPORTED;
+		if (!m->autoloaded)
+			return ST_BAD_STATE;
+		if (rd32(p) != 1)	/* §3.8 names mode 1 (one partition) only */
+			return ST_NOT_SUPPORTED;
+		m->spatial_mode = rd32(p);
+		return 0;
 	case 5:			/* SETUP_TMR: MP0 14.0.2/14.0.3 hold it from boot */
 		if (s->lay.ver[0][0] == 9) {	/* MP0 13.0.6: boot-time, announced */
 			sim_fw_load(s);
@@ -330,6 +342,15 @@ amd_sim_inject(struct amd_sim *s, enum amd_sim_fault f, uint32_t arg, bool on)
 		break;
 	case AMD_SIM_MEC_STAYS_HALTED:
 		atomic_store_explicit(&m->mec_stays_halted, on, memory_order_relaxed);
+		break;
+	case AMD_SIM_XCC_WRITES_FAIL:
+		if (arg < 1 || arg >= s->lay.xccs) {
+			pthread_mutex_unlock(&s->mp_lock);
+			return amd_fail(-EINVAL, "XCC %u is not one of the sim's XCCs "
+					"past XCC 0 (it has %u)", arg, s->lay.xccs);
+		}
+		atomic_store_explicit(&m->xcc_writes_fail, on ? arg : 0,
+				      memory_order_relaxed);
 		break;
 	case AMD_SIM_POWER_CYCLE:
 		/* Without mp_lock: the reset takes the engines' locks. */

@@ -3,7 +3,7 @@
  * amd/sim/regs.c: the register file (BAR5) and the registers that do
  * something when written: the HQD bank GRBM_GFX_CNTL selects (cp.c), the
  * SDMA queue's (sdma.c), the IH ring's (ih.c), MP0's (psp.c) and MP1's
- * mailboxes (smu.c). Every other register keeps
+ * mailboxes (smu.c), XCCs 1..7's CP_MEC_CNTL (mec.c). Every other register keeps
  * what was written, as scratch registers do; docs/amd.md lists those the
  * sim gives meaning to. Registers past BAR5 (MP1 14's mailbox, MMHUB's
  * second segment) are reached as on hardware through the RSMU index/data
@@ -104,6 +104,7 @@ amd_sim_reg_read(struct amd_sim *s, uint32_t index, uint32_t *out)
 int
 amd_sim_reg_write(struct amd_sim *s, uint32_t index, uint32_t value)
 {
+	unsigned x;
 	int q;
 
 	if (!s)
@@ -124,10 +125,16 @@ amd_sim_reg_write(struct amd_sim *s, uint32_t index, uint32_t value)
 	}
 	if (index == s->lay.rsmu_data)
 		index = sim_reg(s, s->lay.rsmu_index) / 4;
+	if ((x = sim_xcc_of(s, index)) &&
+	    atomic_load_explicit(&s->mp->xcc_writes_fail, memory_order_relaxed) == x)
+		return amd_fail(-EIO, "the sim's injected fault: XCC %u's register 0x%x "
+				"takes no write", x, index);
 	if (sim_psp_write(s, index, value) || sim_smu_write(s, index, value))
 		return 0;
 	sim_reg_set(s, index, value);
-	if (in(index, s->lay.mec_cntl, 1) || in(index, s->lay.mec_pc, 1) ||
+	if (x && index == s->lay.xcc[x].mec_cntl) {
+		sim_mec_xcc_write(s, x, value);
+	} else if (in(index, s->lay.mec_cntl, 1) || in(index, s->lay.mec_pc, 1) ||
 	    in(index, s->lay.mec_pc_hi, 1)) {
 		sim_mec_write(s, index, value);
 	} else if (in(index, s->lay.sdma_q0, 0x40)) {

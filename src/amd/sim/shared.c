@@ -110,6 +110,7 @@ sim_shared_make(struct amd_sim *s, const struct amd_sim_opts *o)
 	snprintf(s->sh->gc, sizeof(s->sh->gc), "%s", o->gc);
 	snprintf(s->sh->bus, sizeof(s->sh->bus), "%s", s->bus);
 	s->sh->vram_bytes = s->vram_bytes;
+	s->sh->xccs = s->lay.xccs;
 	atomic_store(&s->sh->bar0_bytes, s->bar0_bytes);
 	point_into(s);
 	return 0;

@@ -74,6 +74,12 @@ struct amd_sim_opts {
 	 * the last left it (shared.c). Not with peer.
 	 */
 	bool shared;
+	/*
+	 * GC 9.4.3's XCCs, 0 or 1 to 8 (0: one): its discovery table lists a
+	 * GC instance per XCC, XCC k's registers at its own bases (xcc.c),
+	 * each with its MEC's gate. Every other GC has one.
+	 */
+	unsigned xccs;
 };
 
 /*
@@ -199,7 +205,9 @@ int amd_sim_idle(struct amd_sim *s, uint64_t timeout_ns);
  * leaves it with no firmware surviving (bootloader ready).
  * AMD_SIM_MEC_STAYS_HALTED: the MEC ignores the writes that would start
  * it (mec.c), so its queues stay idle, as a driver that never un-halts
- * it would find them; on false, the next such write starts it. -EINVAL
+ * it would find them; on false, the next such write starts it.
+ * AMD_SIM_XCC_WRITES_FAIL: every write to a GC register of XCC arg (1 to
+ * xccs - 1) fails, as a machine's failed register access does. -EINVAL
  * for another.
  */
 enum amd_sim_fault {
@@ -209,6 +217,7 @@ enum amd_sim_fault {
 	AMD_SIM_PSP_REFUSES_TYPE,
 	AMD_SIM_POWER_CYCLE,
 	AMD_SIM_MEC_STAYS_HALTED,
+	AMD_SIM_XCC_WRITES_FAIL,
 };
 int amd_sim_inject(struct amd_sim *s, enum amd_sim_fault f, uint32_t arg, bool on);
 /*
@@ -227,6 +236,19 @@ enum amd_sim_pause_at {
 	AMD_SIM_PAUSE_PSP_COMMAND,
 };
 int amd_sim_pause(struct amd_sim *s, enum amd_sim_pause_at at, unsigned nth, int fd);
+/*
+ * amd_sim_xcc_check() - whether XCC xcc (< opts.xccs) was set up as
+ * amd-facts says a full boot sets it up, checked against what the driver
+ * wrote (xcc.c): its GC hub's context 0 on XCC 0's tables (§3.10 step
+ * 2), GB_ADDR_CONFIG golden, TCP_UTCL1_CNTL2's spare 1, GRBM_CNTL's
+ * read_timeout 0xff, SH_MEM_CONFIG and SH_MEM_BASES as §3.10 step 6 (the
+ * last vmid's: the sim keeps one bank), its MEC doorbell range, its MEC
+ * un-halted after the load, NBIO's XCC_DOORBELL_FENCE clear for it, and
+ * with several XCCs the sOS asked for one partition. 0, or -EPROTO with
+ * why naming the XCC, the register and what it holds; -EINVAL for a bad
+ * argument.
+ */
+int amd_sim_xcc_check(struct amd_sim *s, unsigned xcc, char *why, size_t len);
 /* What the marks read now: SCRATCH_REG7 (rig's mark) and SCRATCH_REG6
  * (1 while a session runs or after one that did not stop clean). */
 void amd_sim_marks(struct amd_sim *s, uint32_t *mark, uint32_t *dirty);

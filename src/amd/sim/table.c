@@ -5,7 +5,9 @@
  * one die, GC info, harvest table) with linux's checksums, so that a
  * driver's parser takes it as a real GPU's. GC 9.x: IP discovery v4 with
  * 64-bit bases (an AID bit above bit 32, as MI300's carry) and GC info
- * v2.1; GC 11/12: v3, 32-bit bases, GC info v1.0.
+ * v2.1; GC 11/12: v3, 32-bit bases, GC info v1.0. GC 9.4.3 with several
+ * XCCs lists a GC entry per XCC (instances 0.., §2.4), XCC k's bases
+ * XCC 0's plus k * SIM_XCC_STRIDE (priv.h).
  */
 #include <string.h>
 
@@ -55,31 +57,42 @@ sum(const uint8_t *b, size_t n)
 	return s;
 }
 
-/* The die's IP entries from at; returns the end. */
+/* One IP entry: def's, instance inst, its bases plus add (GC's XCCs). */
+static size_t
+entry(const struct sim_layout *l, uint8_t *b, size_t at, bool wide, int k,
+      unsigned inst, uint32_t add)
+{
+	const struct ipdef *d = &navi[k];
+
+	put16(b, at, d->hw_id);
+	b[at + 2] = (uint8_t)inst;
+	b[at + 3] = d->nbases;
+	memcpy(b + at + 4, l->ver[k], 3);
+	at += 8;
+	for (int j = 0; j < d->nbases; j++) {
+		uint32_t v = (wide && k == 0 && j < 4 ? vega_gc[j] : d->base[j]) + add;
+
+		if (wide) {
+			uint64_t w = v | (uint64_t)1 << 32;
+
+			memcpy(b + at, &w, 8);
+			at += 8;
+		} else {
+			put32(b, at, v);
+			at += 4;
+		}
+	}
+	return at;
+}
+
+/* The die's IP entries from at, GC's XCCs 1.. after GC; returns the end. */
 static size_t
 entries(const struct sim_layout *l, uint8_t *b, size_t at, bool wide)
 {
 	for (int k = 0; k < 8; k++) {
-		const struct ipdef *d = &navi[k];
-
-		put16(b, at, d->hw_id);
-		b[at + 2] = 0;				/* instance */
-		b[at + 3] = d->nbases;
-		memcpy(b + at + 4, l->ver[k], 3);
-		at += 8;
-		for (int j = 0; j < d->nbases; j++) {
-			uint32_t v = wide && k == 0 && j < 4 ? vega_gc[j] : d->base[j];
-
-			if (wide) {
-				uint64_t w = v | (uint64_t)1 << 32;
-
-				memcpy(b + at, &w, 8);
-				at += 8;
-			} else {
-				put32(b, at, v);
-				at += 4;
-			}
-		}
+		at = entry(l, b, at, wide, k, 0, 0);
+		for (unsigned x = 1; k == 0 && x < l->xccs; x++)
+			at = entry(l, b, at, wide, k, x, x * SIM_XCC_STRIDE);
 	}
 	return at;
 }
@@ -93,7 +106,7 @@ sim_table_build(const struct sim_layout *l, uint8_t *b, size_t cap)
 	memset(b, 0, cap);
 	at = entries(l, b, die + 4, wide);
 	put16(b, die, 0);
-	put16(b, die + 2, 8);
+	put16(b, die + 2, (uint16_t)(8 + (l->xccs ? l->xccs - 1 : 0)));
 	put32(b, ihdr, DISCOVERY_TABLE_SIGNATURE);
 	put16(b, ihdr + 4, wide ? 4 : 3);
 	put16(b, ihdr + 6, (uint16_t)(at - ihdr));

@@ -8,8 +8,10 @@
  * and opens again in part after a clean close. Each firmware step's
  * failure, injected in the sim, is refused with its step's message and
  * leaves the GPU lost; missing or changed images are refused before any
- * register write; a MEC that never starts fails the GFX step. GC 9.4.3 (one XCC) boots in full as the others do; its
- * several-XCC refusal is test_amd_open's (a fake GPU's table).
+ * register write; a MEC that never starts fails the GFX step. GC 9.4.3
+ * boots in full with 1, 2, 4 and 8 XCCs, every XCC set up as the sim
+ * checks; a write that fails on XCC n names XCC n. Its refusal of XCCs on
+ * several dies is test_amd_open's (a fake GPU's table).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,9 +27,9 @@
 /* A sim of gc with its firmware running but no rig mark (as amdgpu left
  * it), and its opener, searching fw (default: RIG_TEST_FIRMWARE). */
 static void
-up(struct sim_dev *f, const char *gc, const char *fw)
+up_xccs(struct sim_dev *f, const char *gc, const char *fw, unsigned xccs)
 {
-	struct amd_sim_opts o = { .gc = gc, .mark = 0 };
+	struct amd_sim_opts o = { .gc = gc, .mark = 0, .xccs = xccs };
 
 	memset(f, 0, sizeof(*f));
 	fake_root(f->root);
@@ -37,6 +39,12 @@ up(struct sim_dev *f, const char *gc, const char *fw)
 		fail_msg("sim: %s", rig_why());
 	f->fw[0] = fw ? fw : getenv("RIG_TEST_FIRMWARE");
 	assert_int_equal(rig_amd_pci_gpu(amd_sim_machine(f->sim), f->fw, 0, &f->o), 0);
+}
+
+static void
+up(struct sim_dev *f, const char *gc, const char *fw)
+{
+	up_xccs(f, gc, fw, 0);
 }
 
 static void
@@ -113,6 +121,95 @@ test_full_boot_9_4_3_from_power_on(void **state)
 	assert_int_equal(amd_sim_psp_loads(f.sim, &autoloaded), 12);
 	assert_true(autoloaded);
 	sim_copy_work(&f, 0);
+	sim_dev_close(&f);
+}
+
+/* Every XCC of the sim set up as amd-facts says (amd_sim_xcc_check). */
+static void
+xccs_set_up(struct sim_dev *f, unsigned n)
+{
+	char why[300];
+
+	for (unsigned x = 0; x < n; x++)
+		if (amd_sim_xcc_check(f->sim, x, why, sizeof(why)) < 0)
+			fail_msg("XCC %u of %u: %s", x, n, why);
+}
+
+/*
+ * GC 9.4.3 with n XCCs: booted in full, each XCC's GC hub, golden and
+ * per-XCC registers, doorbell range and MEC set up and the sOS asked for
+ * one partition; work runs on XCC 0; after a clean close it opens in
+ * part, loading nothing, and runs work again.
+ */
+static void
+full_boot_xccs(unsigned n)
+{
+	struct sim_dev f;
+	bool autoloaded = false;
+	char why[300];
+
+	up_xccs(&f, "9.4.3", NULL, n);
+	/* Before the boot no XCC past 0 is set up: the check sees it. */
+	assert_int_equal(amd_sim_xcc_check(f.sim, n - 1, why, sizeof(why)), -EPROTO);
+	open_ok(&f);
+	assert_int_equal(amd_sim_psp_loads(f.sim, &autoloaded), 12);
+	assert_true(autoloaded);
+	xccs_set_up(&f, n);
+	sim_copy_work(&f, 0);
+	close_dev(&f);
+	open_ok(&f);
+	assert_int_equal(amd_sim_psp_loads(f.sim, NULL), 12);
+	xccs_set_up(&f, n);
+	sim_copy_work(&f, 0);
+	sim_dev_close(&f);
+}
+
+static void test_full_boot_9_4_3_2_xccs(void **s) { (void)s; full_boot_xccs(2); }
+static void test_full_boot_9_4_3_4_xccs(void **s) { (void)s; full_boot_xccs(4); }
+static void test_full_boot_9_4_3_8_xccs(void **s) { (void)s; full_boot_xccs(8); }
+
+/*
+ * A step that fails on XCC x (the sim's writes to its GC registers fail):
+ * the boot's message names the unit, the XCC and the register, and the
+ * GPU is lost; cleared, the next open resets it, boots it in full with
+ * every XCC set up, and runs work.
+ */
+static void
+xcc_write_fails(unsigned n, unsigned x)
+{
+	struct sim_dev f;
+	char want[300];
+
+	up_xccs(&f, "9.4.3", NULL, n);
+	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_XCC_WRITES_FAIL, x, true), 0);
+	snprintf(want, sizeof(want), "GFX: XCC %u: writing "
+		 "GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32: ", x);
+	open_fails(&f, -EIO, want);
+	if (!strstr(rig_why(), "the sim's injected fault: XCC") || !strstr(rig_why(), LOST))
+		fail_msg("the refusal: %s", rig_why());
+	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_XCC_WRITES_FAIL, x, false), 0);
+	open_ok(&f);
+	xccs_set_up(&f, n);
+	sim_copy_work(&f, 0);
+	sim_dev_close(&f);
+}
+
+static void test_xcc_1_write_fails(void **s) { (void)s; xcc_write_fails(2, 1); }
+static void test_xcc_3_write_fails(void **s) { (void)s; xcc_write_fails(4, 3); }
+
+/* The fault names only XCCs past 0 the sim has. */
+static void
+test_xcc_fault_refused(void **state)
+{
+	struct sim_dev f;
+	char why[300];
+
+	(void)state;
+	up_xccs(&f, "9.4.3", NULL, 2);
+	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_XCC_WRITES_FAIL, 0, true), -EINVAL);
+	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_XCC_WRITES_FAIL, 2, true), -EINVAL);
+	assert_int_equal(amd_sim_xcc_check(f.sim, 2, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(rig_why(), "XCC 2: the sim's GC 9.4.3 has 2 XCCs to check"));
 	sim_dev_close(&f);
 }
 
@@ -353,6 +450,12 @@ main(void)
 		cmocka_unit_test(test_full_boot_11_0_2),
 		cmocka_unit_test(test_full_boot_9_4_3),
 		cmocka_unit_test(test_full_boot_9_4_3_from_power_on),
+		cmocka_unit_test(test_full_boot_9_4_3_2_xccs),
+		cmocka_unit_test(test_full_boot_9_4_3_4_xccs),
+		cmocka_unit_test(test_full_boot_9_4_3_8_xccs),
+		cmocka_unit_test(test_xcc_1_write_fails),
+		cmocka_unit_test(test_xcc_3_write_fails),
+		cmocka_unit_test(test_xcc_fault_refused),
 		cmocka_unit_test(test_reg_list_refused),
 		cmocka_unit_test(test_smu_silent_cannot_reset_9_4_3),
 		cmocka_unit_test(test_full_boot_from_power_on),

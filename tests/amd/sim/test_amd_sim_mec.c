@@ -8,7 +8,7 @@
  * there, not run, until the MEC starts again (CP_MEC_CNTL 0; the image's
  * start address, read here from the image file as amd-facts §1.5 says).
  * After a reset no image is in place, and the same start writes leave
- * the MEC halted.
+ * the MEC halted. GC 9.4.3 with several XCCs: a gate per XCC.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +23,7 @@
 
 #include "rig.h"
 #include "gpu.h"
+#include "../fake.h"
 
 #define DATA	(VA_VRAM + DATA_AT)
 
@@ -156,6 +157,51 @@ static void test_gate_11_0_0(void **s) { (void)s; gate("11.0.0"); }
 static void test_gate_11_0_2(void **s) { (void)s; gate("11.0.2"); }
 static void test_gate_9_4_3(void **s) { (void)s; gate("9.4.3"); }
 
+/* A register past BAR5 (an XCC's but 0's) through the RSMU pair (§0.3). */
+static void
+far_write(struct gpu *g, uint32_t index, uint32_t v)
+{
+	assert_int_equal(amd_sim_reg_write(g->sim, g->sim->lay.rsmu_index, index * 4), 0);
+	assert_int_equal(amd_sim_reg_write(g->sim, g->sim->lay.rsmu_data, v), 0);
+}
+
+/*
+ * GC 9.4.3 with 4 XCCs: each XCC's MEC has its own gate. A clean session
+ * leaves them running; XCC 2's CP_MEC_CNTL halt bits halt XCC 2's alone,
+ * and 0 starts it again. After a reset no image is in place: 0 leaves
+ * it halted, as XCC 0's.
+ */
+static void
+test_gate_per_xcc(void **state)
+{
+	struct amd_sim_opts o = { .gc = "9.4.3", .mark = 0xA0000008, .xccs = 4 };
+	struct amd_sim *sim;
+	struct gpu g;
+	char root[256];
+
+	(void)state;
+	fake_root(root);
+	o.root = root;
+	assert_int_equal(amd_sim_create(&o, &sim), 0);
+	memset(&g, 0, sizeof(g));
+	g.sim = sim;
+	for (unsigned x = 0; x < 4; x++)
+		assert_true(sim_mec_xcc_runs(sim, x));
+	far_write(&g, sim->lay.xcc[2].mec_cntl, 1u << 28 | 1u << 30);
+	assert_false(sim_mec_xcc_runs(sim, 2));
+	assert_true(sim_mec_xcc_runs(sim, 1) && sim_mec_xcc_runs(sim, 3) &&
+		    sim_mec_xcc_runs(sim, 0));
+	far_write(&g, sim->lay.xcc[2].mec_cntl, 0);
+	assert_true(sim_mec_xcc_runs(sim, 2));
+	assert_int_equal(amd_sim_inject(sim, AMD_SIM_POWER_CYCLE, 0, true), 0);
+	for (unsigned x = 0; x < 4; x++)
+		assert_false(sim_mec_xcc_runs(sim, x));
+	far_write(&g, sim->lay.xcc[1].mec_cntl, 0);
+	assert_false(sim_mec_xcc_runs(sim, 1));
+	amd_sim_destroy(sim);
+	fake_remove(root);
+}
+
 int
 main(void)
 {
@@ -166,6 +212,7 @@ main(void)
 		cmocka_unit_test(test_gate_11_0_2),
 		cmocka_unit_test(test_gate_9_4_3),
 		cmocka_unit_test(test_stays_halted),
+		cmocka_unit_test(test_gate_per_xcc),
 	};
 
 	if (!getenv("RIG_TEST_FIRMWARE")) {

@@ -12,7 +12,8 @@
  * message as §3.9 lists, and its debug mailbox resets the GPU whole.
  * GC 9.4.3 (MP0, MP1 13.0.6): SETUP_TMR with buffer 0 and size 0 before
  * the first piece (BAD_PARAMETERS otherwise, BAD_STATE twice or after a
- * piece), the P2S table first, AUTOLOAD_RLC refused (NOT_SUPPORTED), the
+ * piece), the P2S table first, AUTOLOAD_RLC refused (NOT_SUPPORTED),
+ * SRIOV_SPATIAL_PART before the RLC runs refused (BAD_STATE), the
  * SMU's 13.0.6 message ids and GfxDriverReset(1) as the mode-1 reset.
  */
 #include <stdarg.h>
@@ -303,6 +304,9 @@ test_gc_9_4_3(void **state)
 	assert_int_equal(command(&g, &wptr, 5, 1, tmr, 6, NULL), 0);
 	assert_int_equal(command(&g, &wptr, 5, 1, tmr, 6, NULL), 0xFFFF0007u);
 	assert_int_equal(message(&g, 2, 0), 0);		/* no SMU yet */
+	/* SRIOV_SPATIAL_PART before the RLC runs: BAD_STATE. */
+	assert_int_equal(command(&g, &wptr, 0x27, 1, (const uint32_t[]){ 1 }, 1, NULL),
+			 0xFFFF0007u);
 	assert_int_equal(command(&g, &wptr, 6, 1, load_p2s, 4, NULL), 0);
 	assert_int_equal(amd_sim_psp_loads(g.sim, NULL), 1);
 	/* MP1 13.0.6's ids: EnableAllSmuFeatures 5, DramAddrHigh 0xD, Low 0xE. */

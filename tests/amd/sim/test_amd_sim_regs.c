@@ -21,6 +21,7 @@
 #include "amd/discovery/read.h"
 #include "amd/regs/regs.h"
 #include "gpu.h"
+#include "../fake.h"
 
 struct pair {
 	const char *what;
@@ -141,11 +142,86 @@ test_sim_registers_match_the_tables(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/*
+ * GC 9.4.3 with 4 XCCs: the sim's table lists 4 GC instances, and each
+ * XCC's registers the sim checks sit where the driver's tables resolve
+ * that XCC's (amd_regs_xcc), each past BAR5 but XCC 0's, none on
+ * another's; NBIO's XCC_DOORBELL_FENCE where the tables put it.
+ */
+static void
+test_sim_xccs_match_the_tables(void **state)
+{
+	static struct amd_discovery t;
+	static struct amd_regs r;
+	struct amd_sim_opts o = { .gc = "9.4.3", .mark = 0xA0000008, .xccs = 4 };
+	const struct rig_pci_machine *m;
+	struct pci_function *fs;
+	struct amd_sim *sim;
+	char root[256];
+	uint8_t *bytes;
+	uint64_t vram;
+	size_t n, len;
+	int bad = 0;
+
+	(void)state;
+	fake_root(root);
+	o.root = root;
+	assert_int_equal(amd_sim_create(&o, &sim), 0);
+	m = amd_sim_machine(sim);
+	assert_int_equal(pci_amd_gpus(m, &fs, &n), 0);
+	assert_int_equal(amd_discovery_read(m, &fs[0], &bytes, &len, &vram), 0);
+	assert_int_equal(amd_discovery_parse(bytes, len, &t), 0);
+	if (amd_regs_resolve(&t, &r))
+		fail_msg("%s", rig_why());
+	assert_int_equal(r.xccs, 4);
+	for (unsigned x = 0; x < 4; x++) {
+		const struct sim_xcc *c = &sim->lay.xcc[x];
+		const struct pair p[] = {
+			{ "GCVM_CONTEXT0_CNTL", c->vm_cntl, AMD_REG_GC_GCVM_CONTEXT0_CNTL },
+			{ "PAGE_TABLE_BASE_ADDR_LO32", c->vm_base_lo,
+			  AMD_REG_GC_GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32 },
+			{ "CP_MEC_CNTL", c->mec_cntl, AMD_REG_GC_CP_MEC_CNTL },
+			{ "GB_ADDR_CONFIG", c->gb_addr_config, AMD_REG_GC_GB_ADDR_CONFIG },
+			{ "TCP_UTCL1_CNTL2", c->tcp_utcl1_cntl2, AMD_REG_GC_TCP_UTCL1_CNTL2 },
+			{ "GRBM_CNTL", c->grbm_cntl, AMD_REG_GC_GRBM_CNTL },
+			{ "SH_MEM_CONFIG", c->sh_mem_config, AMD_REG_GC_SH_MEM_CONFIG },
+			{ "SH_MEM_BASES", c->sh_mem_bases, AMD_REG_GC_SH_MEM_BASES },
+			{ "CP_MEC_DOORBELL_RANGE_LOWER", c->db_lower,
+			  AMD_REG_GC_CP_MEC_DOORBELL_RANGE_LOWER },
+			{ "CP_MEC_DOORBELL_RANGE_UPPER", c->db_upper,
+			  AMD_REG_GC_CP_MEC_DOORBELL_RANGE_UPPER },
+		};
+
+		for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
+			uint64_t want = amd_regs_xcc(&r, x, p[i].reg);
+
+			if (want != p[i].sim || (x > 0) != (want >= SIM_REGS)) {
+				fprintf(stderr, "XCC %u: %s at 0x%llx in the sim, 0x%llx in "
+					"the tables\n", x, p[i].what,
+					(unsigned long long)p[i].sim,
+					(unsigned long long)want);
+				bad++;
+			}
+		}
+		assert_int_equal(r.xcc_instance[x], x);
+	}
+	/* Not a GC register, or an XCC it lacks: none. */
+	assert_true(amd_regs_xcc(&r, 1, AMD_REG_MP0_C2PMSG_81) == AMD_REG_NONE);
+	assert_true(amd_regs_xcc(&r, 4, AMD_REG_GC_GB_ADDR_CONFIG) == AMD_REG_NONE);
+	assert_int_equal(r.index[AMD_REG_NBIF_XCC_DOORBELL_FENCE], sim->lay.xcc_fence);
+	free(bytes);
+	free(fs);
+	amd_sim_destroy(sim);
+	fake_remove(root);
+	assert_int_equal(bad, 0);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sim_registers_match_the_tables),
+		cmocka_unit_test(test_sim_xccs_match_the_tables),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

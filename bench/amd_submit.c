@@ -29,9 +29,13 @@
  * The sim is the one RIG_AMD_SIM selects (GC 11.0.0 unless the variable
  * names another); its open needs the pinned images, found through
  * RIG_TEST_FIRMWARE or rig's firmware directory. Without them the program
- * exits 77 (skipped). One device at a time, so their threads never compete.
- * The sim's engines are threads of this process: on a machine of few cores
- * they share them with the submitting thread.
+ * prints rig-polled's submit_1launch alone and exits 77 (skipped). Both
+ * devices are open at once, and submit_1launch's runs alternate between
+ * them (bench_per_op_pair: polled, sim, sim, polled, ...), so a change in
+ * the machine's load between runs meets both figures alike; one device
+ * works at a time, the other's threads asleep. The sim's engines are
+ * threads of this process: on a machine of few cores they share them with
+ * the submitting thread.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,17 +142,13 @@ finish(struct launcher *l)
 	rig_buffer_release(l->c);
 }
 
+/* The sim's figures past submit_1launch: batched submits, then copies. */
 static int
-figures(const struct bench *b, struct launcher *l, const char *impl)
+sim_rest(const struct bench *b, struct launcher *l)
 {
-	int ret = bench_per_op(b, "submit_1launch", impl, BENCH_RIG, launch_one, l,
-			       bench_count(b, 100000, 10000), 0);
+	int ret = bench_per_run(b, "batched_submit", "rig-amd-sim", BENCH_RIG, launch_batch, l,
+				bench_count(b, 200000, 20000), 0);
 
-	if (ret == 0)
-		ret = check(rig_wait(l->last, WAIT_NS), "rig_wait");
-	if (ret == 0 && strcmp(impl, "rig-polled") != 0)
-		ret = bench_per_run(b, "batched_submit", impl, BENCH_RIG, launch_batch, l,
-				    bench_count(b, 200000, 20000), 0);
 	rig_buffer_release(l->a);
 	rig_buffer_release(l->b);
 	l->a = l->b = NULL;
@@ -157,56 +157,39 @@ figures(const struct bench *b, struct launcher *l, const char *impl)
 	    (check(rig_buffer_create(l->d, 4, RIG_MEMORY_DEVICE, &l->a), "create") < 0 ||
 	     check(rig_buffer_create(l->d, 4, RIG_MEMORY_DEVICE, &l->b), "create") < 0))
 		ret = -1;
-	if (ret == 0 && strcmp(impl, "rig-polled") != 0)
-		ret = bench_per_run(b, "batched_copy", impl, BENCH_RIG, copy_batch, l,
+	if (ret == 0)
+		ret = bench_per_run(b, "batched_copy", "rig-amd-sim", BENCH_RIG, copy_batch, l,
 				    bench_count(b, 2000, 200), 0);
 	return ret;
 }
 
+/* The polled device (lag 16, the AMD device's k) and its submission. */
 static int
-polled_figures(const struct bench *b)
+polled_open(struct launcher *l, struct rig_polled **p, struct rig_image **img)
 {
 	struct rig_polled_config c = { .size = sizeof(c), .name = "BENCH_POLLED", .lag = 16 };
-	struct launcher l = { 0 };
-	struct rig_polled *p;
-	struct rig_image *img;
 	struct rig_function *fn;
-	int ret;
 
-	if (rig_polled_create(&c, &p) < 0)
+	if (rig_polled_create(&c, p) < 0)
 		return check(-1, "rig_polled_create");
-	ret = check(rig_open(rig_polled_opener(p), &l.d), "rig_open");
-	if (ret == 0)
-		ret = check(rig_image_load(l.d, "k", 1, &img), "rig_image_load");
-	if (ret == 0) {
-		ret = check(rig_image_function(img, "k/32/1024", &fn), "rig_image_function");
-		if (ret == 0)
-			ret = prepare(&l, fn);
-		if (ret == 0)
-			ret = figures(b, &l, "rig-polled");
-		finish(&l);
-		rig_image_release(img);
-	}
-	if (l.d) {
-		rig_close(l.d);
-		rig_device_release(l.d);
-	}
-	rig_polled_destroy(p);
-	return ret;
+	if (check(rig_open(rig_polled_opener(*p), &l->d), "rig_open") < 0 ||
+	    check(rig_image_load(l->d, "k", 1, img), "rig_image_load") < 0 ||
+	    check(rig_image_function(*img, "k/32/1024", &fn), "rig_image_function") < 0)
+		return -1;
+	return prepare(l, fn);
 }
 
+/* The AMD device on the software GPU and its submission; BENCH_SKIP
+ * where the sim does not open. */
 static int
-sim_figures(const struct bench *b)
+sim_open(const struct bench *b, struct launcher *l, struct rig_image **img)
 {
 	const char *fw = getenv("RIG_TEST_FIRMWARE");
 	const char *dirs[2] = { fw, NULL };
-	struct launcher l = { 0 };
 	struct rig_opener *o;
-	struct rig_image *img;
 	struct rig_function *fn;
 	char object[4096];
 	size_t len;
-	int ret;
 
 	if (!getenv("RIG_AMD_SIM"))
 		setenv("RIG_AMD_SIM", "11.0.0", 1);
@@ -217,44 +200,73 @@ sim_figures(const struct bench *b)
 	if (check(rig_amd_pci_gpu(rig_pci_machine_this(), fw ? dirs : NULL, 0, &o),
 		  "rig_amd_pci_gpu") < 0)
 		return -1;
-	if (rig_open(o, &l.d) < 0) {
+	if (rig_open(o, &l->d) < 0) {
 		bench_note(b, "skipped: the software GPU does not open (%s); "
 			   "RIG_TEST_FIRMWARE names the images' folder", rig_why());
 		rig_amd_pci_opener_free(o);
 		return BENCH_SKIP;
 	}
 	rig_amd_pci_opener_free(o);
-	ret = check(rig_image_load(l.d, object, len, &img), "rig_image_load");
-	if (ret == 0) {
-		ret = check(rig_image_function(img, "add", &fn), "rig_image_function");
-		if (ret == 0)
-			ret = prepare(&l, fn);
-		if (ret == 0)
-			ret = figures(b, &l, "rig-amd-sim");
-		finish(&l);
+	if (check(rig_image_load(l->d, object, len, img), "rig_image_load") < 0 ||
+	    check(rig_image_function(*img, "add", &fn), "rig_image_function") < 0)
+		return -1;
+	return prepare(l, fn);
+}
+
+static void
+close_device(struct launcher *l, struct rig_image *img)
+{
+	if (l->s)
+		(void)rig_wait(l->last, WAIT_NS);
+	finish(l);
+	if (img)
 		rig_image_release(img);
+	if (l->d) {
+		rig_close(l->d);
+		rig_device_release(l->d);
 	}
-	if (rig_lost(l.d)) {
-		bench_note(b, "AMD-PCI was lost: %s", rig_lost(l.d));
-		ret = -1;
-	}
-	rig_close(l.d);
-	rig_device_release(l.d);
-	return ret;
 }
 
 int
 main(int argc, char **argv)
 {
+	struct launcher lp = { 0 }, ls = { 0 };
+	struct rig_image *img_p = NULL, *img_s = NULL;
+	struct rig_polled *p = NULL;
+	uint64_t n;
 	struct bench b;
-	int ret;
+	int ret, sim;
 
 	bench_init(&b, "amd_submit", argc, argv);
 	prog = &b;
-	ret = polled_figures(&b);
-	if (ret == 0)
-		ret = sim_figures(&b);
-	if (ret == BENCH_SKIP)
+	n = bench_count(&b, 100000, 10000);
+	ret = polled_open(&lp, &p, &img_p);
+	sim = ret == 0 ? sim_open(&b, &ls, &img_s) : -1;
+	if (ret == 0 && sim == 0) {
+		static const char *const impl[2] = { "rig-polled", "rig-amd-sim" };
+		bench_one_fn const fn[2] = { launch_one, launch_one };
+		void *const arg[2] = { &lp, &ls };
+
+		ret = bench_per_op_pair(&b, "submit_1launch", BENCH_RIG, impl, fn, arg, n);
+		if (ret == 0)
+			ret = check(rig_wait(ls.last, WAIT_NS), "rig_wait");
+		if (ret == 0)
+			ret = sim_rest(&b, &ls);
+	} else if (ret == 0 && sim == BENCH_SKIP) {
+		ret = bench_per_op(&b, "submit_1launch", "rig-polled", BENCH_RIG, launch_one,
+				   &lp, n, 0);
+	} else {
+		ret = -1;
+	}
+	if (ls.d && rig_lost(ls.d)) {
+		bench_note(&b, "AMD-PCI was lost: %s", rig_lost(ls.d));
+		ret = -1;
+	}
+	close_device(&ls, img_s);
+	close_device(&lp, img_p);
+	if (p)
+		rig_polled_destroy(p);
+	if (ret == 0 && sim == BENCH_SKIP)
 		return BENCH_SKIP;
 	return ret ? 1 : 0;
 }

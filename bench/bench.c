@@ -297,6 +297,39 @@ bench_per_op(const struct bench *b, const char *name, const char *impl,
 	return ret ? failed(b, name, impl, ret) : 0;
 }
 
+int
+bench_per_op_pair(const struct bench *b, const char *name, enum bench_role role,
+		  const char *const impl[2], bench_one_fn const fn[2],
+		  void *const arg[2], uint64_t n)
+{
+	size_t runs = (size_t)b->runs;
+	double *all = calloc(2 * runs * n + n + 2 * runs, sizeof(double));
+	double *scratch = all ? all + 2 * runs * n : NULL;
+	double *run_medians = scratch ? scratch + n : NULL;
+	int ret = all ? 0 : -ENOMEM;
+
+	for (int k = 0; k < 2 && ret == 0; k++)
+		ret = time_each(fn[k], arg[k], n / 10 ? n / 10 : 1, scratch);
+	for (size_t r = 0; r < runs && ret == 0; r++) {
+		/* ABBA...: neither goes first in every pair of runs. */
+		for (int i = 0; i < 2 && ret == 0; i++) {
+			int k = (int)(r & 1) ^ i;
+			double *s = all + ((size_t)k * runs + r) * n;
+
+			ret = time_each(fn[k], arg[k], n, s);
+			if (ret == 0) {
+				memcpy(scratch, s, n * sizeof(double));
+				run_medians[(size_t)k * runs + r] = median(scratch, n);
+			}
+		}
+	}
+	for (int k = 0; k < 2 && ret == 0; k++)
+		report(b, name, impl[k], role, n, "per-op samples", all + (size_t)k * runs * n,
+		       runs * n, run_medians + (size_t)k * runs, 0);
+	free(all);
+	return ret ? failed(b, name, impl[0], ret) : 0;
+}
+
 size_t
 bench_read_file(const char *path, void *buf, size_t cap)
 {

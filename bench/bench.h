@@ -89,6 +89,17 @@ int bench_per_op(const struct bench *b, const char *name, const char *impl,
 		 enum bench_role role, bench_one_fn fn, void *arg,
 		 uint64_t n, double bytes);
 
+/*
+ * bench_per_op_pair() - bench_per_op() of two implementations of one
+ * figure whose runs alternate (A B B A A B ...), after a warm-up of each:
+ * a change in the machine's load between runs meets both alike, where one
+ * figure's runs all before the other's would meet it in one. Prints
+ * impl[0]'s figure, then impl[1]'s.
+ */
+int bench_per_op_pair(const struct bench *b, const char *name, enum bench_role role,
+		      const char *const impl[2], bench_one_fn const fn[2],
+		      void *const arg[2], uint64_t n);
+
 /* Print a note on stderr: what a program skips, and why. */
 void bench_note(const struct bench *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

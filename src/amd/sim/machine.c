@@ -185,10 +185,14 @@ sim_take(const struct rig_pci_machine *m, const char *bus, struct pci_taken *out
 	return 0;
 }
 
+/* As the sysfs machine's: the windows pci_windows_map() made go with it
+ * (BAR2's and BAR5's reservations; BAR0 is the sim's own mapping). */
 static void
 sim_give_back(const struct rig_pci_machine *m, struct pci_taken *t)
 {
-	(void)m;
+	sim_window_unmap(m, &t->mmio);
+	sim_window_unmap(m, &t->doorbell);
+	sim_window_unmap(m, &t->vram);
 	t->config_fd = -1;
 }
 

@@ -129,8 +129,16 @@ struct sim_engine {
 	 */
 	char pad_route[SIM_LINE];
 	_Atomic uint32_t route[SIM_CP_QUEUES];
+	/*
+	 * Set while the engine sleeps or is on its way to (sim.c's
+	 * engine_main); a doorbell bumps ec only then. A line of its own,
+	 * written once per sleep, so a stream of doorbells reads it from the
+	 * ringing thread's cache.
+	 */
+	char pad_asleep[SIM_LINE];
+	_Atomic bool asleep;
 	char pad_ec[SIM_LINE];
-	struct ck_ec32 ec;		/* bumped by doorbells and stops */
+	struct ck_ec32 ec;		/* bumped by kicks: doorbells to a sleeper, stops */
 	char pad_lock[SIM_LINE];
 	pthread_mutex_t lock;
 	_Atomic bool stop;

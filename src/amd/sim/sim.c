@@ -11,6 +11,18 @@
  * it. While a queue waits on memory (WAIT_REG_MEM, POLL_REGMEM) the engine
  * looks again every 50 us, as the hardware polls: memory another agent
  * writes rings no doorbell. Any thread may ring (ec_mp).
+ *
+ * A doorbell costs the ringing thread a store (the write pointer), a
+ * fence and a load (whether the engine sleeps), not the event count's
+ * bump: a locked increment on a line the busy engine reads every pass,
+ * for which the ringer waited while the line came back from the engine's
+ * core, once per doorbell (a GPU's doorbell block wakes its engines on
+ * its own). The engine picks a doorbell up on its next pass; only a
+ * sleeping engine is kicked. Going to sleep, the engine sets asleep,
+ * fences and looks at its queues once more (Dekker's pattern, with the
+ * ringer's store, fence, load): either that look sees the write pointer,
+ * or the ringer sees asleep and bumps the count, which ends the engine's
+ * wait on the count it read before the look.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -142,8 +154,17 @@ engine_main(void *arg)
 							  : sdma_run(e->sim, i);
 			waiting |= atomic_load(&e->q[i].blocked);
 		}
-		if (progress)
+		if (progress) {
+			if (atomic_load_explicit(&e->asleep, memory_order_relaxed))
+				atomic_store_explicit(&e->asleep, false, memory_order_relaxed);
 			continue;
+		}
+		/* On the way to sleep: doorbells from now on kick (above). */
+		if (!atomic_load_explicit(&e->asleep, memory_order_relaxed)) {
+			atomic_store_explicit(&e->asleep, true, memory_order_relaxed);
+			atomic_thread_fence(memory_order_seq_cst);
+			continue;	/* the look at what rang before the fence */
+		}
 		atomic_fetch_add_explicit(&e->idle_passes, 1, memory_order_release);
 		if (waiting) {
 			clock_gettime(CLOCK_MONOTONIC, &until);
@@ -154,6 +175,7 @@ engine_main(void *arg)
 			}
 		}
 		ck_ec32_wait(&e->ec, &sim_ec_mode, seen, waiting ? &until : NULL);
+		atomic_store_explicit(&e->asleep, false, memory_order_relaxed);
 	}
 	return NULL;
 }
@@ -612,8 +634,12 @@ ring(struct amd_sim *s, struct sim_engine *e, uint32_t dw, uint64_t value)
 			rang = true;
 		}
 	}
-	if (rang)
-		sim_engine_kick(e);
+	/* The write pointer, then whether the engine sleeps (above). */
+	if (rang) {
+		atomic_thread_fence(memory_order_seq_cst);
+		if (atomic_load_explicit(&e->asleep, memory_order_relaxed))
+			sim_engine_kick(e);
+	}
 	(void)s;
 }
 

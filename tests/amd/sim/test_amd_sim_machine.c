@@ -79,6 +79,40 @@ test_take_and_registers(void **state)
 	gpu_close(&g);
 }
 
+/* give_back unmaps the windows pci_windows_map() made, as the sysfs
+ * machine's does: an open and close of the sim left BAR2's and BAR5's
+ * reservations mapped. */
+static void
+test_give_back_unmaps(void **state)
+{
+	const struct rig_pci_machine *m;
+	struct pci_taken t;
+	void *bar2, *bar5;
+	char perms[5];
+	struct gpu g;
+
+	(void)state;
+	gpu_open(&g, "11.0.0");
+	m = amd_sim_machine(g.sim);
+	assert_int_equal(m->ops->take(m, BUS, &t), 0);
+	assert_int_equal(pci_windows_map(m, &t), 0);
+	bar2 = t.doorbell.addr;
+	bar5 = t.mmio.addr;
+	perms_of(bar2, perms);
+	assert_string_equal(perms, "---p");
+	perms_of(bar5, perms);
+	assert_string_equal(perms, "---p");
+	m->ops->give_back(m, &t);
+	assert_null(t.vram.addr);
+	assert_null(t.doorbell.addr);
+	assert_null(t.mmio.addr);
+	perms_of(bar2, perms);
+	assert_string_equal(perms, "?");		/* unmapped */
+	perms_of(bar5, perms);
+	assert_string_equal(perms, "?");
+	gpu_close(&g);
+}
+
 /* DMA memory the copy engine writes by bus address; an EOP on the MSI fd;
  * bus mastering off through config_write. */
 static void
@@ -141,6 +175,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_take_and_registers),
+		cmocka_unit_test(test_give_back_unmaps),
 		cmocka_unit_test(test_dma_irq_bus_master),
 	};
 

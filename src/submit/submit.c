@@ -154,20 +154,20 @@ commit_for_waiter(struct timeline *tl, uint64_t v)
 		return 0;
 	}
 	if (!s->may_block) {
-		pthread_mutex_lock(&s->driver_lock);
+		slock_lock(&s->driver_lock);
 		ret = commit_locked(s, v);
-		pthread_mutex_unlock(&s->driver_lock);
+		slock_unlock(&s->driver_lock);
 		return ret;
 	}
 	/* A driver whose calls may block: never wait behind one (a waiter
 	 * keeps its deadline, and the hang clock runs meanwhile); ask
 	 * again later (1), and the call itself is counted as busy. */
-	if (pthread_mutex_trylock(&s->driver_lock) != 0)
+	if (!slock_try(&s->driver_lock))
 		return is_lost(s) ? RIG_ELOST : 1;
 	atomic_store(&tl->busy_since, rig_now_ns());
 	ret = commit_locked(s, v);
 	atomic_store(&tl->busy_since, 0);
-	pthread_mutex_unlock(&s->driver_lock);
+	slock_unlock(&s->driver_lock);
 	return ret;
 }
 
@@ -192,9 +192,9 @@ grow(struct submitter *s, uint64_t v, struct job *job)
 				    (unsigned long long)need);
 			return false;
 		}
-		pthread_mutex_unlock(&s->driver_lock);
+		slock_unlock(&s->driver_lock);
 		timeline_wait(s->tl, v - 1, UINT64_MAX);
-		pthread_mutex_lock(&s->driver_lock);
+		slock_lock(&s->driver_lock);
 		waited = true;
 	}
 	return true;
@@ -223,9 +223,9 @@ make_room(struct submitter *s, uint64_t v, struct job *job)
 			w = timeline_word(s->tl);
 			if (commit_locked(s, v - 1) < 0)
 				return false;
-			pthread_mutex_unlock(&s->driver_lock);
+			slock_unlock(&s->driver_lock);
 			timeline_wait(s->tl, w + 1, UINT64_MAX);
-			pthread_mutex_lock(&s->driver_lock);
+			slock_lock(&s->driver_lock);
 			break;
 		case RIG_GROW:
 			if (!grow(s, v, job))
@@ -426,18 +426,18 @@ stop_driver(struct submitter *s, bool thread)
 		sched_yield();
 	/* The driver lock first: it comes before the locks counted calls
 	 * run under (mem_lock, then the ops lock). */
-	pthread_mutex_lock(&s->driver_lock);
+	slock_lock(&s->driver_lock);
 	if (atomic_load(&s->stopped)) {
 		/* An inline device's submitter and its end may both stop it:
 		 * the first one does. */
-		pthread_mutex_unlock(&s->driver_lock);
+		slock_unlock(&s->driver_lock);
 		return;
 	}
 	pthread_rwlock_wrlock(&s->ops_lock);
 	s->ops->stop(s->handle, atomic_load(&s->tl->lost));
 	atomic_store(&s->stopped, true);
 	pthread_rwlock_unlock(&s->ops_lock);
-	pthread_mutex_unlock(&s->driver_lock);
+	slock_unlock(&s->driver_lock);
 	/* The driver writes the word no more: show every value issued, so
 	 * the dropped values are settled, and a stamp naming this slot is
 	 * signaled whoever holds the slot next. */
@@ -477,7 +477,7 @@ thread_loop(void *arg)
 			continue;
 		}
 		host_waits(s, job);
-		pthread_mutex_lock(&s->driver_lock);
+		slock_lock(&s->driver_lock);
 		/* Calls that may block are marked busy: the hang clock runs
 		 * while one holds a waiter up, and exit can give up on one. */
 		if (s->may_block)
@@ -485,7 +485,7 @@ thread_loop(void *arg)
 		run_locked(s, v, job, sring_ready_sc(&s->ring, v + 1), false);
 		if (s->may_block)
 			atomic_store(&s->tl->busy_since, 0);
-		pthread_mutex_unlock(&s->driver_lock);
+		slock_unlock(&s->driver_lock);
 		sring_free_sc(&s->ring, v);
 	}
 	return NULL;
@@ -511,7 +511,7 @@ submit_start(struct submitter *s, struct timeline *tl)
 	tl->commit = commit_for_waiter;
 	tl->commit_arg = s;
 	tl->on_lose = on_lose;
-	pthread_mutex_init(&s->driver_lock, NULL);
+	slock_init(&s->driver_lock);
 	rwlock_init_writers_first(&s->ops_lock);
 	atomic_init(&s->inflight, 0);
 	atomic_init(&s->stopped, false);
@@ -564,7 +564,6 @@ void
 submit_free(struct submitter *s)
 {
 	pthread_rwlock_destroy(&s->ops_lock);
-	pthread_mutex_destroy(&s->driver_lock);
 }
 
 void *
@@ -590,17 +589,17 @@ run_direct(struct submitter *s, uint64_t v, struct job *job)
 {
 	if (s->may_block || job->nhost_waits ||
 	    atomic_load_explicit(&s->next, memory_order_relaxed) != v ||
-	    pthread_mutex_trylock(&s->driver_lock) != 0)
+	    !slock_try(&s->driver_lock))
 		return false;
 	if (atomic_load(&s->next) != v) {
-		pthread_mutex_unlock(&s->driver_lock);
+		slock_unlock(&s->driver_lock);
 		return false;
 	}
 	if (!run_locked(s, v, job, false, true)) {
-		pthread_mutex_unlock(&s->driver_lock);
+		slock_unlock(&s->driver_lock);
 		return false;
 	}
-	pthread_mutex_unlock(&s->driver_lock);
+	slock_unlock(&s->driver_lock);
 	sring_free_sc(&s->ring, v);
 	/* The cursor's store, then the consumer's asleep (ring.c). */
 	sring_moved_fence();
@@ -663,7 +662,7 @@ submit_publish(struct submitter *s, uint64_t v, struct job *job)
 		if (job->nhost_waits)
 			host_waits(s, job);
 		run_locked(s, v, job, false, false);
-		pthread_mutex_unlock(&s->driver_lock);
+		slock_unlock(&s->driver_lock);
 		/* No thread of its own stops an inline device: the call that
 		 * found it lost does, so the value it dropped is settled now,
 		 * not at the device's end (the devices whose memory it used

@@ -30,6 +30,7 @@
 #include "submit/ring.h"
 #include "submit/stamp.h"
 #include "timeline/timeline.h"
+#include "util/slock.h"
 
 /*
  * The work of one value. It lives in its ring slot's room (or in heap, when
@@ -64,7 +65,7 @@ struct submitter {
 	void *handle;
 	bool inline_run;		/* the submitting thread calls the driver */
 	bool may_block;			/* facts.may_block: no submitter runs a value itself */
-	pthread_mutex_t driver_lock;	/* one driver call at a time */
+	struct slock driver_lock;	/* one driver call at a time (util/slock.h) */
 	_Atomic uint32_t inflight;	/* reserves not yet published */
 	/* Read-held around every driver call made outside the driver lock
 	 * (alloc, free, load, an events call...), write-held around stop. */
@@ -150,9 +151,9 @@ submit_reserve(struct submitter *s, uint64_t *v)
 		/* The driver lock, held until the publish, is what a stop
 		 * waits for: no count needed. A loss comes before the stop,
 		 * which takes the lock, so one seen after it is final. */
-		pthread_mutex_lock(&s->driver_lock);
+		slock_lock(&s->driver_lock);
 		if (atomic_load_explicit(&s->tl->lost, memory_order_acquire)) {
-			pthread_mutex_unlock(&s->driver_lock);
+			slock_unlock(&s->driver_lock);
 			return -ENODEV;
 		}
 		/* Release, not seq_cst (an xchg, a full barrier, every copy):

@@ -35,7 +35,7 @@
  * store); a waiter sleeps only while the word is taken and is woken by
  * the release after which it is free. Not fair, not recursive. C11
  * atomics, so ThreadSanitizer sees the hand-over itself. Stress test:
- * tests/stress/test_stress_slock.c.
+ * tests/stress/test_stress_spin.c.
  */
 #ifndef UTIL_SLOCK_H
 #define UTIL_SLOCK_H

@@ -324,9 +324,9 @@ profile_settle_upto(struct profile_dev *pd, uint64_t v)
 	struct submitter *s = &pd->d->sub;
 	int ret;
 
-	pthread_mutex_lock(&s->driver_lock);
+	slock_lock(&s->driver_lock);
 	ret = lost(pd->d) ? RIG_ELOST : settle_locked(pd, v);
-	pthread_mutex_unlock(&s->driver_lock);
+	slock_unlock(&s->driver_lock);
 	return ret;
 }
 
@@ -438,14 +438,14 @@ rig_profile_measures(struct rig_profile *p, struct rig_point pt, uint64_t *out,
 				pd->row_words, need, out ? nwords : 0);
 	memset(out, 0, need * sizeof(*out));
 	s = &pd->d->sub;
-	pthread_mutex_lock(&s->driver_lock);
+	slock_lock(&s->driver_lock);
 	ret = lost(pd->d) ? RIG_ELOST :
 	      s->drv->measures(s->edge, pt.value, out, &failure) == RIG_OK ? 0 : RIG_EINVAL;
 	if (ret == RIG_EINVAL) {
 		submit_lose(s, "measures failed: %s", failure);
 		ret = RIG_ELOST;
 	}
-	pthread_mutex_unlock(&s->driver_lock);
+	slock_unlock(&s->driver_lock);
 	if (ret < 0) {
 		memset(out, 0, need * sizeof(*out));
 		return rig_fail(ret, "%s is lost: %s", pd->d->name, atomic_load(&pd->d->tl.lost));
@@ -500,7 +500,7 @@ end_measures(struct profile_dev *pd)
 
 	if (!pd->measured)
 		return;
-	pthread_mutex_lock(&s->driver_lock);
+	slock_lock(&s->driver_lock);
 	for (uint64_t i = 0; i < pd->n && !lost(pd->d); i++) {
 		struct profile_rec *rec = &pd->rec[i];
 		const char *failure = "no reason given";
@@ -511,7 +511,7 @@ end_measures(struct profile_dev *pd)
 		if (s->drv->measures(s->edge, value, NULL, &failure) != RIG_OK)
 			submit_lose(s, "measures failed: %s", failure);
 	}
-	pthread_mutex_unlock(&s->driver_lock);
+	slock_unlock(&s->driver_lock);
 }
 
 void

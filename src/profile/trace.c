@@ -130,7 +130,7 @@ gather_pieces(struct trace *t, struct rig_profile *p, size_t i)
 {
 	struct profile_dev *pd = p->dev[i];
 
-	pthread_mutex_lock(&pd->d->sub.driver_lock);
+	slock_lock(&pd->d->sub.driver_lock);
 	for (size_t k = 0; k < pd->npieces; k++) {
 		const struct rig_piece *pc = &pd->pieces[k].piece;
 		uint32_t tid = pc->worker < 0 ? pc->queue + 1 :
@@ -147,7 +147,7 @@ gather_pieces(struct trace *t, struct rig_profile *p, size_t i)
 			e->piece = *pc;
 		}
 	}
-	pthread_mutex_unlock(&pd->d->sub.driver_lock);
+	slock_unlock(&pd->d->sub.driver_lock);
 }
 
 static void

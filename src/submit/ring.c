@@ -11,62 +11,28 @@
  * before it looked.
  *
  * The thread that ran a value itself pays no fence for that handshake
- * (sring_moved_fence(), ring.h): where the kernel has membarrier(2), the
- * consumer, between its store of asleep and its looks, makes every other
- * running thread of the process execute a full barrier
- * (MEMBARRIER_CMD_PRIVATE_EXPEDITED); a thread not running passed one in
- * its context switch. So either the runner's store of the cursor came
- * before that barrier and the consumer's look sees it, or the runner's
- * load of asleep comes after it and sees 1; the runner needs only a
- * compiler barrier between the two. The asymmetric Dekker of liburcu's
- * memb flavour, which liburcu does not export for other uses. The
- * consumer pays a system call on its way to sleep, once per idle spell;
- * the runner saves a locked instruction on every value (5.4 ns here, of
- * a polled copy's ~90). Without membarrier both sides fence, as before.
+ * (sring_moved_fence(), ring.h): the consumer, between its store of
+ * asleep and its looks, is the slow side of util/membar.h's asymmetric
+ * Dekker, the runner (its store of the cursor, then its load of asleep)
+ * the fast one. The consumer pays a system call on its way to sleep, once
+ * per idle spell; the runner saves a locked instruction on every value
+ * (5.4 ns here, of a polled copy's ~90).
  */
-#include <linux/membarrier.h>
-#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <ck_pr.h>
 
 #include "util/futex.h"
+#include "util/membar.h"
 #include "submit/ring.h"
 
 #define SPINS 64
 
-_Atomic bool sring_asymmetric;
-
-static void
-register_membarrier(void)
-{
-	if (syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
-		atomic_store(&sring_asymmetric, true);
-}
-
-/* Every running thread of the process through a full barrier. A child
- * of fork() starts unregistered (the state is its address space's), so
- * a refusal registers again once; registered, the call cannot fail, and
- * a runner that skipped its fence must not go unseen. */
-static void
-runners_barrier(void)
-{
-	if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
-		return;
-	if (syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0 ||
-	    syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
-		abort();
-}
-
 void
 sring_init(struct sring *r, uint64_t base)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-
-	pthread_once(&once, register_membarrier);
+	membar_init();
 	for (uint64_t v = base + 1; v <= base + SRING_SLOTS; v++) {
 		atomic_init(&r->slot[v % SRING_SLOTS].seq, v);
 		r->slot[v % SRING_SLOTS].job = NULL;
@@ -163,8 +129,7 @@ sring_sleep_sc(struct sring *r, uint64_t v, _Atomic uint64_t *cursor, uint32_t b
 	}
 	atomic_store_explicit(&r->asleep, 1, memory_order_seq_cst);
 	/* The runners' barrier (above): they fence only the compiler. */
-	if (atomic_load_explicit(&sring_asymmetric, memory_order_relaxed))
-		runners_barrier();
+	membar_slow();
 	if (!ready_or_moved(r, v, cursor))
 		futex_wait(&r->bell, bell, UINT64_MAX);
 	atomic_store_explicit(&r->asleep, 0, memory_order_relaxed);

@@ -44,6 +44,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "util/membar.h"
+
 #define SRING_SLOTS 256
 #define SRING_ROOM 448		/* a job's bytes a slot holds: most jobs fit */
 _Static_assert((SRING_SLOTS & (SRING_SLOTS - 1)) == 0, "a power of two");
@@ -88,19 +90,9 @@ sring_consumer_asleep(struct sring *r)
 {
 	return atomic_load_explicit(&r->asleep, memory_order_relaxed) != 0;
 }
-/* Set once the process registered for membarrier(2) (ring.c). */
-extern _Atomic bool sring_asymmetric;
 /* Between the cursor's store of a thread that ran a value itself and its
- * sring_moved(): a compiler barrier where the consumer's membarrier
- * fences for it, else a full fence (ring.c). */
-static inline void
-sring_moved_fence(void)
-{
-	if (atomic_load_explicit(&sring_asymmetric, memory_order_relaxed))
-		atomic_signal_fence(memory_order_seq_cst);
-	else
-		atomic_thread_fence(memory_order_seq_cst);
-}
+ * sring_moved(): the fast side of util/membar.h (ring.c). */
+#define sring_moved_fence() membar_fast()
 /* Wake the consumer whatever it waits for (a stop, a commit request). */
 void sring_ring(struct sring *r);
 /* The consumer's cursor moved to next, past a value it may sleep on (one

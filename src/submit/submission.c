@@ -537,12 +537,12 @@ ask_room(struct rig_submission *s)
 	struct submitter *sub = &s->d->sub;
 	int r;
 
-	pthread_mutex_lock(&sub->driver_lock);
+	slock_lock(&sub->driver_lock);
 	for (size_t i = 0; i < s->nparts; i++)
 		static_work(s, i, &s->dparts[i].u);
 	r = device_check_live(NULL, s->d) ? RIG_FITS :
 	    sub->drv->room(sub->edge, s->dparts, s->nparts, 0);
-	pthread_mutex_unlock(&sub->driver_lock);
+	slock_unlock(&sub->driver_lock);
 	if (r == RIG_NEVER)
 		return rig_fail_at("rig_submission_make", RIG_EINVAL,
 				   "%s never runs these parts (its room answers RIG_NEVER)",

@@ -28,13 +28,16 @@
  * behind the call.
  *
  * A loss (docs/loss.md): no reserve succeeds any more, and the thread, woken,
- * drops the jobs still published (they never reach the driver). Once no
- * reserve is still publishing (inflight == 0) and no counted call is in
+ * drops the jobs still published (they never reach the driver). Once it
+ * passed every value below issued_end (timeline.h: issued read just after
+ * the loss; a reserve that drew a value there and then saw the loss
+ * publishes a job that runs nothing for it) and no counted call is in
  * flight, it stops the driver under the driver lock, so no room, submit or
  * commit runs meanwhile, even one that blocks (may_block), then raises the
  * word to the last issued value: the dropped values are settled and their
- * memory may go back. Closing (submit_stop) loses first, then joins the
- * thread once it passed the last issued value.
+ * memory may go back. A value drawn at or past issued_end was refused and
+ * names nothing (submit_refuse_drawn()). Closing (submit_stop) loses first, then joins the thread once it passed
+ * issued_end.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -154,20 +157,20 @@ commit_for_waiter(struct timeline *tl, uint64_t v)
 		return 0;
 	}
 	if (!s->may_block) {
-		pthread_mutex_lock(&s->driver_lock);
+		slock_lock(&s->driver_lock);
 		ret = commit_locked(s, v);
-		pthread_mutex_unlock(&s->driver_lock);
+		slock_unlock(&s->driver_lock);
 		return ret;
 	}
 	/* A driver whose calls may block: never wait behind one (a waiter
 	 * keeps its deadline, and the hang clock runs meanwhile); ask
 	 * again later (1), and the call itself is counted as busy. */
-	if (pthread_mutex_trylock(&s->driver_lock) != 0)
+	if (!slock_try(&s->driver_lock))
 		return is_lost(s) ? RIG_ELOST : 1;
 	atomic_store(&tl->busy_since, rig_now_ns());
 	ret = commit_locked(s, v);
 	atomic_store(&tl->busy_since, 0);
-	pthread_mutex_unlock(&s->driver_lock);
+	slock_unlock(&s->driver_lock);
 	return ret;
 }
 
@@ -192,9 +195,9 @@ grow(struct submitter *s, uint64_t v, struct job *job)
 				    (unsigned long long)need);
 			return false;
 		}
-		pthread_mutex_unlock(&s->driver_lock);
+		slock_unlock(&s->driver_lock);
 		timeline_wait(s->tl, v - 1, UINT64_MAX);
-		pthread_mutex_lock(&s->driver_lock);
+		slock_lock(&s->driver_lock);
 		waited = true;
 	}
 	return true;
@@ -223,9 +226,9 @@ make_room(struct submitter *s, uint64_t v, struct job *job)
 			w = timeline_word(s->tl);
 			if (commit_locked(s, v - 1) < 0)
 				return false;
-			pthread_mutex_unlock(&s->driver_lock);
+			slock_unlock(&s->driver_lock);
 			timeline_wait(s->tl, w + 1, UINT64_MAX);
-			pthread_mutex_lock(&s->driver_lock);
+			slock_lock(&s->driver_lock);
 			break;
 		case RIG_GROW:
 			if (!grow(s, v, job))
@@ -400,6 +403,39 @@ drop_ready(struct submitter *s)
 	}
 }
 
+/* After a loss: whether the cursor passed every value a reserve drew
+ * before it could see the loss (0: the loss has not read issued yet). */
+static bool
+passed_end(struct submitter *s)
+{
+	uint64_t end = atomic_load(&s->tl->issued_end);
+
+	return end && atomic_load(&s->next) >= end;
+}
+
+/* A job that runs nothing, for a value refused after its draw. */
+static struct job refused_job;
+
+void
+submit_refuse_drawn(struct submitter *s, uint64_t v)
+{
+	uint64_t end;
+
+	/* The loss stores issued_end just after lost, under its lock. */
+	while (!(end = atomic_load(&s->tl->issued_end)))
+		sched_yield();
+	/* The thread waits for v before it stops the driver, and drops
+	 * what it finds; the slot frees as it drops. From end on it waits
+	 * for nothing: v stays a value no submit returned and no stamp
+	 * names, above the word the stop raises, which no wait can ask for
+	 * (a wait on a lost device ends at lost_at). Nothing is touched
+	 * then, as a device's end may give its word's slot away next. */
+	if (v < end) {
+		sring_room(&s->ring, v);
+		sring_publish_mp(&s->ring, v, &refused_job);
+	}
+}
+
 /*
  * After a loss: stop the driver once nothing of ours is in flight, then
  * show every issued value in the word. thread: called by the device's
@@ -410,15 +446,13 @@ stop_driver(struct submitter *s, bool thread)
 {
 	if (atomic_load(&s->stopped))
 		return;
-	for (;;) {
-		if (thread)
-			drop_ready(s);
-		if (!atomic_load(&s->inflight))
-			break;
-		nap();
-	}
-	if (thread)
+	/* Every value below issued_end is published (or run by its
+	 * submitter) in the end: drop them all first. */
+	while (thread && !passed_end(s)) {
 		drop_ready(s);
+		if (!passed_end(s))
+			nap();
+	}
 	/* Not before the loss reached the devices whose queues wait for
 	 * this word: a stop may raise it (and rig does after it), which
 	 * would let them run on work that was dropped. */
@@ -426,18 +460,18 @@ stop_driver(struct submitter *s, bool thread)
 		sched_yield();
 	/* The driver lock first: it comes before the locks counted calls
 	 * run under (mem_lock, then the ops lock). */
-	pthread_mutex_lock(&s->driver_lock);
+	slock_lock(&s->driver_lock);
 	if (atomic_load(&s->stopped)) {
 		/* An inline device's submitter and its end may both stop it:
 		 * the first one does. */
-		pthread_mutex_unlock(&s->driver_lock);
+		slock_unlock(&s->driver_lock);
 		return;
 	}
 	pthread_rwlock_wrlock(&s->ops_lock);
 	s->ops->stop(s->handle, atomic_load(&s->tl->lost));
 	atomic_store(&s->stopped, true);
 	pthread_rwlock_unlock(&s->ops_lock);
-	pthread_mutex_unlock(&s->driver_lock);
+	slock_unlock(&s->driver_lock);
 	/* The driver writes the word no more: show every value issued, so
 	 * the dropped values are settled, and a stamp naming this slot is
 	 * signaled whoever holds the slot next. */
@@ -470,14 +504,15 @@ thread_loop(void *arg)
 			v = atomic_load(&s->next);
 		}
 		if (!(job = sring_take_sc(&s->ring, v))) {
-			if (atomic_load(&s->stopping) &&
-			    v > atomic_load(&s->tl->issued))
+			/* Stopping comes after the loss, and the values from
+			 * issued_end on were refused: nothing more comes. */
+			if (atomic_load(&s->stopping) && passed_end(s))
 				break;
 			sring_sleep_sc(&s->ring, v, &s->next, bell);
 			continue;
 		}
 		host_waits(s, job);
-		pthread_mutex_lock(&s->driver_lock);
+		slock_lock(&s->driver_lock);
 		/* Calls that may block are marked busy: the hang clock runs
 		 * while one holds a waiter up, and exit can give up on one. */
 		if (s->may_block)
@@ -485,7 +520,7 @@ thread_loop(void *arg)
 		run_locked(s, v, job, sring_ready_sc(&s->ring, v + 1), false);
 		if (s->may_block)
 			atomic_store(&s->tl->busy_since, 0);
-		pthread_mutex_unlock(&s->driver_lock);
+		slock_unlock(&s->driver_lock);
 		sring_free_sc(&s->ring, v);
 	}
 	return NULL;
@@ -511,9 +546,8 @@ submit_start(struct submitter *s, struct timeline *tl)
 	tl->commit = commit_for_waiter;
 	tl->commit_arg = s;
 	tl->on_lose = on_lose;
-	pthread_mutex_init(&s->driver_lock, NULL);
+	slock_init(&s->driver_lock);
 	rwlock_init_writers_first(&s->ops_lock);
-	atomic_init(&s->inflight, 0);
 	atomic_init(&s->stopped, false);
 	atomic_init(&s->stopping, false);
 	sring_init(&s->ring, tl->base);
@@ -531,8 +565,6 @@ submit_start(struct submitter *s, struct timeline *tl)
 void
 submit_stop(struct submitter *s)
 {
-	while (atomic_load(&s->inflight))
-		sched_yield();
 	if (s->has_thread) {
 		atomic_store(&s->stopping, true);
 		sring_ring(&s->ring);
@@ -564,7 +596,6 @@ void
 submit_free(struct submitter *s)
 {
 	pthread_rwlock_destroy(&s->ops_lock);
-	pthread_mutex_destroy(&s->driver_lock);
 }
 
 void *
@@ -577,6 +608,7 @@ submit_job_memory(struct submitter *s, uint64_t v, void *heap)
 
 #ifdef RIG_TEST_HOOKS
 void (*submit_trace)(int slot, uint64_t value, const struct job *job);
+void (*submit_reserve_trace)(struct submitter *s, bool drawn, uint64_t v);
 #endif
 
 /*
@@ -590,17 +622,17 @@ run_direct(struct submitter *s, uint64_t v, struct job *job)
 {
 	if (s->may_block || job->nhost_waits ||
 	    atomic_load_explicit(&s->next, memory_order_relaxed) != v ||
-	    pthread_mutex_trylock(&s->driver_lock) != 0)
+	    !slock_try(&s->driver_lock))
 		return false;
 	if (atomic_load(&s->next) != v) {
-		pthread_mutex_unlock(&s->driver_lock);
+		slock_unlock(&s->driver_lock);
 		return false;
 	}
 	if (!run_locked(s, v, job, false, true)) {
-		pthread_mutex_unlock(&s->driver_lock);
+		slock_unlock(&s->driver_lock);
 		return false;
 	}
-	pthread_mutex_unlock(&s->driver_lock);
+	slock_unlock(&s->driver_lock);
 	sring_free_sc(&s->ring, v);
 	/* The cursor's store, then the consumer's asleep (ring.c). */
 	sring_moved_fence();
@@ -663,7 +695,7 @@ submit_publish(struct submitter *s, uint64_t v, struct job *job)
 		if (job->nhost_waits)
 			host_waits(s, job);
 		run_locked(s, v, job, false, false);
-		pthread_mutex_unlock(&s->driver_lock);
+		slock_unlock(&s->driver_lock);
 		/* No thread of its own stops an inline device: the call that
 		 * found it lost does, so the value it dropped is settled now,
 		 * not at the device's end (the devices whose memory it used
@@ -674,5 +706,4 @@ submit_publish(struct submitter *s, uint64_t v, struct job *job)
 	}
 	if (!run_direct(s, v, job) && !run_direct_when_room(s, v, job))
 		sring_publish_mp(&s->ring, v, job);
-	atomic_fetch_sub(&s->inflight, 1);
 }

@@ -30,6 +30,7 @@
 #include "submit/ring.h"
 #include "submit/stamp.h"
 #include "timeline/timeline.h"
+#include "util/slock.h"
 
 /*
  * The work of one value. It lives in its ring slot's room (or in heap, when
@@ -64,8 +65,7 @@ struct submitter {
 	void *handle;
 	bool inline_run;		/* the submitting thread calls the driver */
 	bool may_block;			/* facts.may_block: no submitter runs a value itself */
-	pthread_mutex_t driver_lock;	/* one driver call at a time */
-	_Atomic uint32_t inflight;	/* reserves not yet published */
+	struct slock driver_lock;	/* one driver call at a time (util/slock.h) */
 	/* Read-held around every driver call made outside the driver lock
 	 * (alloc, free, load, an events call...), write-held around stop. */
 	pthread_rwlock_t ops_lock;
@@ -140,6 +140,18 @@ bool submit_settle(struct submitter *s);
 /* Free what submit_start() made, once nothing can reach s. */
 void submit_free(struct submitter *s);
 
+/* A value v drawn by a reserve that then saw the loss (submit.c): the
+ * thread gets a job that runs nothing for it if it waits for v (below
+ * issued_end); else v is left, named by nothing. */
+void submit_refuse_drawn(struct submitter *s, uint64_t v);
+
+#ifdef RIG_TEST_HOOKS
+/* A test's window on a reserve (test_stress_lose_submit): when set,
+ * called before the draw (drawn false) and after it, with the value. NULL
+ * in programs; absent from release builds. */
+extern void (*submit_reserve_trace)(struct submitter *s, bool drawn, uint64_t v);
+#endif
+
 /* Reserve the next value into *v; RIG_ELOST (-ENODEV, rig.h) once the
  * device is lost. Inline: it is on every submit's path, a few
  * instructions around its one locked one, where a call cost as many. */
@@ -150,9 +162,9 @@ submit_reserve(struct submitter *s, uint64_t *v)
 		/* The driver lock, held until the publish, is what a stop
 		 * waits for: no count needed. A loss comes before the stop,
 		 * which takes the lock, so one seen after it is final. */
-		pthread_mutex_lock(&s->driver_lock);
+		slock_lock(&s->driver_lock);
 		if (atomic_load_explicit(&s->tl->lost, memory_order_acquire)) {
-			pthread_mutex_unlock(&s->driver_lock);
+			slock_unlock(&s->driver_lock);
 			return -ENODEV;
 		}
 		/* Release, not seq_cst (an xchg, a full barrier, every copy):
@@ -163,14 +175,28 @@ submit_reserve(struct submitter *s, uint64_t *v)
 		atomic_store_explicit(&s->tl->issued, *v, memory_order_release);
 		return 0;
 	}
-	/* inflight before the loss check: submit_stop() sees either our
-	 * count or we see the loss (both seq_cst). */
-	atomic_fetch_add(&s->inflight, 1);
-	if (atomic_load_explicit(&s->tl->lost, memory_order_acquire)) {
-		atomic_fetch_sub(&s->inflight, 1);
+	/* A loss already seen draws no value. */
+	if (atomic_load_explicit(&s->tl->lost, memory_order_acquire))
+		return -ENODEV;
+	/* The draw before the loss check, both seq_cst, against the loss's
+	 * store of lost, then its read of issued (issued_end): either we see
+	 * the loss, or our value lies below issued_end, and the thread, which
+	 * drops every value below issued_end before it stops the driver,
+	 * waits for our publish. No count of reserves in flight: the draw's
+	 * fetch-add is the one locked instruction. */
+#ifdef RIG_TEST_HOOKS
+	if (submit_reserve_trace)
+		submit_reserve_trace(s, false, 0);
+#endif
+	*v = atomic_fetch_add(&s->tl->issued, 1) + 1;
+#ifdef RIG_TEST_HOOKS
+	if (submit_reserve_trace)
+		submit_reserve_trace(s, true, *v);
+#endif
+	if (__builtin_expect(atomic_load(&s->tl->lost) != NULL, 0)) {
+		submit_refuse_drawn(s, *v);
 		return -ENODEV;
 	}
-	*v = atomic_fetch_add(&s->tl->issued, 1) + 1;
 	return 0;
 }
 /* Where v's job lies (v reserved by this thread): heap if the job needed

@@ -191,6 +191,9 @@ publish(struct timeline *tl)
 	atomic_store(&tl->lost_at, timeline_word(tl));
 	/* seq_cst; release: whoever sees lost sees the record and lost_at. */
 	atomic_store(&tl->lost, tl->loss->reason);
+	/* Then issued (seq_cst): a reserve that drew a value before it saw
+	 * no loss drew it below this end (submit_reserve()). */
+	atomic_store(&tl->issued_end, atomic_load(&tl->issued) + 1);
 }
 
 bool
@@ -302,6 +305,7 @@ void
 timeline_forget(struct timeline *tl)
 {
 	atomic_store(&tl->lost, NULL);
+	atomic_store(&tl->issued_end, 0);
 	atomic_store(&tl->losing, false);
 	loss_free(tl->loss);
 	tl->loss = NULL;

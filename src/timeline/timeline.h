@@ -46,6 +46,10 @@ struct timeline {
 	_Atomic(const char *) lost;	/* why the device was lost (loss->reason); NULL while live */
 	struct rig_loss *loss;		/* the loss's record, set before lost */
 	_Atomic uint64_t lost_at;	/* values above it were dropped by the loss */
+	/* issued + 1, read just after lost was stored (0 before): every value
+	 * a reserve drew that did not see the loss lies below it (both
+	 * seq_cst; submit/submit.h, submit_reserve()). */
+	_Atomic uint64_t issued_end;
 	_Atomic bool spread_done;	/* the loss reached every device waiting on it */
 	/* A loss has begun (set under loss.c's lock, before lost): whoever
 	 * sees it and needs lost_at takes that lock, then reads lost. */

@@ -36,8 +36,8 @@
  * commit runs meanwhile, even one that blocks (may_block), then raises the
  * word to the last issued value: the dropped values are settled and their
  * memory may go back. A value drawn at or past issued_end was refused and
- * names nothing (submit_refuse_drawn()). Closing (submit_stop) loses first, then joins the thread once it passed
- * issued_end.
+ * names nothing (submit_refuse_drawn()). Closing (submit_stop) loses
+ * first, then joins the thread once it passed issued_end.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -427,9 +427,10 @@ submit_refuse_drawn(struct submitter *s, uint64_t v)
 	/* The thread waits for v before it stops the driver, and drops
 	 * what it finds; the slot frees as it drops. From end on it waits
 	 * for nothing: v stays a value no submit returned and no stamp
-	 * names, above the word the stop raises, which no wait can ask for
-	 * (a wait on a lost device ends at lost_at). Nothing is touched
-	 * then, as a device's end may give its word's slot away next. */
+	 * names, so no wait asks for it (a wait on a lost device ends at
+	 * lost_at), whether or not the stop's raise passes it. Nothing is
+	 * touched then, as a device's end may give its word's slot away
+	 * next. */
 	if (v < end) {
 		sring_room(&s->ring, v);
 		sring_publish_mp(&s->ring, v, &refused_job);

@@ -30,9 +30,9 @@
  * release, after the barrier too, sees it.
  *
  * Guarantees: mutual exclusion (one compare-and-swap takes the word, with
- * acquire; a store while the process has one thread); what a holder wrote before slock_unlock() is visible to the
- * next holder after slock_lock() or a true slock_try() (the release
- * store); a waiter sleeps only while the word is taken and is woken by
+ * acquire; a store while the process has one thread); what a holder wrote
+ * before slock_unlock() is visible to the next holder after slock_lock()
+ * or a true slock_try() (the release store); a waiter sleeps only while the word is taken and is woken by
  * the release after which it is free. Not fair, not recursive. C11
  * atomics, so ThreadSanitizer sees the hand-over itself. Stress test:
  * tests/stress/test_stress_spin.c.

@@ -492,7 +492,8 @@ handshake(struct agent *a, struct client *c, const struct remote_msg *m)
 		if (remote_nonce(c->anonce) < 0)
 			return gone(c, "no nonce");
 		r.type = REMOTE_CHALLENGE;
-		memcpy(r.u.nonce, c->anonce, REMOTE_NONCE);
+		memcpy(r.u.challenge.nonce, c->anonce, REMOTE_NONCE);
+		r.u.challenge.heartbeat_ms = (uint32_t)(a->heartbeat_ns / 1000000);
 		c->state = CLIENT_CHALLENGED;
 		agent_send(a, c, &r);
 		return;

@@ -4,8 +4,9 @@
  * machine's connection has one progress thread: it runs UCX's progress,
  * hands each answer to the request waiting for it, each reached value and
  * loss to its device, pings the agent every quarter of the heartbeat
- * bound, and loses every device of the machine once the endpoint fails or
- * the agent is silent past the bound. The worker is UCX's multi-thread
+ * bound (its own or the agent's, whichever is smaller), and loses every
+ * device of the machine once the endpoint fails or the agent is silent
+ * past its own bound. The worker is UCX's multi-thread
  * mode: rig's submission threads send on it beside the progress thread.
  */
 #include <errno.h>
@@ -185,6 +186,15 @@ hot_poll(struct conn *c)
 	return false;
 }
 
+/* A quarter of the smaller bound, ours or the agent's (in ms). */
+static uint64_t
+ping_every(uint64_t ours_ns, uint32_t agents_ms)
+{
+	uint64_t agents_ns = (uint64_t)agents_ms * 1000000ull;
+
+	return (agents_ns < ours_ns ? agents_ns : ours_ns) / 4;
+}
+
 static void *
 progress(void *arg)
 {
@@ -204,7 +214,7 @@ progress(void *arg)
 			conn_lost(c);
 			continue;
 		}
-		if (now - last_ping > hb / 4) {
+		if (now - last_ping > c->ping_ns) {
 			struct remote_msg p = { .type = REMOTE_PING };
 
 			p.u.ping = now;
@@ -515,8 +525,9 @@ machine_connect(struct machine *m, const char *key_file, char *why, size_t why_l
 	pthread_mutex_lock(&m->lock);
 	m->want_id = 2;
 	pthread_mutex_unlock(&m->lock);
-	remote_mac(&key, false, cnonce, ans.u.nonce, msg.u.mac);
-	remote_mac(&key, true, cnonce, ans.u.nonce, mac);
+	remote_mac(&key, false, cnonce, ans.u.challenge.nonce, msg.u.mac);
+	remote_mac(&key, true, cnonce, ans.u.challenge.nonce, mac);
+	c->ping_ns = ping_every(m->heartbeat_ns, ans.u.challenge.heartbeat_ms);
 	if (link_send(c->ep, &msg, why, why_len) < 0 ||
 	    handshake_wait(c, REMOTE_WELCOME, &ans, why, why_len) < 0)
 		goto out_drop;

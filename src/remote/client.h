@@ -32,6 +32,10 @@ struct conn {
 	/* The last send's time: the progress thread stays hot a while
 	 * after it (link_hot_ns), as the answer is on its way. */
 	_Atomic uint64_t sent_ns;
+	/* How often the progress thread pings: a quarter of the smaller of
+	 * this machine's bound and the agent's (its CHALLENGE), so neither
+	 * side takes an idle connection for a silent one. */
+	uint64_t ping_ns;
 	struct machine *m;
 	struct conn *older;
 };

@@ -225,7 +225,10 @@ remote_decode(const void *bytes, size_t len, struct remote_msg *m, char *why,
 		rd_raw(&r, m->u.hello.nonce, REMOTE_NONCE, "nonce");
 		break;
 	case REMOTE_CHALLENGE:
-		rd_raw(&r, m->u.nonce, REMOTE_NONCE, "nonce");
+		rd_raw(&r, m->u.challenge.nonce, REMOTE_NONCE, "nonce");
+		m->u.challenge.heartbeat_ms = rd32(&r, "heartbeat");
+		if (!r.bad && m->u.challenge.heartbeat_ms == 0)
+			r.bad = "heartbeat";
 		break;
 	case REMOTE_AUTH:
 	case REMOTE_WELCOME:
@@ -522,7 +525,8 @@ encode_at(struct wr *w0, const struct remote_msg *m, char *why, size_t why_len)
 		put(&w, m->u.hello.nonce, REMOTE_NONCE);
 		break;
 	case REMOTE_CHALLENGE:
-		put(&w, m->u.nonce, REMOTE_NONCE);
+		put(&w, m->u.challenge.nonce, REMOTE_NONCE);
+		wr32(&w, m->u.challenge.heartbeat_ms);
 		break;
 	case REMOTE_AUTH:
 	case REMOTE_WELCOME:

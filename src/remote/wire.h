@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #define REMOTE_MAGIC		0x52494752u	/* "RGIR" little-endian */
-#define REMOTE_VERSION		1u
+#define REMOTE_VERSION		2u	/* 2: CHALLENGE carries the agent's heartbeat bound */
 #define REMOTE_HEADER		16u
 #define REMOTE_NONCE		32u
 #define REMOTE_MAC		32u
@@ -33,7 +33,7 @@
 
 enum remote_type {
 	REMOTE_HELLO = 1,	/* c→a: version, client nonce */
-	REMOTE_CHALLENGE,	/* a→c: agent nonce */
+	REMOTE_CHALLENGE,	/* a→c: agent nonce, its heartbeat bound */
 	REMOTE_AUTH,		/* c→a: the client's proof */
 	REMOTE_WELCOME,		/* a→c: the agent's proof */
 	REMOTE_OPEN,		/* c→a: a device by name */
@@ -144,7 +144,9 @@ struct remote_msg {
 	uint32_t id;		/* the request's id; a reply carries its request's */
 	union {
 		struct { uint32_t version; uint8_t nonce[REMOTE_NONCE]; } hello;
-		uint8_t nonce[REMOTE_NONCE];		/* CHALLENGE */
+		/* The agent's bound on a client's silence, in ms (> 0): the
+		 * client pings within it whatever its own bound. */
+		struct { uint8_t nonce[REMOTE_NONCE]; uint32_t heartbeat_ms; } challenge;
 		uint8_t mac[REMOTE_MAC];		/* AUTH, WELCOME */
 		struct remote_bytes name;		/* OPEN */
 		struct remote_facts opened;		/* OPENED */

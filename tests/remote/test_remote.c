@@ -21,9 +21,11 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -332,7 +334,7 @@ admitted(struct link *l)
 	memcpy(m.u.hello.nonce, cnonce, REMOTE_NONCE);
 	ask(l, e, &m, REMOTE_CHALLENGE, &ans);
 	m = (struct remote_msg){ .type = REMOTE_AUTH, .id = 2 };
-	remote_mac(&key, false, cnonce, ans.u.nonce, m.u.mac);
+	remote_mac(&key, false, cnonce, ans.u.challenge.nonce, m.u.mac);
 	ask(l, e, &m, REMOTE_WELCOME, &ans);
 	return e;
 }
@@ -938,6 +940,49 @@ client_silent(void **state)
 	agent_kill(&fifth, SIGTERM);
 }
 
+/* A client whose own bound is far longer than the agent's pings within
+ * the agent's (its CHALLENGE says it), so an idle one stays: after two
+ * and a half of the agent's bounds of silence from this program, its
+ * device still runs work. Before the CHALLENGE carried the bound, this
+ * client pinged every 15 s and the agent dropped it after 5. */
+static void
+idle_client_kept(void **state)
+{
+	static const char *const bound[] = { "--heartbeat-ms", SILENT_MS, NULL };
+	struct agent_proc sixth;
+	struct rig_opener o;
+	struct rig_device *d;
+	struct rig_buffer *a, *b, *c;
+	struct rig_submission *s;
+	struct rig_image *img;
+	struct rig_point p;
+	struct timespec idle = { .tv_sec = 5 * atoi(SILENT_MS) / 2000,
+				 .tv_nsec = 0 };
+
+	assert_true(agent_start(&sixth, key_path, "127.0.0.1:0", bound));
+	setenv("RIG_REMOTE_HEARTBEAT_MS", AGENT_TEST_HEARTBEAT_MS, 1);
+	assert_int_equal(rig_remote_opener(sixth.where, "HOST", key_path, &o), 0);
+	assert_int_equal(rig_open(&o, &d), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &a), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &b), 0);
+	assert_int_equal(rig_buffer_create(d, N * 4, RIG_MEMORY_DEVICE, &c), 0);
+	assert_int_equal(add_submission(d, &s, &img), 0);
+	assert_int_equal(add_submit(s, a, b, c, N, &p), 0);
+	assert_int_equal(rig_wait(p, 30ull * 1000000000), 0);
+	while (nanosleep(&idle, &idle) != 0)
+		;
+	assert_int_equal(add_submit(s, a, b, c, N, &p), 0);
+	assert_int_equal(rig_wait(p, 30ull * 1000000000), 0);
+	assert_null(rig_lost(d));
+	rig_submission_release(s);
+	rig_image_release(img);
+	rig_buffer_release(a);
+	rig_buffer_release(b);
+	rig_buffer_release(c);
+	rig_device_release(d);
+	agent_kill(&sixth, SIGTERM);
+}
+
 int
 main(void)
 {
@@ -957,6 +1002,7 @@ main(void)
 		cmocka_unit_test(loss_across),
 		cmocka_unit_test(agent_silent),
 		cmocka_unit_test(client_silent),
+		cmocka_unit_test(idle_client_kept),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

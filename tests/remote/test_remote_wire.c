@@ -7,7 +7,8 @@
  * the key file is refused unless only its owner reads it, and the proofs
  * tell a right key from a wrong one; a batch of messages encoded into one
  * block splits back into them; a BULK's worker address past its bound is
- * refused.
+ * refused; a CHALLENGE carries the agent's heartbeat bound, and one of 0
+ * is refused.
  */
 #include <fcntl.h>
 #include <setjmp.h>
@@ -35,6 +36,16 @@ encode(const struct remote_msg *msg, size_t *len)
 	if (remote_encode(msg, &b, len, why, sizeof(why)) != 0)
 		fail_msg("encode: %s", why);
 	return b;
+}
+
+/* Decoding b must fail with a message containing cause. */
+static void
+refused(const uint8_t *b, size_t len, const char *cause)
+{
+	why[0] = 0;
+	assert_int_equal(remote_decode(b, len, &d, why, sizeof(why)), -1);
+	if (!strstr(why, cause))
+		fail_msg("expected \"%s\" in \"%s\"", cause, why);
 }
 
 static void
@@ -89,6 +100,20 @@ round_trip(void **state)
 	assert_memory_equal(d.u.opened.queues[1].name.at, "COPY:0", 6);
 	free(b);
 
+	/* CHALLENGE: the agent's nonce and heartbeat bound; a bound of 0
+	 * would have the client ping without end, so it is refused. */
+	memset(&m, 0, sizeof(m));
+	m.type = REMOTE_CHALLENGE;
+	memset(m.u.challenge.nonce, 0xa5, REMOTE_NONCE);
+	m.u.challenge.heartbeat_ms = 5000;
+	b = encode(&m, &len);
+	assert_int_equal(remote_decode(b, len, &d, why, sizeof(why)), 0);
+	assert_memory_equal(d.u.challenge.nonce, m.u.challenge.nonce, REMOTE_NONCE);
+	assert_int_equal(d.u.challenge.heartbeat_ms, 5000);
+	memset(b + len - 4, 0, 4);	/* the bound, the last field */
+	refused(b, len, "heartbeat");
+	free(b);
+
 	/* BULK: the client's worker address, bytes as they were. */
 	{
 		static uint8_t address[REMOTE_ADDRESS_MAX + 1];
@@ -110,16 +135,6 @@ round_trip(void **state)
 		assert_int_equal(remote_encode(&m, &b, &len, why, sizeof(why)), -1);
 		assert_non_null(strstr(why, "worker address"));
 	}
-}
-
-/* Decoding b must fail with a message containing cause. */
-static void
-refused(const uint8_t *b, size_t len, const char *cause)
-{
-	why[0] = 0;
-	assert_int_equal(remote_decode(b, len, &d, why, sizeof(why)), -1);
-	if (!strstr(why, cause))
-		fail_msg("expected \"%s\" in \"%s\"", cause, why);
 }
 
 static void

@@ -5,18 +5,18 @@
  * the list of their key, so each list is in the order of release. An
  * allocation looks only at its list's head: the oldest is the likeliest to
  * be done, and one look keeps take short. A take whose list is empty
- * moves items from the queue's head only until one of its key lands
- * (pull): one dequeue, in the steady state of one size, and no walk; the
+ * moves items from the queue's head only until one of its key comes
+ * (pull), which it hands out if idle (else it heads the list): one
+ * dequeue, in the steady state of one size, and no walk; the
  * other calls move the whole queue (gather). Either way every item is
  * moved once, and a list holds only items older than any of its key
  * still queued. A key without a list of its own (all LIMBO_LISTS - 1
  * taken by others) goes to list 0 and is not reused.
  *
  * A worked interleaving: A puts x, B puts y (each an enqueue); C takes
- * key k: it holds the token, finds k's list empty, dequeues x (key k) onto
- * it and stops, finds x at the head; x's points are settled, so C unlinks
- * it, clears in, warms y (the queue's head: the next take looks at it)
- * and lets the token go. The poller's pass, trying the token meanwhile,
+ * key k: it holds the token, finds k's list empty, dequeues x (key k)
+ * and stops; x's points are settled, so C clears its in, warms y (the
+ * queue's head: the next take looks at it) and lets the token go. The poller's pass, trying the token meanwhile,
  * answered NULL and looks again at its next scan.
  */
 #include <errno.h>
@@ -196,25 +196,31 @@ gather(struct limbo *l)
 		append(list_of(l, it->key, true), it);
 }
 
-/* Move items from the queue's head until one of key lands on its list:
- * that list, or NULL (the queue ran dry first). */
-static struct limbo_list *
-pull(struct limbo *l, uint64_t key)
+/* Move items from the queue's head onto their lists until one of key
+ * comes, the oldest of key (its list is empty): that one, left off the
+ * list (*li: the list it goes on), or NULL (the queue ran dry first). A
+ * list found per item: the search for one key may give another an empty
+ * list of ours. */
+static struct limbo_item *
+pull(struct limbo *l, uint64_t key, struct limbo_list **li)
 {
 	struct limbo_item *it;
-	struct limbo_list *li;
+	struct limbo_list *to;
 
 	while ((it = dequeue(l))) {
-		li = list_of(l, it->key, true);
-		append(li, it);
-		if (li != &l->list[0] && it->key == key)
-			return li;
+		to = list_of(l, it->key, true);
+		if (to != &l->list[0] && it->key == key) {
+			*li = to;
+			return it;
+		}
+		append(to, it);
 	}
 	return NULL;
 }
 
 /* What the next take of li's key looks at: li's head, else the queue's
- * (a relaxed read of the dequeuer's own end: the token is held). */
+ * (the dequeuer's own end: the token is held). Acquire, as a dequeue's:
+ * what its putter wrote before the enqueue is seen (warm may read it). */
 static const struct limbo_item *
 next_look(struct limbo *l, const struct limbo_list *li)
 {
@@ -222,8 +228,11 @@ next_look(struct limbo *l, const struct limbo_list *li)
 
 	if (li && li->head)
 		return li->head;
-	n = __atomic_load_n(&l->head.node.next, __ATOMIC_RELAXED);
-	return n ? caa_container_of(n, struct limbo_item, node) : NULL;
+	n = __atomic_load_n(&l->head.node.next, __ATOMIC_ACQUIRE);
+	if (!n)
+		return NULL;
+	RCU_TSAN_ACQUIRE_AT(n);
+	return caa_container_of(n, struct limbo_item, node);
 }
 
 static void
@@ -256,12 +265,18 @@ limbo_take(struct limbo *l, uint64_t key, bool wait,
 	else if (!try_hold(l))
 		return NULL;
 	/* What waits in the queue is newer than the list's head: pull from
-	 * it only once the list ran dry. */
-	if (!(li = list_of(l, key, false)) || !li->head)
-		li = pull(l, key);
-	if (li && li->head && limbo_item_idle(li->head)) {
-		it = li->head;
-		unlink_after(li, NULL, it);
+	 * it only once the list ran dry. The item pulled goes out at once
+	 * if idle, else heads its list. */
+	if ((li = list_of(l, key, false)) && li->head) {
+		if (limbo_item_idle(li->head)) {
+			it = li->head;
+			unlink_after(li, NULL, it);
+		}
+	} else if ((it = pull(l, key, &li)) && !limbo_item_idle(it)) {
+		append(li, it);
+		it = NULL;
+	}
+	if (it) {
 		hand_out(it);
 		it->next = NULL;
 		handed(l, 1);

@@ -16,8 +16,9 @@
  * A worked interleaving: A puts x, B puts y (each an enqueue); C takes
  * key k: it holds the token, finds k's list empty, dequeues x (key k)
  * and stops; x's points are settled, so C clears its in, warms y (the
- * queue's head: the next take looks at it) and lets the token go. The poller's pass, trying the token meanwhile,
- * answered NULL and looks again at its next scan.
+ * queue's head: the next take looks at it) and lets the token go. The
+ * poller's pass, trying the token meanwhile, answered NULL and looks
+ * again at its next scan.
  */
 #include <errno.h>
 #include <sched.h>

@@ -287,6 +287,8 @@ make_device(const struct rig_opener *o, bool inline_run, struct rig_device **out
 	}
 	d->ops = o->ops;
 	pthread_mutex_init(&d->mem_lock, NULL);
+	limbo_init(&d->rc.memory);
+	limbo_init(&d->rc.keeps);
 	if (timeline_slot_take(&d->tl) < 0) {
 		ret = rig_cause(RIG_EAGAIN, "%s: all %d timeline words are taken",
 			       o->name, RIG_WORD_SLOTS);

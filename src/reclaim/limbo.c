@@ -1,17 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * reclaim/limbo.c: the limbo of limbo.h. Puts land on a lock-free stack,
- * newest first; whoever holds the token moves them, oldest first, onto the
- * list of their key (gather), so each list is in the order of release. An
+ * reclaim/limbo.c: the limbo of limbo.h. Puts land in a wait-free queue,
+ * oldest first; whoever holds the token moves them, in that order, onto
+ * the list of their key, so each list is in the order of release. An
  * allocation looks only at its list's head: the oldest is the likeliest to
- * be done, and one look keeps take short. A key without a list of its own
- * (all LIMBO_LISTS - 1 taken by others) goes to list 0 and is not reused.
+ * be done, and one look keeps take short. A take whose list is empty
+ * moves items from the queue's head only until one of its key comes
+ * (pull), which it hands out if idle (else it heads the list): one
+ * dequeue, in the steady state of one size, and no walk; the
+ * other calls move the whole queue (gather). Either way every item is
+ * moved once, and a list holds only items older than any of its key
+ * still queued. A key without a list of its own (all LIMBO_LISTS - 1
+ * taken by others) goes to list 0 and is not reused.
  *
- * A worked interleaving: A puts x (push), B puts y (push); C takes key k:
- * it holds the token, pops {y, x}, appends x then y to k's list, finds x at
- * the head; x's points are settled, so C unlinks it, clears in and lets the
- * token go. The poller's pass, trying the token meanwhile, answered NULL
- * and looks again at its next scan.
+ * A worked interleaving: A puts x, B puts y (each an enqueue); C takes
+ * key k: it holds the token, finds k's list empty, dequeues x (key k)
+ * and stops; x's points are settled, so C clears its in, warms y (the
+ * queue's head: the next take looks at it) and lets the token go. The
+ * poller's pass, trying the token meanwhile, answered NULL and looks
+ * again at its next scan.
  */
 #include <errno.h>
 #include <sched.h>
@@ -43,6 +50,12 @@ limbo_item_free_points(struct limbo_item *it)
 	free(it->points);
 	it->points = NULL;
 	it->n = it->cap = 0;
+}
+
+void
+limbo_init(struct limbo *l)
+{
+	__cds_wfcq_init(&l->head, &l->tail);
 }
 
 bool
@@ -84,7 +97,7 @@ limbo_push(struct limbo *l, struct limbo_item *it)
 	it->idle_ns = 0;
 	it->next = NULL;
 	atomic_store_explicit(&it->in, true, memory_order_relaxed);
-	p_lfs_push(&l->incoming, &it->node);	/* publishes the writes above */
+	p_wfcq_enqueue(&l->head, &l->tail, &it->node);	/* publishes the writes above */
 }
 
 bool
@@ -165,23 +178,62 @@ unlink_after(struct limbo_list *li, struct limbo_item *prev, struct limbo_item *
 		li->tail = prev;
 }
 
+/* The queue's oldest item, off the queue; NULL when none is there yet. */
+static struct limbo_item *
+dequeue(struct limbo *l)
+{
+	struct cds_wfcq_node *n = p_wfcq_dequeue(&l->head, &l->tail);
+
+	return n ? caa_container_of(n, struct limbo_item, node) : NULL;
+}
+
 /* Move what was put onto the lists, oldest first. */
 static void
 gather(struct limbo *l)
 {
-	struct cds_lfs_node *n = p_lfs_pop_all(&l->incoming);
-	struct limbo_item *oldest = NULL, *it, *next;
+	struct limbo_item *it;
 
-	while (n) {		/* newest first: reverse */
-		it = caa_container_of(n, struct limbo_item, node);
-		n = n->next;
-		it->next = oldest;
-		oldest = it;
-	}
-	for (it = oldest; it; it = next) {
-		next = it->next;
+	while ((it = dequeue(l)))
 		append(list_of(l, it->key, true), it);
+}
+
+/* Move items from the queue's head onto their lists until one of key
+ * comes, the oldest of key (its list is empty): that one, left off the
+ * list (*li: the list it goes on), or NULL (the queue ran dry first). A
+ * list found per item: the search for one key may give another an empty
+ * list of ours. */
+static struct limbo_item *
+pull(struct limbo *l, uint64_t key, struct limbo_list **li)
+{
+	struct limbo_item *it;
+	struct limbo_list *to;
+
+	while ((it = dequeue(l))) {
+		to = list_of(l, it->key, true);
+		if (to != &l->list[0] && it->key == key) {
+			*li = to;
+			return it;
+		}
+		append(to, it);
 	}
+	return NULL;
+}
+
+/* What the next take of li's key looks at: li's head, else the queue's
+ * (the dequeuer's own end: the token is held). Acquire, as a dequeue's:
+ * what its putter wrote before the enqueue is seen (warm may read it). */
+static const struct limbo_item *
+next_look(struct limbo *l, const struct limbo_list *li)
+{
+	struct cds_wfcq_node *n;
+
+	if (li && li->head)
+		return li->head;
+	n = __atomic_load_n(&l->head.node.next, __ATOMIC_ACQUIRE);
+	if (!n)
+		return NULL;
+	RCU_TSAN_ACQUIRE_AT(n);
+	return caa_container_of(n, struct limbo_item, node);
 }
 
 static void
@@ -201,7 +253,8 @@ handed(struct limbo *l, uint32_t k)
 }
 
 struct limbo_item *
-limbo_take(struct limbo *l, uint64_t key, bool wait)
+limbo_take(struct limbo *l, uint64_t key, bool wait,
+	   void (*warm)(const struct limbo_item *next))
 {
 	struct limbo_list *li;
 	struct limbo_item *it = NULL;
@@ -212,18 +265,28 @@ limbo_take(struct limbo *l, uint64_t key, bool wait)
 		hold(l);
 	else if (!try_hold(l))
 		return NULL;
-	/* What waits on the stack is newer than the list's head: gather it
-	 * only once the list ran dry (one exchange per batch, not per take). */
-	if (!(li = list_of(l, key, false)) || !li->head) {
-		gather(l);
-		li = list_of(l, key, false);
+	/* What waits in the queue is newer than the list's head: pull from
+	 * it only once the list ran dry. The item pulled goes out at once
+	 * if idle, else heads its list. */
+	if ((li = list_of(l, key, false)) && li->head) {
+		if (limbo_item_idle(li->head)) {
+			it = li->head;
+			unlink_after(li, NULL, it);
+		}
+	} else if ((it = pull(l, key, &li)) && !limbo_item_idle(it)) {
+		append(li, it);
+		it = NULL;
 	}
-	if (li && li->head && limbo_item_idle(li->head)) {
-		it = li->head;
-		unlink_after(li, NULL, it);
+	if (it) {
 		hand_out(it);
 		it->next = NULL;
 		handed(l, 1);
+	}
+	if (warm) {
+		const struct limbo_item *next = next_look(l, li);
+
+		if (next)
+			warm(next);
 	}
 	let_go(l);
 	return it;
@@ -271,7 +334,20 @@ limbo_due(struct limbo *l, enum limbo_pick pick, uint64_t key, uint64_t now,
 		*next_ns = now + LIMBO_RETRY_NS;	/* busy: look again soon */
 		return NULL;
 	}
-	gather(l);
+	/* The poller's pass leaves the queue to takes while they run (outs
+	 * moved since its last pass): they move its items, one a take, onto
+	 * the lists, where this pass finds them; its own walk of the queue
+	 * would pull every queued line onto the poller's core just before
+	 * the takes read them. Once they stop, the next pass gathers, and
+	 * one comes: the queue's items are looked at again AGE_NS on. */
+	if (pick == LIMBO_AGED &&
+	    atomic_load_explicit(&l->outs, memory_order_relaxed) != l->aged_outs) {
+		l->aged_outs = atomic_load_explicit(&l->outs, memory_order_relaxed);
+		if (next_look(l, NULL))
+			*next_ns = now + AGE_NS;
+	} else {
+		gather(l);
+	}
 	for (size_t i = 0; i < LIMBO_LISTS; i++) {
 		struct limbo_list *li = &l->list[i];
 

@@ -15,25 +15,31 @@
  * puts it notes them first, so nothing here reads another layer's state.
  *
  * Guarantees. put_mp (and its steps: announce, cancel, watch, push) is
- * lock-free (a fetch-add and one compare-and-swap on a liburcu lock-free
- * stack), any thread, any number at once. Every other call runs
- * under the limbo's token, an atomic flag: a holder walks the lists and
- * calls nothing outside this file, so holds are short. take (unless told
+ * wait-free (a fetch-add and an exchange: the enqueue of a liburcu
+ * wait-free concurrent queue), any thread, any number at once. Every
+ * other call runs under the limbo's token, an atomic flag: a holder
+ * walks the lists and calls nothing outside this file but the queue's
+ * dequeue and a take's warm hook (which only prefetches), so holds are
+ * short. take (unless told
  * to wait) and the poller's due pass only try the token: they never wait,
  * and answer NULL when it is busy; the rest spin for it, yielding. An item
  * is handed out once, to one caller; what its putter wrote before
- * limbo_put_mp() is visible to whoever it is handed to (the stack's
- * annotated push and pop, then the token's release and acquire).
+ * limbo_put_mp() is visible to whoever it is handed to (the queue's
+ * annotated enqueue and dequeue, then the token's release and acquire).
  *
  *                put_mp  take  due  drain  points   (X: one at a time)
  *   put_mp         -      -     -     -      -
  *   take           -      X     X     X      X
  *   due ... points -      X     X     X      X
  *
- * Not a liburcu wait-free queue (cds_wfcq): a device is zeroed memory
- * that devices.c sets up, and a zeroed wfcq is not an empty queue while a
- * zeroed lfs stack and flag are. The stack's pop-all needs no RCU; the
- * token orders the lists taken from it. No call_rcu either: nothing reads
+ * The puts land in a liburcu wait-free concurrent queue (cds_wfcq, its
+ * lock-free head: the token is its one dequeuer), not a lock-free stack:
+ * a queue keeps them oldest first, so a take dequeues the one it looks at
+ * next, touching one item, where a stack's pop-all hands over the newest
+ * first and the oldest lies at the end of a walk through every item put
+ * since (as many as the work in flight, each a line the core had long let
+ * go: bench_reclaim spent more on that walk than on the rest of a take).
+ * A dequeue needs no RCU. No call_rcu either: nothing reads
  * an item but under the token or after it was handed out, so nothing here
  * waits for a grace period; nor does a device's end: its drain waits for
  * the puts announced (limbo_announce), and a take is ordered against it
@@ -48,7 +54,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <urcu/lfstack.h>
+#include <urcu/wfcqueue.h>
 
 #define LIMBO_SMALL 3			/* points an item holds without the heap */
 #define LIMBO_LISTS 8			/* [0]: not reused; [1..]: one key each */
@@ -66,7 +72,7 @@ struct limbo_point {
 };
 
 struct limbo_item {
-	struct cds_lfs_node node;	/* on the incoming stack */
+	struct cds_wfcq_node node;	/* in the incoming queue */
 	struct limbo_item *next;	/* in a list, or a chain handed out */
 	uint64_t key;			/* what may reuse it; 0: nothing */
 	uint64_t idle_ns;		/* when a due pass first saw it idle; 0 */
@@ -81,9 +87,10 @@ struct limbo_list {
 	struct limbo_item *head, *tail;	/* oldest first */
 };
 
-/* A zeroed limbo is empty. */
+/* A zeroed limbo is empty once limbo_init() set up its queue. */
 struct limbo {
-	struct __cds_lfs_stack incoming;
+	struct __cds_wfcq_head head;	/* the incoming queue: puts, oldest first */
+	struct cds_wfcq_tail tail;
 	_Atomic bool busy;		/* the token: the lists are its holder's */
 	/* Items put and not yet handed out: puts - outs. Two words, so a
 	 * take counts its hand-out with a plain store under the token, not
@@ -93,6 +100,7 @@ struct limbo {
 	_Atomic uint32_t puts;
 	_Atomic uint32_t outs;
 	_Atomic bool watched;		/* its owner counts it as pending */
+	uint32_t aged_outs;		/* outs at the last LIMBO_AGED pass (the token's) */
 	struct limbo_list list[LIMBO_LISTS];
 };
 
@@ -101,6 +109,9 @@ enum limbo_pick {
 	LIMBO_OTHERS,	/* idle, unless an allocation of key could reuse it */
 	LIMBO_IDLE,	/* idle */
 };
+
+/* Make a zeroed l an empty limbo (its queue's tail points at its head). */
+void limbo_init(struct limbo *l);
 
 int limbo_item_grow(struct limbo_item *it);
 void limbo_item_free_points(struct limbo_item *it);
@@ -192,8 +203,16 @@ void limbo_cancel(struct limbo *l);
 bool limbo_watch(struct limbo *l);
 void limbo_push(struct limbo *l, struct limbo_item *it);
 /* The oldest item of key, if idle; NULL when there is none, or (unless
- * wait) when the token is busy. */
-struct limbo_item *limbo_take(struct limbo *l, uint64_t key, bool wait);
+ * wait) when the token is busy. warm (NULL: none) is called, under the
+ * token, with the item the next take of key would look at, when there is
+ * one: the owner prefetches its lines, so that the next take, a whole
+ * call later, finds them in its cache (the items of a list were released
+ * as many takes ago as there is work in flight, bench_reclaim's ~500, and
+ * their lines have long left the core). Under the token the item is in
+ * the list, nobody's: warm may read what its owner wrote before the put,
+ * and must write nothing. */
+struct limbo_item *limbo_take(struct limbo *l, uint64_t key, bool wait,
+			      void (*warm)(const struct limbo_item *next));
 /* What pick chooses to go back, chained by next; *next_ns: when a reusable
  * item kept idle falls due (UINT64_MAX: none). The poller's pass (AGED)
  * only tries the token: busy, it answers NULL and *next_ns a moment on. */

@@ -9,17 +9,18 @@
  * lock. Its grace periods are slower (~100 us), and rig waits for one only
  * at a device's end.
  *
- * The lock-free stack (urcu/lfstack.h) is used push and pop-all only, which
- * needs no RCU and no lock: its compare-and-swap and exchange run inside
- * liburcu-cds, where TSan sees nothing, so p_lfs_push() releases on the
- * node and p_lfs_pop_all() acquires on each node it hands out: what a
- * pusher wrote into its node before the push is seen by whoever pops it.
+ * The wait-free concurrent queue (urcu/wfcqueue.h, the head without a
+ * mutex) is used by any number of enqueuers and one dequeuer at a time,
+ * which needs no RCU: its exchange and stores run inside liburcu-common,
+ * where TSan sees nothing, so p_wfcq_enqueue() releases on the node and
+ * p_wfcq_dequeue() acquires on the node it hands out: what an enqueuer
+ * wrote into its node before the enqueue is seen by whoever dequeues it.
  */
 #ifndef UTIL_RCU_H
 #define UTIL_RCU_H
 
 #include <urcu-bp.h>
-#include <urcu/lfstack.h>
+#include <urcu/wfcqueue.h>
 
 #include "util/tsan.h"
 
@@ -44,29 +45,34 @@ extern char rcu_tsan_gp_token;
 #define p_rcu_read_unlock() do { RCU_TSAN_RELEASE(); rcu_read_unlock(); } while (0)
 #define p_synchronize_rcu() do { synchronize_rcu(); RCU_TSAN_ACQUIRE(); } while (0)
 
-/* Lock-free, any thread; never blocks. */
+/* Wait-free, any thread: node goes at the tail of the queue (its next
+ * reset first). */
 static inline void
-p_lfs_push(struct __cds_lfs_stack *s, struct cds_lfs_node *node)
+p_wfcq_enqueue(struct __cds_wfcq_head *h, struct cds_wfcq_tail *t,
+	       struct cds_wfcq_node *node)
 {
+	node->next = NULL;	/* cds_wfcq_node_init(), without its call */
 	RCU_TSAN_RELEASE_AT(node);
-	cds_lfs_push(s, node);
+	cds_wfcq_enqueue(h, t, node);
 }
 
-/* Wait-free, any thread: every node pushed so far, newest first, linked by
- * their next; NULL when empty. */
-static inline struct cds_lfs_node *
-p_lfs_pop_all(struct __cds_lfs_stack *s)
+/* One dequeuer at a time (the caller's own exclusion): the node at the
+ * head, or NULL when the queue is empty or its head is an enqueue not
+ * yet linked (it never waits for one). */
+static inline struct cds_wfcq_node *
+p_wfcq_dequeue(struct __cds_wfcq_head *h, struct cds_wfcq_tail *t)
 {
-	struct cds_lfs_head *head;
-	struct cds_lfs_node *first;
+	struct cds_wfcq_node *n;
 
-	if (__atomic_load_n(&s->head, __ATOMIC_RELAXED) == NULL)
-		return NULL;	/* the common case: no exchange */
-	head = __cds_lfs_pop_all(s);
-	first = head ? &head->node : NULL;
-	for (struct cds_lfs_node *n = first; n; n = n->next)
+	if (__atomic_load_n(&h->node.next, __ATOMIC_RELAXED) == NULL &&
+	    __atomic_load_n(&t->p, __ATOMIC_RELAXED) == &h->node)
+		return NULL;	/* the common case: no call */
+	n = __cds_wfcq_dequeue_nonblocking(h, t);
+	if (n == CDS_WFCQ_WOULDBLOCK)
+		return NULL;
+	if (n)
 		RCU_TSAN_ACQUIRE_AT(n);
-	return first;
+	return n;
 }
 
 #endif

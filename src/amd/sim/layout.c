@@ -33,8 +33,9 @@ struct gc_regs {
 	struct reg vm_cntl, vm_base_lo, vm_start_lo, vm_end_lo, vm_fault_status;
 	struct reg sdma_q0;
 	/* The MEC's gate (mec.c): GC 9's CP_MEC_CNTL, GC 11/12's program
-	 * counter CP_MEC_RS64_PRGRM_CNTR_START and _HI (§3.10, §3.13). */
-	struct reg mec_cntl, mec_pc, mec_pc_hi;
+	 * counter CP_MEC_RS64_PRGRM_CNTR_START and _HI (§3.10, §3.13) and
+	 * CP_MEC_RS64_CNTL (regs.def, from linux's gc_11_0_0_offset.h). */
+	struct reg mec_cntl, mec_pc, mec_pc_hi, mec_rs64_cntl;
 	/* GC 9.4.3's per-XCC setup the sim checks (xcc.c; §3.10 step 6):
 	 * GRBM_CNTL is at offset 0 of segment 0, so has_grbm_cntl says. */
 	struct reg gb_addr_config, tcp_utcl1_cntl2, sh_mem_config, sh_mem_bases;
@@ -51,6 +52,7 @@ static const struct gc_regs gc11_regs = {
 	.vm_end_lo = { 0, 0x1733 }, .vm_fault_status = { 0, 0x15c8 },	/* U */
 	.sdma_q0 = { 0, 0x80 },
 	.mec_pc = { 1, 0x2900 }, .mec_pc_hi = { 1, 0x2938 },
+	.mec_rs64_cntl = { 1, 0x2904 },
 };
 
 /* GC 12 moves GCVM by -0x64 (§3.13: CONTEXT0_CNTL 0x1688 -> 0x1624). */
@@ -63,6 +65,7 @@ static const struct gc_regs gc12_regs = {
 	.vm_end_lo = { 0, 0x16cf }, .vm_fault_status = { 0, 0x15d0 },
 	.sdma_q0 = { 0, 0x80 },
 	.mec_pc = { 1, 0x2900 }, .mec_pc_hi = { 1, 0x2938 },	/* GC 11's */
+	.mec_rs64_cntl = { 1, 0x2904 },
 };
 
 /* GC 9.4.3: no RLC autoload register (it stays 0); SDMA 4.4's SDMA_GFX_
@@ -239,6 +242,7 @@ sim_layout_resolve(struct sim_layout *l, const uint8_t *table, size_t len)
 	l->mec_cntl = at(gc, r->mec_cntl);
 	l->mec_pc = at(gc, r->mec_pc);
 	l->mec_pc_hi = at(gc, r->mec_pc_hi);
+	l->mec_rs64_cntl = at(gc, r->mec_rs64_cntl);
 	l->sdma_rptr_lo = b->sdma_rptr_lo;
 	l->sdma_rptr_hi = b->sdma_rptr_hi;
 	l->sdma_doorbell = b->sdma_doorbell;

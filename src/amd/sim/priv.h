@@ -58,6 +58,7 @@ struct sim_layout {
 	uint32_t sdma_q0;		/* SDMA0_QUEUE0_RB_CNTL (SDMA_GFX_ on 4.x) */
 	uint32_t mec_cntl;		/* GC 9's CP_MEC_CNTL, else 0 (mec.c) */
 	uint32_t mec_pc, mec_pc_hi;	/* GC 11/12's CP_MEC_RS64_PRGRM_CNTR_START[_HI] */
+	uint32_t mec_rs64_cntl;		/* GC 11/12's CP_MEC_RS64_CNTL */
 	/* Below sdma_q0: RB_RPTR_ADDR_LO, _HI, DOORBELL, DOORBELL_OFFSET. */
 	uint8_t sdma_rptr_lo, sdma_rptr_hi, sdma_doorbell, sdma_doorbell_offset;
 	uint32_t sdma_count_mask;	/* COPY/FILL count: 30 bits, 22 on SDMA 4 */

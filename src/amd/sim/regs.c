@@ -135,7 +135,7 @@ amd_sim_reg_write(struct amd_sim *s, uint32_t index, uint32_t value)
 	if (x && index == s->lay.xcc[x].mec_cntl) {
 		sim_mec_xcc_write(s, x, value);
 	} else if (in(index, s->lay.mec_cntl, 1) || in(index, s->lay.mec_pc, 1) ||
-	    in(index, s->lay.mec_pc_hi, 1)) {
+	    in(index, s->lay.mec_pc_hi, 1) || in(index, s->lay.mec_rs64_cntl, 1)) {
 		sim_mec_write(s, index, value);
 	} else if (in(index, s->lay.sdma_q0, 0x40)) {
 		sim_engine_lock(&s->sdma);

@@ -121,7 +121,10 @@ ROLES = {
         "IH_RB_CNTL_RING1", "IH_RB_BASE_RING1", "IH_RB_BASE_HI_RING1",
         "IH_RB_RPTR_RING1", "IH_RB_WPTR_RING1", "IH_CNTL"),
     "HDP": same("HDP_MEM_POWER_CTRL"),
-    "MP0": c2pmsg(["regMP0", "regMPASP"], (35, 36, 64, 67, 69, 70, 71, 81)),
+    # C2PMSG_33: the sOS's mode-1 reset's completion (bit 31), which
+    # linux's psp_v11_0.c/psp_v3_1.c mode1_reset waits for; linux's
+    # mp_13_0_0_offset.h and mp_14_0_2_offset.h: 0x61, BASE_IDX 0.
+    "MP0": c2pmsg(["regMP0", "regMPASP"], (33, 35, 36, 64, 67, 69, 70, 71, 81)),
     "MP1": c2pmsg(["regMP1"], (53, 54, 66, 75, 82, 90)),
     "SMUIO": same("GOLDEN_TSC_COUNT_LOWER", "GOLDEN_TSC_COUNT_UPPER"),
 }

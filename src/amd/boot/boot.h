@@ -141,6 +141,9 @@ int amd_boot_psp_spatial(struct amd_boot *b, uint32_t mode);
 
 /* smu.c: whether its mailbox answers GetSmuVersion within ms, and the
  * mode-1 reset (reset.c). */
+/* psp.c: the mode-1 reset through the sOS (GFX_CTRL_CMD_ID_MODE1_RST),
+ * for a GPU whose SMU does not answer; 0 once C2PMSG_33 says it is done. */
+int amd_boot_psp_mode1(struct amd_boot *b);
 bool amd_boot_smu_alive(struct amd_boot *b, unsigned ms);
 int amd_boot_smu_mode1(struct amd_boot *b);
 

@@ -108,6 +108,7 @@ const char *const amd_reg_names[AMD_REG_COUNT] = {
 	[AMD_REG_OSSSYS_IH_RB_WPTR_RING1] = "IH_RB_WPTR_RING1",
 	[AMD_REG_OSSSYS_IH_CNTL] = "IH_CNTL",
 	[AMD_REG_HDP_HDP_MEM_POWER_CTRL] = "HDP_MEM_POWER_CTRL",
+	[AMD_REG_MP0_C2PMSG_33] = "C2PMSG_33",
 	[AMD_REG_MP0_C2PMSG_35] = "C2PMSG_35",
 	[AMD_REG_MP0_C2PMSG_36] = "C2PMSG_36",
 	[AMD_REG_MP0_C2PMSG_64] = "C2PMSG_64",
@@ -516,6 +517,7 @@ static const struct amd_reg_def hdp_hdp_7_0_0[] = {
 };
 
 static const struct amd_reg_def mp0_mp_13_0_0[] = {
+	{ AMD_REG_MP0_C2PMSG_33, 0x61, 0 },	/* regMP0_SMN_C2PMSG_33 */
 	{ AMD_REG_MP0_C2PMSG_35, 0x63, 0 },	/* regMP0_SMN_C2PMSG_35 */
 	{ AMD_REG_MP0_C2PMSG_36, 0x64, 0 },	/* regMP0_SMN_C2PMSG_36 */
 	{ AMD_REG_MP0_C2PMSG_64, 0x80, 0 },	/* regMP0_SMN_C2PMSG_64 */
@@ -527,6 +529,7 @@ static const struct amd_reg_def mp0_mp_13_0_0[] = {
 };
 
 static const struct amd_reg_def mp0_mp_14_0_2[] = {
+	{ AMD_REG_MP0_C2PMSG_33, 0x61, 0 },	/* regMPASP_SMN_C2PMSG_33 */
 	{ AMD_REG_MP0_C2PMSG_35, 0x63, 0 },	/* regMPASP_SMN_C2PMSG_35 */
 	{ AMD_REG_MP0_C2PMSG_36, 0x64, 0 },	/* regMPASP_SMN_C2PMSG_36 */
 	{ AMD_REG_MP0_C2PMSG_64, 0x80, 0 },	/* regMPASP_SMN_C2PMSG_64 */

@@ -214,6 +214,7 @@ struct sim_mp {
 	bool dram_hi, dram_lo, features;
 	uint32_t dram_high;
 	uint32_t never_ready, smu_silent, sos_survives;	/* injected faults */
+	uint32_t mode1_silent;		/* injected: the sOS ignores MODE1_RST */
 	uint32_t refuse_type;		/* a LOAD_IP_FW type refused (0: none) */
 	uint64_t loads;			/* LOAD_IP_FW pieces taken */
 	/* The MEC's gate (mec.c): atomics, so the register path and the CP
@@ -257,7 +258,7 @@ struct sim_shared {
 	struct sim_mp mp;
 	uint32_t xccs;			/* opts.xccs, for an attach */
 };
-#define SIM_SHARED_VERSION	3
+#define SIM_SHARED_VERSION	4
 
 struct amd_sim {
 	struct sim_layout lay;

@@ -207,8 +207,9 @@ int amd_sim_idle(struct amd_sim *s, uint64_t timeout_ns);
  * it (mec.c), so its queues stay idle, as a driver that never un-halts
  * it would find them; on false, the next such write starts it.
  * AMD_SIM_XCC_WRITES_FAIL: every write to a GC register of XCC arg (1 to
- * xccs - 1) fails, as a machine's failed register access does. -EINVAL
- * for another.
+ * xccs - 1) fails, as a machine's failed register access does.
+ * AMD_SIM_SOS_MODE1_SILENT: the sOS takes GFX_CTRL_CMD_ID_MODE1_RST and
+ * does nothing (no reset, C2PMSG_33 not set). -EINVAL for another.
  */
 enum amd_sim_fault {
 	AMD_SIM_BOOTLOADER_NEVER_READY = 1,
@@ -218,6 +219,7 @@ enum amd_sim_fault {
 	AMD_SIM_POWER_CYCLE,
 	AMD_SIM_MEC_STAYS_HALTED,
 	AMD_SIM_XCC_WRITES_FAIL,
+	AMD_SIM_SOS_MODE1_SILENT,
 };
 int amd_sim_inject(struct amd_sim *s, enum amd_sim_fault f, uint32_t arg, bool on);
 /*

@@ -165,12 +165,13 @@ at(const uint32_t *bases, struct reg r)
 }
 
 /* Each XCC's registers at its GC instance's bases; NBIO 7.9's fence
- * (regs.def: XCC_DOORBELL_FENCE, segment 5, 0x740c). */
+ * (regs.def: XCC_DOORBELL_FENCE, segment 5, 0x740c) and its indirect
+ * window to the other AIDs (ext.c). */
 static int
 xccs_resolve(struct sim_layout *l, const struct amd_discovery *t,
 	     const struct gc_regs *r)
 {
-	uint32_t gc[4], nbif5;
+	uint32_t gc[4], nbif5, nbif0;
 	int ret = 0;
 
 	for (unsigned x = 0; x < l->xccs; x++) {
@@ -191,11 +192,16 @@ xccs_resolve(struct sim_layout *l, const struct amd_discovery *t,
 		c->db_lower = at(gc, r->db_lower);
 		c->db_upper = at(gc, r->db_upper);
 	}
-	l->xcc_fence = 0;
+	l->xcc_fence = l->pcie_index2 = l->pcie_data2 = l->pcie_index2_hi = 0;
 	if (l->ver[0][0] == 9) {
-		if ((ret = base_of(t, NBIF_HWID, 5, &nbif5)) < 0)
+		if ((ret = base_of(t, NBIF_HWID, 5, &nbif5)) < 0 ||
+		    (ret = base_of(t, NBIF_HWID, 0, &nbif0)) < 0)
 			return ret;
 		l->xcc_fence = nbif5 + 0x740c;
+		/* regs.def: PCIE_INDEX2 0xe, DATA2 0xf, INDEX2_HI 0x11, segment 0. */
+		l->pcie_index2 = nbif0 + 0xe;
+		l->pcie_data2 = nbif0 + 0xf;
+		l->pcie_index2_hi = nbif0 + 0x11;
 	}
 	return 0;
 }

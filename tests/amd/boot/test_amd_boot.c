@@ -28,9 +28,9 @@
 /* A sim of gc with its firmware running but no rig mark (as amdgpu left
  * it), and its opener, searching fw (default: RIG_TEST_FIRMWARE). */
 static void
-up_xccs(struct sim_dev *f, const char *gc, const char *fw, unsigned xccs)
+up_aids(struct sim_dev *f, const char *gc, const char *fw, unsigned xccs, unsigned aids)
 {
-	struct amd_sim_opts o = { .gc = gc, .mark = 0, .xccs = xccs };
+	struct amd_sim_opts o = { .gc = gc, .mark = 0, .xccs = xccs, .aids = aids };
 
 	memset(f, 0, sizeof(*f));
 	fake_root(f->root);
@@ -40,6 +40,12 @@ up_xccs(struct sim_dev *f, const char *gc, const char *fw, unsigned xccs)
 		fail_msg("sim: %s", rig_why());
 	f->fw[0] = fw ? fw : getenv("RIG_TEST_FIRMWARE");
 	assert_int_equal(rig_amd_pci_gpu(amd_sim_machine(f->sim), f->fw, 0, &f->o), 0);
+}
+
+static void
+up_xccs(struct sim_dev *f, const char *gc, const char *fw, unsigned xccs)
+{
+	up_aids(f, gc, fw, xccs, 0);
 }
 
 static void
@@ -143,13 +149,13 @@ xccs_set_up(struct sim_dev *f, unsigned n)
  * part, loading nothing, and runs work again.
  */
 static void
-full_boot_xccs(unsigned n)
+full_boot_aids(unsigned n, unsigned aids)
 {
 	struct sim_dev f;
 	bool autoloaded = false;
 	char why[300];
 
-	up_xccs(&f, "9.4.3", NULL, n);
+	up_aids(&f, "9.4.3", NULL, n, aids);
 	/* Before the boot no XCC past 0 is set up: the check sees it. */
 	assert_int_equal(amd_sim_xcc_check(f.sim, n - 1, why, sizeof(why)), -EPROTO);
 	open_ok(&f);
@@ -165,7 +171,18 @@ full_boot_xccs(unsigned n)
 	sim_dev_close(&f);
 }
 
+static void
+full_boot_xccs(unsigned n)
+{
+	full_boot_aids(n, 0);
+}
+
 static void test_full_boot_9_4_3_2_xccs(void **s) { (void)s; full_boot_xccs(2); }
+/* XCCs on several AIDs (MI300X's 8 on 4, and 2 on 2): each XCC's AID but
+ * AID 0 has its NBIO in slave mode, written through the PCIE_INDEX2
+ * window, and the rest as on one die (xccs_set_up's amd_sim_xcc_check). */
+static void test_full_boot_9_4_3_8_xccs_4_aids(void **s) { (void)s; full_boot_aids(8, 4); }
+static void test_full_boot_9_4_3_2_xccs_2_aids(void **s) { (void)s; full_boot_aids(2, 2); }
 static void test_full_boot_9_4_3_4_xccs(void **s) { (void)s; full_boot_xccs(4); }
 static void test_full_boot_9_4_3_8_xccs(void **s) { (void)s; full_boot_xccs(8); }
 
@@ -510,6 +527,8 @@ main(void)
 		cmocka_unit_test(test_full_boot_9_4_3_2_xccs),
 		cmocka_unit_test(test_full_boot_9_4_3_4_xccs),
 		cmocka_unit_test(test_full_boot_9_4_3_8_xccs),
+		cmocka_unit_test(test_full_boot_9_4_3_8_xccs_4_aids),
+		cmocka_unit_test(test_full_boot_9_4_3_2_xccs_2_aids),
 		cmocka_unit_test(test_xcc_1_write_fails),
 		cmocka_unit_test(test_xcc_3_write_fails),
 		cmocka_unit_test(test_xcc_fault_refused),

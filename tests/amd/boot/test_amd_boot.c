@@ -178,11 +178,24 @@ full_boot_xccs(unsigned n)
 }
 
 static void test_full_boot_9_4_3_2_xccs(void **s) { (void)s; full_boot_xccs(2); }
+
 /* XCCs on several AIDs (MI300X's 8 on 4, and 2 on 2): each XCC's AID but
  * AID 0 has its NBIO in slave mode, written through the PCIE_INDEX2
  * window, and the rest as on one die (xccs_set_up's amd_sim_xcc_check). */
-static void test_full_boot_9_4_3_8_xccs_4_aids(void **s) { (void)s; full_boot_aids(8, 4); }
-static void test_full_boot_9_4_3_2_xccs_2_aids(void **s) { (void)s; full_boot_aids(2, 2); }
+static void
+test_full_boot_9_4_3_8_xccs_4_aids(void **s)
+{
+	(void)s;
+	full_boot_aids(8, 4);
+}
+
+static void
+test_full_boot_9_4_3_2_xccs_2_aids(void **s)
+{
+	(void)s;
+	full_boot_aids(2, 2);
+}
+
 static void test_full_boot_9_4_3_4_xccs(void **s) { (void)s; full_boot_xccs(4); }
 static void test_full_boot_9_4_3_8_xccs(void **s) { (void)s; full_boot_xccs(8); }
 
@@ -273,6 +286,11 @@ test_smu_silent_reset_through_sos_9_4_3(void **state)
 	smu_silent_reset_through_sos("9.4.3");
 }
 
+/* The reset's message where the SMU is silent and the sOS's reset fails. */
+#define SOS_MODE1_FAILED "RESET: its sOS runs (C2PMSG_81 = 0x1) but its SMU does " \
+	"not answer (SMU: no answer to GetSmuVersion after 100 ms (C2PMSG_90 = " \
+	"0x0)), and the mode-1 reset through the sOS failed: "
+
 /* Both silent: the reset's message names both, the GPU is lost. */
 static void
 test_smu_and_sos_mode1_silent(void **state)
@@ -283,11 +301,8 @@ test_smu_and_sos_mode1_silent(void **state)
 	up(&f, "12.0.1", NULL);
 	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_SMU_SILENT, 0, true), 0);
 	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_SOS_MODE1_SILENT, 0, true), 0);
-	open_fails(&f, -ETIMEDOUT, "RESET: its sOS runs (C2PMSG_81 = 0x1) but its "
-		   "SMU does not answer (SMU: no answer to GetSmuVersion after 100 ms "
-		   "(C2PMSG_90 = 0x0)), and the mode-1 reset through the sOS failed: "
-		   "RESET: the sOS's mode-1 reset not done after 1000 ms "
-		   "(C2PMSG_33 = 0x0)" LOST);
+	open_fails(&f, -ETIMEDOUT, SOS_MODE1_FAILED "RESET: the sOS's mode-1 reset "
+		   "not done after 1000 ms (C2PMSG_33 = 0x0)" LOST);
 	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_SOS_MODE1_SILENT, 0, false), 0);
 	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_SMU_SILENT, 0, false), 0);
 	open_ok(&f);
@@ -308,11 +323,8 @@ test_sos_not_ready_for_mode1(void **state)
 	/* An unknown command in C2PMSG_64: the sim refuses it, status 1. */
 	assert_int_equal(amd_sim_reg_write(f.sim, f.sim->lay.c2pmsg_81 - 81 + 64,
 					   0x12340000u), 0);
-	open_fails(&f, -ETIMEDOUT, "RESET: its sOS runs (C2PMSG_81 = 0x1) but its "
-		   "SMU does not answer (SMU: no answer to GetSmuVersion after 100 ms "
-		   "(C2PMSG_90 = 0x0)), and the mode-1 reset through the sOS failed: "
-		   "RESET: sOS not ready for the mode-1 command after 1000 ms "
-		   "(C2PMSG_64 = 0x80000001)" LOST);
+	open_fails(&f, -ETIMEDOUT, SOS_MODE1_FAILED "RESET: sOS not ready for the "
+		   "mode-1 command after 1000 ms (C2PMSG_64 = 0x80000001)" LOST);
 	sim_dev_close(&f);
 }
 

@@ -12,7 +12,8 @@
  * offsets as AID 0's, which amd_sim_xcc_check reads). Any other pattern,
  * an AID past the sim's, or a store full, goes nowhere, as a write to
  * nothing on hardware would. The stores live in the shared block under
- * far_lock (the registers past BAR5 share it).
+ * far_lock (the registers past BAR5 share it); a reset clears them with
+ * AID 0's registers (tree.c).
  */
 #include <errno.h>
 

@@ -277,6 +277,9 @@ test_sim_aid_window(void **state)
 	assert_int_equal(amd_sim_aid_reg(sim, 1, fence, &v), 0);
 	assert_int_equal(v, 1u << 16);
 	assert_int_equal(far_read(sim, fence), 0x5a);
+	/* A reset clears them, as AID 0's registers. */
+	assert_int_equal(amd_sim_inject(sim, AMD_SIM_POWER_CYCLE, 0, true), 0);
+	assert_int_equal(amd_sim_aid_reg(sim, 1, fence, &v), -ENOENT);
 	assert_int_equal(amd_sim_aid_reg(sim, 2, fence, &v), -EINVAL);
 	assert_int_equal(amd_sim_aid_reg(sim, 0, fence, &v), -EINVAL);
 	assert_int_equal(amd_sim_aid_reg(sim, 1, fence, NULL), -EINVAL);

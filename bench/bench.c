@@ -330,6 +330,37 @@ bench_per_op_pair(const struct bench *b, const char *name, enum bench_role role,
 	return ret ? failed(b, name, impl[0], ret) : 0;
 }
 
+int
+bench_per_op_self(const struct bench *b, const char *name, const char *impl,
+		  enum bench_role role, bench_self_fn fn, void *arg, uint64_t n)
+{
+	size_t runs = (size_t)b->runs;
+	double *all = calloc(runs * n + n + runs, sizeof(double));
+	double *scratch = all ? all + runs * n : NULL;
+	double *run_medians = scratch ? scratch + n : NULL;
+	uint64_t ns;
+	int ret;
+
+	if (!all)
+		return failed(b, name, impl, -ENOMEM);
+	ret = fn(arg, &ns);			/* the warm-up */
+	for (size_t r = 0; r < runs && ret == 0; r++) {
+		for (uint64_t i = 0; i < n && ret == 0; i++) {
+			ret = fn(arg, &ns);
+			all[r * n + i] = (double)ns;
+		}
+		if (ret == 0) {
+			memcpy(scratch, all + r * n, n * sizeof(double));
+			run_medians[r] = median(scratch, n);
+		}
+	}
+	if (ret == 0)
+		report(b, name, impl, role, n, "per-op samples", all, runs * n,
+		       run_medians, 0);
+	free(all);
+	return ret ? failed(b, name, impl, ret) : 0;
+}
+
 size_t
 bench_read_file(const char *path, void *buf, size_t cap)
 {

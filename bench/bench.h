@@ -100,6 +100,18 @@ int bench_per_op_pair(const struct bench *b, const char *name, enum bench_role r
 		      const char *const impl[2], bench_one_fn const fn[2],
 		      void *const arg[2], uint64_t n);
 
+/* Runs one operation with untimed work around it, and stores in *ns the
+ * time of the part that is the figure; returns 0 or a negative status. */
+typedef int (*bench_self_fn)(void *arg, uint64_t *ns);
+
+/*
+ * bench_per_op_self() - bench_per_op() of an operation that times itself
+ * (fn sets each sample): for one whose setup and teardown must not count,
+ * such as an open between a close and a reset. Warm-up of one call.
+ */
+int bench_per_op_self(const struct bench *b, const char *name, const char *impl,
+		      enum bench_role role, bench_self_fn fn, void *arg, uint64_t n);
+
 /* Print a note on stderr: what a program skips, and why. */
 void bench_note(const struct bench *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

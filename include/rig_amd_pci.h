@@ -196,11 +196,11 @@ int rig_amd_pci_attach(const struct rig_pci_machine *m, int i);
  * (-ENOTSUP: a fabric's GPUs reset together). The function is taken, its
  * discovery table read for its registers' places, and given back.
  * Returns 0; RIG_EINVAL for i < 0; -ENODEV; the function's refusal to be
- * taken; -EPROTO for an unreadable table; -ENOTSUP for GC 9 with its OS
- * running (its mode 1 is not built; nothing written); -EIO for a GPU that
- * does not respond, whose power manager does not answer, whose
- * configuration changed or whose firmware still runs; -ETIMEDOUT for a
- * bootloader not ready.
+ * taken; -EPROTO for an unreadable table; -EIO for a GPU that does not
+ * respond, whose configuration changed or whose firmware still runs;
+ * -ETIMEDOUT for a bootloader not ready, or, where the power manager
+ * does not answer and the mode-1 reset goes through the security
+ * processor's OS instead, an OS that does not take it or finish it.
  */
 int rig_amd_pci_reset(const struct rig_pci_machine *m, int i);
 

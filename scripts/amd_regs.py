@@ -9,7 +9,9 @@
       commit a9069c17, amd-facts §0.1), for each register header a supported
       block version reads (TABLES below), and adds SMUIO's from linux's
       smuio_13_0_3_offset.h and smuio_14_0_2_offset.h (SMUIO_FACTS), which
-      regs.py lacks. regs.def is the tree's copy of those facts.
+      regs.py lacks, and NBIO 7.9's indirect window from linux's
+      nbio_7_9_0_offset.h (NBIO_FACTS). regs.def is the tree's copy of
+      those facts.
   amd_regs.py c REGS_DEF OUT_DIR
       writes OUT_DIR/names.h (one enum entry per register role) and
       OUT_DIR/tables.c (one table per register header, each naming the
@@ -114,14 +116,21 @@ ROLES = {
         "BIF_BX_PF0_RSMU_INDEX", "BIF_BX_PF0_RSMU_DATA",
         "BIF_BX0_REMAP_HDP_MEM_FLUSH_CNTL", "BIF_BX_PF0_GPU_HDP_FLUSH_REQ",
         "BIF_BX_PF0_GPU_HDP_FLUSH_DONE", "RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN",
-        "BIF_BX0_BIF_DOORBELL_INT_CNTL", "XCC_DOORBELL_FENCE"),
+        "BIF_BX0_BIF_DOORBELL_INT_CNTL", "XCC_DOORBELL_FENCE") + [
+        # NBIO 7.9's indirect window to another AID's registers (linux's
+        # nbio_v7_9.c get_pcie_index/data/index_hi_offset).
+        (r, ["regBIF_BX0_" + r]) for r in ("PCIE_INDEX2", "PCIE_DATA2",
+                                           "PCIE_INDEX2_HI")],
     "OSSSYS": same(
         "IH_RB_CNTL", "IH_RB_BASE", "IH_RB_BASE_HI", "IH_RB_RPTR", "IH_RB_WPTR",
         "IH_RB_WPTR_ADDR_LO", "IH_RB_WPTR_ADDR_HI", "IH_DOORBELL_RPTR",
         "IH_RB_CNTL_RING1", "IH_RB_BASE_RING1", "IH_RB_BASE_HI_RING1",
         "IH_RB_RPTR_RING1", "IH_RB_WPTR_RING1", "IH_CNTL"),
     "HDP": same("HDP_MEM_POWER_CTRL"),
-    "MP0": c2pmsg(["regMP0", "regMPASP"], (35, 36, 64, 67, 69, 70, 71, 81)),
+    # C2PMSG_33: the sOS's mode-1 reset's completion (bit 31), which
+    # linux's psp_v11_0.c/psp_v3_1.c mode1_reset waits for; linux's
+    # mp_13_0_0_offset.h and mp_14_0_2_offset.h: 0x61, BASE_IDX 0.
+    "MP0": c2pmsg(["regMP0", "regMPASP"], (33, 35, 36, 64, 67, 69, 70, 71, 81)),
     "MP1": c2pmsg(["regMP1"], (53, 54, 66, 75, 82, 90)),
     "SMUIO": same("GOLDEN_TSC_COUNT_LOWER", "GOLDEN_TSC_COUNT_UPPER"),
 }
@@ -136,6 +145,16 @@ SMUIO_FACTS = {
 }
 
 
+# linux drivers/gpu/drm/amd/include/asic_reg/nbio/nbio_7_9_0_offset.h:
+# (offset, BASE_IDX), merged into regs.py's nbio_7_9_0 (tinygrad's
+# regs/nbio_7_9_0.py, commit a17d304c, gives the same).
+NBIO_FACTS = {
+    "nbio_7_9_0": {"regBIF_BX0_PCIE_INDEX2": (0xe, 0),
+                   "regBIF_BX0_PCIE_DATA2": (0xf, 0),
+                   "regBIF_BX0_PCIE_INDEX2_HI": (0x11, 0)},
+}
+
+
 def load_regs_py(path):
     tree = ast.parse(open(path).read(), path)
     mods = {}
@@ -145,6 +164,8 @@ def load_regs_py(path):
             mods[node.targets[0].id] = {k: (v[0], v[1]) for k, v in
                                         ast.literal_eval(node.value).items()}
     mods.update(SMUIO_FACTS)
+    for header, regs in NBIO_FACTS.items():
+        mods.setdefault(header, {}).update(regs)
     return mods
 
 

@@ -52,10 +52,17 @@ mi300x(struct env *e, struct fake_gpu g)
 	mi300x_dies(e, g, 4);
 }
 
-#define XCCS_NOT_BUILT(bus) "the full boot of GC 9.4.3 with 8 XCCs on more than " \
-	"one die (AID) is not built yet (" bus ": XCC 2 is on die 1, XCC 0 on die 0; " \
-	"amd-facts gives no indirect PCIE write for shub_slv_mode on the other " \
-	"AIDs; nothing was written)"
+/* 8 XCCs on 8 dies: XCC 4 on die 4, past the four AIDs linux's extended
+ * SMN address names (4 dies, MI300X's, are built: they boot as one die). */
+static void
+eight_dies(struct env *e, struct fake_gpu g)
+{
+	mi300x_dies(e, g, 8);
+}
+
+#define XCCS_NOT_BUILT(bus) "the full boot of GC 9.4.3 with XCC 4 on die 4 is not " \
+	"built yet (" bus ": the extended SMN address names AIDs 0 to 3, and XCC 0 is " \
+	"AID 0's; nothing was written)"
 
 /*
  * Opens GPU i and expects status code and a message naming the GPU, then
@@ -176,7 +183,7 @@ test_rig_open_not_built(void **state)
 	struct rig_device *d = NULL;
 	struct rig_opener *o;
 
-	mi300x(e, (struct fake_gpu){ 0 });
+	eight_dies(e, (struct fake_gpu){ 0 });
 	assert_int_equal(rig_amd_pci_gpu(e->m, e->fw, 0, &o), 0);
 	assert_int_equal(rig_open(o, &d), -ENOTSUP);
 	assert_null(d);
@@ -591,7 +598,7 @@ test_fabric_stopped_passes(void **state)
 		char bus[32];
 
 		snprintf(bus, sizeof(bus), "0000:%02x:00.0", 0x03 + 0x10 * k);
-		mi300x(e, (struct fake_gpu){ .bus = bus, .class_code = 0x038000 });
+		eight_dies(e, (struct fake_gpu){ .bus = bus, .class_code = 0x038000 });
 	}
 	expect(e, 0, -ENOTSUP, XCCS_NOT_BUILT(BUS));
 }
@@ -621,14 +628,14 @@ test_refuse_windows(void **state)
 	expect(e, 0, -ENOENT, cause);
 }
 
-/* GC 9.4.3 with XCCs on several dies (AIDs): refused after every check,
- * nothing written. */
+/* GC 9.4.3 with XCCs on more dies than AIDs the extended SMN address
+ * names: refused after every check, nothing written. */
 static void
 test_not_built_9_4_3_xccs(void **state)
 {
 	struct env *e = *state;
 
-	mi300x(e, (struct fake_gpu){ .iommu_group = 14 });
+	eight_dies(e, (struct fake_gpu){ .iommu_group = 14 });
 	expect(e, 0, -ENOTSUP, XCCS_NOT_BUILT(BUS));
 	/* Nothing was written: driver_override and reset are as they were. */
 	assert_string_equal(fake_read(e->root, "sys/bus/pci/devices/" BUS
@@ -658,6 +665,18 @@ test_full_boot_9_4_3_8_xccs_stops(void **state)
 	struct env *e = *state;
 
 	mi300x_dies(e, (struct fake_gpu){ .iommu_group = 14 }, 1);
+	expect(e, 0, -ETIMEDOUT, "PSP: bootloader not ready after 1000 ms (C2PMSG_35 "
+	       "= 0x0); the GPU is lost: its next open resets it and boots it in full");
+}
+
+/* 8 XCCs on 4 dies (MI300X's AIDs): built too (shub_slv_mode through the
+ * PCIE_INDEX2 window), so it stops at the bootloader likewise. */
+static void
+test_full_boot_9_4_3_4_aids_stops(void **state)
+{
+	struct env *e = *state;
+
+	mi300x(e, (struct fake_gpu){ .iommu_group = 14 });
 	expect(e, 0, -ETIMEDOUT, "PSP: bootloader not ready after 1000 ms (C2PMSG_35 "
 	       "= 0x0); the GPU is lost: its next open resets it and boots it in full");
 }
@@ -715,7 +734,7 @@ test_opens_one_at_a_time(void **state)
 	struct racer r[4];
 	pthread_t t[4];
 
-	mi300x(e, (struct fake_gpu){ 0 });
+	eight_dies(e, (struct fake_gpu){ 0 });
 	pthread_barrier_init(&start, NULL, 4);
 	for (int k = 0; k < 4; k++) {
 		r[k] = (struct racer){ .e = e, .start = &start };
@@ -774,6 +793,7 @@ main(void)
 		T(test_not_built_9_4_3_xccs),
 		T(test_full_boot_9_4_3_stops),
 		T(test_full_boot_9_4_3_8_xccs_stops),
+		T(test_full_boot_9_4_3_4_aids_stops),
 		T(test_full_boot_11_0_0_stops),
 		T(test_full_boot_11_0_2_stops),
 		T(test_full_boot_12_0_0_stops),

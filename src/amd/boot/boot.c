@@ -77,31 +77,42 @@ amd_boot_tmr_at(const struct amd_dev *d)
 /*
  * Several XCCs (GC instances, §2.4): each is set up on its own
  * registers (gmc.c, gfx.c), the doorbells of those the GPU lacks fenced
- * (soc.c). Not built, for want of facts, so refused before any write:
- * XCCs whose entries lie on more than one die of the discovery table,
- * taken for more than one AID (§2.4's "multi-die, AIDs"), since §3.5's
- * shub_slv_mode=1 on the other AIDs goes through indirect PCIE writes
- * whose registers and AID addressing amd-facts does not give; and an
- * NBIO without XCC_DOORBELL_FENCE.
+ * (soc.c). XCCs whose entries lie on more than one die of the discovery
+ * table are taken for XCCs on more than one AID (§2.4's "multi-die,
+ * AIDs"; that MI300's table lists an AID per die is unverified): soc.c
+ * writes shub_slv_mode on the other AIDs through NBIO 7.9's indirect
+ * window (ext.c). Refused before any write: XCC 0 on a die but 0 (the
+ * fence above is AID 0's), a die past 3 (linux's extended SMN address
+ * names four AIDs), an NBIO without the window on a GPU of several dies,
+ * and an NBIO without XCC_DOORBELL_FENCE.
  */
 static int
 xccs_built(struct amd_dev *d, char *cause, size_t len)
 {
-	unsigned n = d->regs.xccs;
+	unsigned n = d->regs.xccs, dies = 0;
 
 	if (n <= 1)
 		return 0;
-	for (unsigned x = 1; x < n; x++)
-		if (d->regs.xcc_die[x] != d->regs.xcc_die[0]) {
-			snprintf(cause, len, "the full boot of GC %u.%u.%u with %u XCCs "
-				 "on more than one die (AID) is not built yet (%s: XCC %u "
-				 "is on die %u, XCC 0 on die %u; amd-facts gives no "
-				 "indirect PCIE write for shub_slv_mode on the other "
-				 "AIDs; nothing was written)", d->gc_major, d->gc_minor,
-				 d->gc_rev, n, d->bus, x, d->regs.xcc_die[x],
-				 d->regs.xcc_die[0]);
+	for (unsigned x = 0; x < n; x++) {
+		if (d->regs.xcc_die[x] > 3 || (x == 0 && d->regs.xcc_die[0])) {
+			snprintf(cause, len, "the full boot of GC %u.%u.%u with XCC %u on "
+				 "die %u is not built yet (%s: the extended SMN "
+				 "address names AIDs 0 to 3, and XCC 0 is AID 0's; nothing "
+				 "was written)", d->gc_major, d->gc_minor, d->gc_rev, x,
+				 d->regs.xcc_die[x], d->bus);
 			return -ENOTSUP;
 		}
+		dies |= 1u << d->regs.xcc_die[x];
+	}
+	if (dies != 1 && (d->regs.index[AMD_REG_NBIF_PCIE_INDEX2] == AMD_REG_NONE ||
+			  d->regs.index[AMD_REG_NBIF_PCIE_INDEX2_HI] == AMD_REG_NONE ||
+			  d->regs.index[AMD_REG_NBIF_PCIE_DATA2] == AMD_REG_NONE)) {
+		snprintf(cause, len, "the full boot of GC %u.%u.%u with %u XCCs on more "
+			 "than one die (AID) is not built on this NBIO (%s: its register "
+			 "table has no PCIE_INDEX2 window to the other AIDs; nothing was "
+			 "written)", d->gc_major, d->gc_minor, d->gc_rev, n, d->bus);
+		return -ENOTSUP;
+	}
 	if (d->regs.index[AMD_REG_NBIF_XCC_DOORBELL_FENCE] == AMD_REG_NONE) {
 		snprintf(cause, len, "the full boot of GC %u.%u.%u with %u XCCs is not "
 			 "built yet on this NBIO (%s: its register table has no "

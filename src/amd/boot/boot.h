@@ -141,6 +141,15 @@ int amd_boot_psp_spatial(struct amd_boot *b, uint32_t mode);
 
 /* smu.c: whether its mailbox answers GetSmuVersion within ms, and the
  * mode-1 reset (reset.c). */
+/* ext.c: linux's extended SMN part of AID aid's addresses (0 for AID 0);
+ * register r written on AID aid through NBIO 7.9's PCIE_INDEX2 window, a
+ * failure's message "<unit>: ...". */
+uint64_t amd_boot_ext_smn(unsigned aid);
+int amd_boot_wext(struct amd_boot *b, const char *unit, unsigned aid, enum amd_reg r,
+		  uint32_t v);
+/* psp.c: the mode-1 reset through the sOS (GFX_CTRL_CMD_ID_MODE1_RST),
+ * for a GPU whose SMU does not answer; 0 once C2PMSG_33 says it is done. */
+int amd_boot_psp_mode1(struct amd_boot *b);
 bool amd_boot_smu_alive(struct amd_boot *b, unsigned ms);
 int amd_boot_smu_mode1(struct amd_boot *b);
 

@@ -10,9 +10,14 @@
  * step 8); rig's queues stay on XCC 0, the partition's first. GC 11 and
  * 12's full boot sets the MEC's program counter to its image's start
  * address (START = (lo >> 2) | (hi << 30), START_HI = hi >> 2, under
- * GRBM_GFX_CNTL me 1 pipe 0, §1.5); CP_MEC_RS64_CNTL's pipe reset
- * pulse and PFP/ME's counters (GC 12) are not written, since their fields
- * are not in the facts: unverified on hardware. Last, compute queue 0 of
+ * GRBM_GFX_CNTL me 1 pipe 0, §1.5), then un-halts it as linux's
+ * gfx_v11_0.c/gfx_v12_0.c cp_compute_enable(true) does from kiq_resume
+ * before any queue (CP_MEC_RS64_CNTL, read-modify-write: mec_invalidate_
+ * icache [4], mec_pipe0..3_reset [19:16] and mec_halt [30] 0,
+ * mec_pipe0..3_active [29:26] 1; bit positions of linux's
+ * gc_11_0_0_sh_mask.h and gc_12_0_0_sh_mask.h). The pipe reset pulse
+ * linux gives with the counter when it loads the MEC itself, and PFP/ME's
+ * counters (GC 12), are not written: unverified on hardware. Last, compute queue 0 of
  * ME1 pipe 0 through its HQD registers, and a check that the MEC runs:
  * one NOP through that queue, its read pointer written back (a MEC left
  * halted, started before its image was loaded or at another address
@@ -47,15 +52,22 @@ autoload_done(struct amd_boot *b)
 					     0xFFFFFFFFu, 0, MS, NULL);
 }
 
+/* CP_MEC_RS64_CNTL: what cp_compute_enable(true) clears and sets. */
+#define RS64_STOPS	(1u << 4 | 0xfu << 16 | 1u << 30)
+#define RS64_ACTIVES	(0xfu << 26)
+
 static int
 mec_start(struct amd_boot *b)
 {
 	uint32_t lo = (uint32_t)b->mec_start, hi = (uint32_t)(b->mec_start >> 32);
+	uint32_t cntl;
 
 	BW(b, AMD_REG_GC_GRBM_GFX_CNTL, 0, 1u << 2);	/* meid 1, pipe 0 */
 	BW(b, AMD_REG_GC_CP_MEC_RS64_PRGRM_CNTR_START, 0, lo >> 2 | hi << 30);
 	BW(b, AMD_REG_GC_CP_MEC_RS64_PRGRM_CNTR_START_HI, 0, hi >> 2);
 	BW(b, AMD_REG_GC_GRBM_GFX_CNTL, 0, 0);
+	cntl = amd_dev_rreg(b->d, AMD_REG_GC_CP_MEC_RS64_CNTL, 0);
+	BW(b, AMD_REG_GC_CP_MEC_RS64_CNTL, 0, (cntl & ~RS64_STOPS) | RS64_ACTIVES);
 	return 0;
 }
 

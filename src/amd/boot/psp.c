@@ -246,6 +246,41 @@ setup_tmr(struct amd_boot *b)
 
 /* cmd_sriov_spatial_part's first word is its mode (§3.8; tinygrad's
  * struct, from linux's psp_gfx_if.h: mode, then override fields left 0). */
+/*
+ * Mode 1 through the sOS, for a GPU whose SMU does not answer (reset.c),
+ * as linux's psp_v11_0.c psp_v11_0_mode1_reset (and psp_v3_1.c's) makes
+ * it: the sOS ready for a command (C2PMSG_64 under 0x8000FFFF reads
+ * 0x80000000: bit 31 ready, status [15:0] 0), GFX_CTRL_CMD_ID_MODE1_RST
+ * (0x00070000, linux's psp_gfx_if.h) written to C2PMSG_64, 500 ms, then
+ * bit 31 of C2PMSG_33, the reset done (rig writes C2PMSG_33 0 first).
+ * Linux's psp_v13_0.c and
+ * psp_v14_0.c give MP0 13 and 14 (every MP0 rig boots) no mode1_reset of
+ * their own (linux resets those GPUs through the SMU), so that their sOS
+ * takes the command is unverified on hardware.
+ */
+#define MODE1_RST	0x00070000u
+#define SOS_READY_MASK	0x8000FFFFu
+#define SOS_READY	0x80000000u
+#define MODE1_DONE	(1u << 31)
+
+int
+amd_boot_psp_mode1(struct amd_boot *b)
+{
+	int ret;
+
+	if ((ret = amd_boot_wait(b, "RESET", "sOS not ready for the mode-1 command",
+				 AMD_REG_MP0_C2PMSG_64, SOS_READY_MASK, SOS_READY, MS,
+				 NULL)) < 0)
+		return ret;
+	/* A bit 31 an earlier reset left would pass the wait at once: rig
+	 * clears it first (linux does not; unverified on hardware). */
+	BW(b, AMD_REG_MP0_C2PMSG_33, 0, 0);
+	BW(b, AMD_REG_MP0_C2PMSG_64, 0, MODE1_RST);
+	amd_boot_sleep(500);		/* linux's 500 ms */
+	return amd_boot_wait(b, "RESET", "the sOS's mode-1 reset not done",
+			     AMD_REG_MP0_C2PMSG_33, MODE1_DONE, MODE1_DONE, MS, NULL);
+}
+
 int
 amd_boot_psp_spatial(struct amd_boot *b, uint32_t mode)
 {

@@ -4,7 +4,9 @@
  * callers that share its mode-1 step. The boot's RESET unit: a GPU whose
  * security processor's OS runs (C2PMSG_81 non-zero: firmware rig cannot
  * vouch for, a killed process's, one lost to a fault) is reset whole
- * (mode 1) through the SMU (smu.c), with bus mastering off so
+ * (mode 1) through the SMU (smu.c), or, where the SMU does not answer
+ * (its firmware not loaded yet: a process killed between the sOS's start
+ * and the SMU's load), through the sOS (psp.c), with bus mastering off so
  * nothing it still runs reaches host memory (amd-facts §3.1). The open
  * fails if firmware rig did not start still runs after the reset. A GPU
  * no sOS runs on is booted from its bootloader as it is.
@@ -41,13 +43,21 @@ mode1(struct amd_boot *b, uint32_t sos)
 	if (!amd_boot_smu_alive(b, 100)) {
 		char why[256];
 
+		/* A process killed between its sOS's start and the load of
+		 * the SMU's firmware leaves this: mode 1 through the sOS. */
 		snprintf(why, sizeof(why), "%s", b->cause);
-		return amd_boot_fail(b, -EIO, "RESET: its sOS runs (C2PMSG_81 = 0x%x) "
-				     "but its SMU does not answer, so it cannot be "
-				     "reset (mode 1): %s", sos, why);
-	}
-	if ((ret = amd_boot_smu_mode1(b)) < 0)
+		if ((ret = amd_boot_psp_mode1(b)) < 0) {
+			char psp[256];
+
+			snprintf(psp, sizeof(psp), "%s", b->cause);
+			return amd_boot_fail(b, ret, "RESET: its sOS runs (C2PMSG_81 = "
+					     "0x%x) but its SMU does not answer (%s), and "
+					     "the mode-1 reset through the sOS failed: %s",
+					     sos, why, psp);
+		}
+	} else if ((ret = amd_boot_smu_mode1(b)) < 0) {
 		return ret;
+	}
 	after = amd_dev_rreg(b->d, AMD_REG_MP0_C2PMSG_81, 0);
 	if (after)
 		return amd_boot_fail(b, -EIO, "RESET: firmware rig did not start still "

@@ -6,8 +6,15 @@
  * units: MC address of VRAM offset 0, §3.2) and, in a full boot, opens
  * the doorbell aperture, on NBIO 7.9 (GC 9.4.3) first fencing the
  * doorbells of the XCCs the GPU lacks (XCC_DOORBELL_FENCE = 0xff & ~the
- * live XCCs' mask, §3.5; its shub_slv_mode on other AIDs is not built:
- * boot.c refuses such a GPU). Fini writes the session's mark: SCRATCH_REG7
+ * live XCCs' mask, §3.5), then, on each other AID an XCC lies on (the
+ * die of its discovery entry, taken for its AID), that AID's
+ * XCC_DOORBELL_FENCE = shub_slv_mode (bit 16, linux's nbio_7_9_0 sh_mask
+ * as tinygrad's regs/nbio_7_9_0.py carries it) through the indirect window
+ * (ext.c), as linux's nbio_v7_9_init_registers writes it. Not written:
+ * BIFC_GFX_INT_MONITOR_MASK and BIFC_DOORBELL_ACCESS_EN_PF, in NBIO's
+ * segment 8, which the tables here do not resolve (resolve.c refuses a
+ * table whose block lacks a register's segment, and how many bases MI300's
+ * NBIO entry lists is not in the facts). Fini writes the session's mark: SCRATCH_REG7
  * says rig booted the GPU and SCRATCH_REG6 is 0 for a clean stop, so the
  * next open boots in part. The S2A doorbell routing §3.5 names is not
  * written (its registers are not in the tables, and the sim routes every
@@ -27,6 +34,30 @@ amd_boot_xcc_mask(const struct amd_dev *d)
 	return m ? m : 1;
 }
 
+#define SHUB_SLV_MODE	(1u << 16)
+
+/* shub_slv_mode on every AID but 0 that an XCC lies on, once each. */
+static int
+other_aids(struct amd_boot *b)
+{
+	const struct amd_regs *g = &b->d->regs;
+	uint32_t done = 1;		/* AID 0: the fence above */
+	int ret;
+
+	for (unsigned x = 0; x < g->xccs; x++) {
+		unsigned aid = g->xcc_die[x];
+
+		if (aid < 32 && (done >> aid & 1))
+			continue;
+		if ((ret = amd_boot_wext(b, "SOC", aid, AMD_REG_NBIF_XCC_DOORBELL_FENCE,
+					 SHUB_SLV_MODE)) < 0)
+			return ret;
+		if (aid < 32)
+			done |= 1u << aid;
+	}
+	return 0;
+}
+
 int
 amd_boot_soc_init(struct amd_boot *b)
 {
@@ -36,8 +67,11 @@ amd_boot_soc_init(struct amd_boot *b)
 	/* Off until both hubs translate (gfx.c), whatever the last driver left. */
 	if ((ret = pci_bus_master(d->m, &d->t, false)) < 0)
 		return amd_boot_fail(b, ret, "SOC: bus mastering off: %s", amd_cause());
-	if (b->full && d->regs.index[AMD_REG_NBIF_XCC_DOORBELL_FENCE] != AMD_REG_NONE)
+	if (b->full && d->regs.index[AMD_REG_NBIF_XCC_DOORBELL_FENCE] != AMD_REG_NONE) {
 		BW(b, AMD_REG_NBIF_XCC_DOORBELL_FENCE, 0, 0xffu & ~amd_boot_xcc_mask(d));
+		if ((ret = other_aids(b)) < 0)
+			return ret;
+	}
 	if (b->full)
 		BW(b, AMD_REG_NBIF_RCC_DEV0_EPF0_RCC_DOORBELL_APER_EN, 0, 1);
 	d->fb_base = (uint64_t)(amd_dev_rreg(d, AMD_REG_MMHUB_MMMC_VM_FB_LOCATION_BASE, 0)

@@ -33,8 +33,9 @@ struct gc_regs {
 	struct reg vm_cntl, vm_base_lo, vm_start_lo, vm_end_lo, vm_fault_status;
 	struct reg sdma_q0;
 	/* The MEC's gate (mec.c): GC 9's CP_MEC_CNTL, GC 11/12's program
-	 * counter CP_MEC_RS64_PRGRM_CNTR_START and _HI (§3.10, §3.13). */
-	struct reg mec_cntl, mec_pc, mec_pc_hi;
+	 * counter CP_MEC_RS64_PRGRM_CNTR_START and _HI (§3.10, §3.13) and
+	 * CP_MEC_RS64_CNTL (regs.def, from linux's gc_11_0_0_offset.h). */
+	struct reg mec_cntl, mec_pc, mec_pc_hi, mec_rs64_cntl;
 	/* GC 9.4.3's per-XCC setup the sim checks (xcc.c; §3.10 step 6):
 	 * GRBM_CNTL is at offset 0 of segment 0, so has_grbm_cntl says. */
 	struct reg gb_addr_config, tcp_utcl1_cntl2, sh_mem_config, sh_mem_bases;
@@ -51,6 +52,7 @@ static const struct gc_regs gc11_regs = {
 	.vm_end_lo = { 0, 0x1733 }, .vm_fault_status = { 0, 0x15c8 },	/* U */
 	.sdma_q0 = { 0, 0x80 },
 	.mec_pc = { 1, 0x2900 }, .mec_pc_hi = { 1, 0x2938 },
+	.mec_rs64_cntl = { 1, 0x2904 },
 };
 
 /* GC 12 moves GCVM by -0x64 (§3.13: CONTEXT0_CNTL 0x1688 -> 0x1624). */
@@ -63,6 +65,7 @@ static const struct gc_regs gc12_regs = {
 	.vm_end_lo = { 0, 0x16cf }, .vm_fault_status = { 0, 0x15d0 },
 	.sdma_q0 = { 0, 0x80 },
 	.mec_pc = { 1, 0x2900 }, .mec_pc_hi = { 1, 0x2938 },	/* GC 11's */
+	.mec_rs64_cntl = { 1, 0x2904 },
 };
 
 /* GC 9.4.3: no RLC autoload register (it stays 0); SDMA 4.4's SDMA_GFX_
@@ -162,12 +165,13 @@ at(const uint32_t *bases, struct reg r)
 }
 
 /* Each XCC's registers at its GC instance's bases; NBIO 7.9's fence
- * (regs.def: XCC_DOORBELL_FENCE, segment 5, 0x740c). */
+ * (regs.def: XCC_DOORBELL_FENCE, segment 5, 0x740c) and its indirect
+ * window to the other AIDs (ext.c). */
 static int
 xccs_resolve(struct sim_layout *l, const struct amd_discovery *t,
 	     const struct gc_regs *r)
 {
-	uint32_t gc[4], nbif5;
+	uint32_t gc[4], nbif5, nbif0;
 	int ret = 0;
 
 	for (unsigned x = 0; x < l->xccs; x++) {
@@ -188,11 +192,16 @@ xccs_resolve(struct sim_layout *l, const struct amd_discovery *t,
 		c->db_lower = at(gc, r->db_lower);
 		c->db_upper = at(gc, r->db_upper);
 	}
-	l->xcc_fence = 0;
+	l->xcc_fence = l->pcie_index2 = l->pcie_data2 = l->pcie_index2_hi = 0;
 	if (l->ver[0][0] == 9) {
-		if ((ret = base_of(t, NBIF_HWID, 5, &nbif5)) < 0)
+		if ((ret = base_of(t, NBIF_HWID, 5, &nbif5)) < 0 ||
+		    (ret = base_of(t, NBIF_HWID, 0, &nbif0)) < 0)
 			return ret;
 		l->xcc_fence = nbif5 + 0x740c;
+		/* regs.def: PCIE_INDEX2 0xe, DATA2 0xf, INDEX2_HI 0x11, segment 0. */
+		l->pcie_index2 = nbif0 + 0xe;
+		l->pcie_data2 = nbif0 + 0xf;
+		l->pcie_index2_hi = nbif0 + 0x11;
 	}
 	return 0;
 }
@@ -239,6 +248,7 @@ sim_layout_resolve(struct sim_layout *l, const uint8_t *table, size_t len)
 	l->mec_cntl = at(gc, r->mec_cntl);
 	l->mec_pc = at(gc, r->mec_pc);
 	l->mec_pc_hi = at(gc, r->mec_pc_hi);
+	l->mec_rs64_cntl = at(gc, r->mec_rs64_cntl);
 	l->sdma_rptr_lo = b->sdma_rptr_lo;
 	l->sdma_rptr_hi = b->sdma_rptr_hi;
 	l->sdma_doorbell = b->sdma_doorbell;

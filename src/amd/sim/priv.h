@@ -40,6 +40,11 @@
  * tinygrad reaches MI300's (amd-facts §2.4): the stride is the sim's. */
 #define SIM_XCCS		8
 #define SIM_XCC_STRIDE		0x40000u
+/* AIDs (GC 9.4.3): at most 4 (the extended SMN address's two bits), each
+ * past AID 0 keeping up to SIM_AID_REGS registers written to it through
+ * NBIO's PCIE_INDEX2 window (ext.c). */
+#define SIM_AIDS		4
+#define SIM_AID_REGS		16
 
 /* Page-table entry formats (amd-facts §3.6 and §3.14). */
 enum sim_pte_format { PTE_VG10, PTE_NV10, PTE_GFX12 };
@@ -58,6 +63,7 @@ struct sim_layout {
 	uint32_t sdma_q0;		/* SDMA0_QUEUE0_RB_CNTL (SDMA_GFX_ on 4.x) */
 	uint32_t mec_cntl;		/* GC 9's CP_MEC_CNTL, else 0 (mec.c) */
 	uint32_t mec_pc, mec_pc_hi;	/* GC 11/12's CP_MEC_RS64_PRGRM_CNTR_START[_HI] */
+	uint32_t mec_rs64_cntl;		/* GC 11/12's CP_MEC_RS64_CNTL */
 	/* Below sdma_q0: RB_RPTR_ADDR_LO, _HI, DOORBELL, DOORBELL_OFFSET. */
 	uint8_t sdma_rptr_lo, sdma_rptr_hi, sdma_doorbell, sdma_doorbell_offset;
 	uint32_t sdma_count_mask;	/* COPY/FILL count: 30 bits, 22 on SDMA 4 */
@@ -75,7 +81,18 @@ struct sim_layout {
 		uint32_t db_lower, db_upper;
 	} xcc[SIM_XCCS];
 	uint32_t xcc_fence;		/* NBIO 7.9's XCC_DOORBELL_FENCE */
+	/* GC 9.4.3's AIDs (1..4; XCC x on die sim_xcc_die()) and NBIO 7.9's
+	 * indirect window, else 0 (ext.c). */
+	unsigned aids;
+	uint32_t pcie_index2, pcie_data2, pcie_index2_hi;
 };
+
+/* The die (AID) XCC x of l lies on: the XCCs divided evenly. */
+static inline unsigned
+sim_xcc_die(const struct sim_layout *l, unsigned x)
+{
+	return l->aids > 1 ? x / (l->xccs / l->aids) : 0;
+}
 
 /* The GC versions the sim models; NULL for another. layout.c */
 const struct sim_layout *sim_layout_find(const char *gc);
@@ -213,6 +230,7 @@ struct sim_mp {
 	bool dram_hi, dram_lo, features;
 	uint32_t dram_high;
 	uint32_t never_ready, smu_silent, sos_survives;	/* injected faults */
+	uint32_t mode1_silent;		/* injected: the sOS ignores MODE1_RST */
 	uint32_t refuse_type;		/* a LOAD_IP_FW type refused (0: none) */
 	uint64_t loads;			/* LOAD_IP_FW pieces taken */
 	/* The MEC's gate (mec.c): atomics, so the register path and the CP
@@ -255,8 +273,13 @@ struct sim_shared {
 	_Atomic bool bus_master;
 	struct sim_mp mp;
 	uint32_t xccs;			/* opts.xccs, for an attach */
+	uint32_t aids;			/* opts.aids, for an attach */
+	/* AIDs 1..3's registers written through the window (ext.c), under
+	 * the driving process's far_lock. */
+	uint32_t naid[SIM_AIDS];
+	struct sim_far_reg aid[SIM_AIDS][SIM_AID_REGS];
 };
-#define SIM_SHARED_VERSION	3
+#define SIM_SHARED_VERSION	4
 
 struct amd_sim {
 	struct sim_layout lay;
@@ -354,6 +377,10 @@ bool sim_mec_runs(struct amd_sim *s);
  * that XCC's MEC runs (xcc 0: sim_mec_runs). */
 void sim_mec_xcc_write(struct amd_sim *s, unsigned xcc, uint32_t value);
 bool sim_mec_xcc_runs(struct amd_sim *s, unsigned xcc);
+/* ext.c: a write of value to NBIO's PCIE_DATA2: true where it reached
+ * another AID (stored there) or nothing; false, with *index the local
+ * register it addresses, for the caller to write. */
+bool sim_ext_write(struct amd_sim *s, uint32_t *index, uint32_t value);
 /* xcc.c: the XCC (1..xccs - 1) whose GC registers hold index, else 0. */
 unsigned sim_xcc_of(const struct amd_sim *s, uint32_t index);
 /* tree.c: a function reset's loss of the engines' and registers' state. */

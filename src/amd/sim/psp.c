@@ -23,6 +23,12 @@
  * SMU answers once the piece that carries the SMU's file is taken (its
  * firmware, or 13.0.6's P2S table: when a real 13.0.6 SMU first answers
  * is not in the facts). Its
+ * sOS takes GFX_CTRL_CMD_ID_MODE1_RST (0x00070000, linux's psp_gfx_if.h)
+ * in C2PMSG_64 as psp_v11_0.c's mode1_reset gives it: it resets the GPU
+ * whole as the SMU's mode 1 does (smu.c), then sets bit 31 of C2PMSG_33,
+ * the completion linux waits for (that a real sOS sets it only once the
+ * reset is done is the sim's reading; silenced, amd_sim_inject, it takes
+ * the command and does nothing). Its
  * refusals' statuses are GlobalPlatform TEE codes, the family linux's
  * psp_cmd_submit_buf tests (TEE_ERROR_NOT_SUPPORTED): BAD_PARAMETERS
  * 0xFFFF0006 (a layout), BAD_STATE 0xFFFF0007 (out of order), SECURITY
@@ -44,6 +50,8 @@
 #define ST_NOT_SUPPORTED	0xFFFF000Au
 #define ST_SECURITY		0xFFFF000Fu
 #define SIM_TMR_BYTES		0x1000000u	/* the sim's LOAD_TOC answer */
+#define MODE1_RST		0x00070000u	/* GFX_CTRL_CMD_ID_MODE1_RST */
+#define MODE1_DONE		(1u << 31)	/* C2PMSG_33 */
 
 static uint32_t
 c2p(const struct amd_sim *s, uint32_t n)
@@ -147,7 +155,9 @@ bootloader_cmd(struct amd_sim *s, uint32_t cmd)
 	sim_reg_set(s, c2p(s, 64), 0x80000000u);
 }
 
-static void
+/* A command in C2PMSG_64; true for GFX_CTRL_CMD_ID_MODE1_RST, which the
+ * caller carries out once mp_lock is released (sim_mode1_reset()). */
+static bool
 ring_cmd(struct amd_sim *s, uint32_t v)
 {
 	struct sim_mp *m = s->mp;
@@ -155,7 +165,9 @@ ring_cmd(struct amd_sim *s, uint32_t v)
 	uint32_t bytes = sim_reg(s, c2p(s, 71));
 
 	if (!m->sos)
-		return;
+		return false;
+	if (v == MODE1_RST)
+		return !m->mode1_silent;	/* silenced: it never answers */
 	if (v == 0x30000) {
 		m->ring = false;
 		sim_reg_set(s, c2p(s, 64), 0x80000000u);
@@ -167,6 +179,7 @@ ring_cmd(struct amd_sim *s, uint32_t v)
 	} else {
 		sim_reg_set(s, c2p(s, 64), 0x80000000u | 1);
 	}
+	return false;
 }
 
 /* The RLC runs the loaded images: CP idle, bootload complete where the
@@ -301,7 +314,9 @@ ring_run(struct amd_sim *s, uint32_t v)
 bool
 sim_psp_write(struct amd_sim *s, uint32_t index, uint32_t value)
 {
-	if (!s->lay.c2pmsg_81 || index < c2p(s, 35) || index > c2p(s, 81))
+	bool reset = false;
+
+	if (!s->lay.c2pmsg_81 || index < c2p(s, 33) || index > c2p(s, 81))
 		return false;
 	pthread_mutex_lock(&s->mp_lock);
 	sim_reg_set(s, index, value);
@@ -311,10 +326,18 @@ sim_psp_write(struct amd_sim *s, uint32_t index, uint32_t value)
 		sim_pause_check(s, AMD_SIM_PAUSE_BOOTLOADER);
 	}
 	else if (index == c2p(s, 64))
-		ring_cmd(s, value);
+		reset = ring_cmd(s, value);
 	else if (index == c2p(s, 67))
 		ring_run(s, value);
 	pthread_mutex_unlock(&s->mp_lock);
+	if (reset) {
+		/* Mode 1 (smu.c's), then the sOS's word that it is done,
+		 * which the reset's cleared registers would otherwise lose. */
+		sim_mode1_reset(s, false);
+		pthread_mutex_lock(&s->mp_lock);
+		sim_reg_set(s, c2p(s, 33), MODE1_DONE);
+		pthread_mutex_unlock(&s->mp_lock);
+	}
 	return true;
 }
 
@@ -336,6 +359,9 @@ amd_sim_inject(struct amd_sim *s, enum amd_sim_fault f, uint32_t arg, bool on)
 		break;
 	case AMD_SIM_SOS_SURVIVES_RESET:
 		m->sos_survives = on;
+		break;
+	case AMD_SIM_SOS_MODE1_SILENT:
+		m->mode1_silent = on;
 		break;
 	case AMD_SIM_PSP_REFUSES_TYPE:
 		m->refuse_type = on ? arg : 0;

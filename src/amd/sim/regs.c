@@ -125,6 +125,9 @@ amd_sim_reg_write(struct amd_sim *s, uint32_t index, uint32_t value)
 	}
 	if (index == s->lay.rsmu_data)
 		index = sim_reg(s, s->lay.rsmu_index) / 4;
+	else if (s->lay.pcie_data2 && index == s->lay.pcie_data2 &&
+		 sim_ext_write(s, &index, value))
+		return 0;		/* another AID's, or nothing */
 	if ((x = sim_xcc_of(s, index)) &&
 	    atomic_load_explicit(&s->mp->xcc_writes_fail, memory_order_relaxed) == x)
 		return amd_fail(-EIO, "the sim's injected fault: XCC %u's register 0x%x "
@@ -135,7 +138,7 @@ amd_sim_reg_write(struct amd_sim *s, uint32_t index, uint32_t value)
 	if (x && index == s->lay.xcc[x].mec_cntl) {
 		sim_mec_xcc_write(s, x, value);
 	} else if (in(index, s->lay.mec_cntl, 1) || in(index, s->lay.mec_pc, 1) ||
-	    in(index, s->lay.mec_pc_hi, 1)) {
+	    in(index, s->lay.mec_pc_hi, 1) || in(index, s->lay.mec_rs64_cntl, 1)) {
 		sim_mec_write(s, index, value);
 	} else if (in(index, s->lay.sdma_q0, 0x40)) {
 		sim_engine_lock(&s->sdma);

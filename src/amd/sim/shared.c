@@ -111,6 +111,7 @@ sim_shared_make(struct amd_sim *s, const struct amd_sim_opts *o)
 	snprintf(s->sh->bus, sizeof(s->sh->bus), "%s", s->bus);
 	s->sh->vram_bytes = s->vram_bytes;
 	s->sh->xccs = s->lay.xccs;
+	s->sh->aids = s->lay.aids;
 	atomic_store(&s->sh->bar0_bytes, s->bar0_bytes);
 	point_into(s);
 	return 0;

@@ -266,6 +266,10 @@ check_opts(const struct amd_sim_opts *o, const struct sim_layout **l)
 	if (o->xccs > SIM_XCCS || (o->xccs > 1 && strcmp(o->gc, "9.4.3")))
 		return amd_fail_at(NULL, -EINVAL, "xccs %u: GC 9.4.3 has 1 to %u XCCs, "
 				"every other GC one", o->xccs, SIM_XCCS);
+	if (o->aids > SIM_AIDS || (o->aids > 1 && (o->aids > (o->xccs ? o->xccs : 1) ||
+						    (o->xccs ? o->xccs : 1) % o->aids)))
+		return amd_fail_at(NULL, -EINVAL, "aids %u: 1 to %u AIDs that divide the %u "
+				"XCCs evenly", o->aids, SIM_AIDS, o->xccs ? o->xccs : 1);
 	if (o->bus && strlen(o->bus) != 12)
 		return amd_fail_at(NULL, -EINVAL, "bus \"%s\" is not of the form 0000:03:00.0",
 				o->bus);
@@ -370,6 +374,7 @@ amd_sim_create(const struct amd_sim_opts *o, struct amd_sim **out)
 		return amd_fail(-ENOMEM, "no memory for a sim");
 	s->lay = *l;
 	s->lay.xccs = o->xccs ? o->xccs : 1;
+	s->lay.aids = o->aids ? o->aids : 1;
 	s->vram_fd = s->irq_fd = -1;
 	s->vram_bytes = o->vram_bytes ? o->vram_bytes : 1ull << 30;
 	s->bar0_bytes = s->vram_bytes;	/* `rig detach` left it as large as VRAM */
@@ -459,6 +464,8 @@ amd_sim_attach(const char *root, const char *bus, const char *firmware,
 	}
 	s->lay = *l;
 	s->lay.xccs = s->sh->xccs >= 1 && s->sh->xccs <= SIM_XCCS ? s->sh->xccs : 1;
+	s->lay.aids = s->sh->aids >= 1 && s->sh->aids <= SIM_AIDS &&
+		      s->lay.xccs % s->sh->aids == 0 ? s->sh->aids : 1;
 	s->vram_bytes = s->sh->vram_bytes;
 	s->bar0_bytes = atomic_load(&s->sh->bar0_bytes);
 	atomic_init(&s->bar0_now, s->bar0_bytes);

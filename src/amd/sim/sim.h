@@ -80,6 +80,13 @@ struct amd_sim_opts {
 	 * each with its MEC's gate. Every other GC has one.
 	 */
 	unsigned xccs;
+	/*
+	 * GC 9.4.3's AIDs, 0 or 1 to 4 (0: one), dividing xccs evenly: its
+	 * discovery table lists a die per AID, XCCs 0.. on die 0, the next
+	 * xccs / aids on die 1, ..., every other block on die 0; another AID's
+	 * registers are reached through NBIO's PCIE_INDEX2 window (ext.c).
+	 */
+	unsigned aids;
 };
 
 /*
@@ -207,8 +214,9 @@ int amd_sim_idle(struct amd_sim *s, uint64_t timeout_ns);
  * it (mec.c), so its queues stay idle, as a driver that never un-halts
  * it would find them; on false, the next such write starts it.
  * AMD_SIM_XCC_WRITES_FAIL: every write to a GC register of XCC arg (1 to
- * xccs - 1) fails, as a machine's failed register access does. -EINVAL
- * for another.
+ * xccs - 1) fails, as a machine's failed register access does.
+ * AMD_SIM_SOS_MODE1_SILENT: the sOS takes GFX_CTRL_CMD_ID_MODE1_RST and
+ * does nothing (no reset, C2PMSG_33 not set). -EINVAL for another.
  */
 enum amd_sim_fault {
 	AMD_SIM_BOOTLOADER_NEVER_READY = 1,
@@ -218,6 +226,7 @@ enum amd_sim_fault {
 	AMD_SIM_POWER_CYCLE,
 	AMD_SIM_MEC_STAYS_HALTED,
 	AMD_SIM_XCC_WRITES_FAIL,
+	AMD_SIM_SOS_MODE1_SILENT,
 };
 int amd_sim_inject(struct amd_sim *s, enum amd_sim_fault f, uint32_t arg, bool on);
 /*
@@ -249,6 +258,10 @@ int amd_sim_pause(struct amd_sim *s, enum amd_sim_pause_at at, unsigned nth, int
  * argument.
  */
 int amd_sim_xcc_check(struct amd_sim *s, unsigned xcc, char *why, size_t len);
+/* AID aid's (1 to opts.aids - 1) register index (dwords, at AID 0's
+ * offsets) as last written through NBIO's PCIE_INDEX2 window (ext.c):
+ * 0, -ENOENT if never written, -EINVAL for a bad argument. */
+int amd_sim_aid_reg(struct amd_sim *s, unsigned aid, uint32_t index, uint32_t *out);
 /* What the marks read now: SCRATCH_REG7 (rig's mark) and SCRATCH_REG6
  * (1 while a session runs or after one that did not stop clean). */
 void amd_sim_marks(struct amd_sim *s, uint32_t *mark, uint32_t *dirty);

@@ -2,12 +2,15 @@
 /*
  * amd/sim/table.c: the IP discovery table the sim carries at the top of
  * VRAM, laid out as amd-facts §2 says (binary header, IP discovery header,
- * one die, GC info, harvest table) with linux's checksums, so that a
+ * its dies, GC info, harvest table) with linux's checksums, so that a
  * driver's parser takes it as a real GPU's. GC 9.x: IP discovery v4 with
  * 64-bit bases (an AID bit above bit 32, as MI300's carry) and GC info
  * v2.1; GC 11/12: v3, 32-bit bases, GC info v1.0. GC 9.4.3 with several
  * XCCs lists a GC entry per XCC (instances 0.., §2.4), XCC k's bases
- * XCC 0's plus k * SIM_XCC_STRIDE (priv.h).
+ * XCC 0's plus k * SIM_XCC_STRIDE (priv.h); with several AIDs
+ * (opts.aids) a die per AID, die d listing its own XCCs' GC entries and
+ * die 0 every other block (how a real MI300's table spreads its blocks
+ * over its dies is not in the facts: rig reads only GC's dies).
  */
 #include <string.h>
 
@@ -85,14 +88,23 @@ entry(const struct sim_layout *l, uint8_t *b, size_t at, bool wide, int k,
 	return at;
 }
 
-/* The die's IP entries from at, GC's XCCs 1.. after GC; returns the end. */
+/* Die d's IP entries from at (every block on die 0, GC's XCCs 1.. after
+ * GC, each on its own die: sim_xcc_die()), their count in *n; the end. */
 static size_t
-entries(const struct sim_layout *l, uint8_t *b, size_t at, bool wide)
+entries(const struct sim_layout *l, uint8_t *b, size_t at, bool wide, unsigned d,
+	uint16_t *n)
 {
+	*n = 0;
 	for (int k = 0; k < 8; k++) {
-		at = entry(l, b, at, wide, k, 0, 0);
+		if (d == 0) {
+			at = entry(l, b, at, wide, k, 0, 0);
+			(*n)++;
+		}
 		for (unsigned x = 1; k == 0 && x < l->xccs; x++)
-			at = entry(l, b, at, wide, k, x, x * SIM_XCC_STRIDE);
+			if (sim_xcc_die(l, x) == d) {
+				at = entry(l, b, at, wide, k, x, x * SIM_XCC_STRIDE);
+				(*n)++;
+			}
 	}
 	return at;
 }
@@ -101,17 +113,24 @@ size_t
 sim_table_build(const struct sim_layout *l, uint8_t *b, size_t cap)
 {
 	bool wide = l->ver[0][0] == 9;
-	size_t ihdr = 60, die = ihdr + 80, at, gc_info, gc_size, harvest;
+	size_t ihdr = 60, at = ihdr + 80, gc_info, gc_size, harvest;
+	unsigned dies = l->aids > 1 ? l->aids : 1;
 
 	memset(b, 0, cap);
-	at = entries(l, b, die + 4, wide);
-	put16(b, die, 0);
-	put16(b, die + 2, (uint16_t)(8 + (l->xccs ? l->xccs - 1 : 0)));
+	for (unsigned d = 0; d < dies; d++) {
+		size_t die = at;
+		uint16_t n;
+
+		at = entries(l, b, die + 4, wide, d, &n);
+		put16(b, die, (uint16_t)d);
+		put16(b, die + 2, n);
+		put16(b, ihdr + 14 + 4 * d, (uint16_t)d);	/* die_info[d].die_id */
+		put16(b, ihdr + 16 + 4 * d, (uint16_t)die);	/* .die_offset */
+	}
 	put32(b, ihdr, DISCOVERY_TABLE_SIGNATURE);
 	put16(b, ihdr + 4, wide ? 4 : 3);
 	put16(b, ihdr + 6, (uint16_t)(at - ihdr));
-	put16(b, ihdr + 12, 1);				/* num_dies */
-	put16(b, ihdr + 16, (uint16_t)die);		/* die_info[0].die_offset */
+	put16(b, ihdr + 12, (uint16_t)dies);		/* num_dies */
 	b[ihdr + 78] = wide;				/* base_addr_64_bit */
 	gc_info = at;
 	gc_size = wide ? 108 : 88;

@@ -209,6 +209,8 @@ sim_function_reset(struct amd_sim *s)
 		sim_reg_set(s, i, 0);
 	pthread_mutex_lock(&s->far_lock);
 	(*s->nfar) = 0;
+	/* The other AIDs' NBIO registers (ext.c) go with the rest. */
+	memset(s->sh->naid, 0, sizeof(s->sh->naid));
 	pthread_mutex_unlock(&s->far_lock);
 	sim_reg_set(s, 0xde3, (uint32_t)(s->vram_bytes >> 20));
 }

@@ -5,7 +5,8 @@
  * reaches them through the RSMU pair as tinygrad reaches MI300's
  * (amd-facts §2.4); its CP_MEC_CNTL is its MEC's gate (mec.c). What the
  * sim checks of each XCC is what amd-facts says a full boot writes
- * (§3.5, §3.6, §3.8, §3.10 steps 2, 6-8); the values below are the
+ * (§3.5, §3.6, §3.8, §3.10 steps 2, 6-8; with several AIDs, the XCC's
+ * AID's NBIO in slave mode, ext.c); the values below are the
  * facts', with fields at linux's gc_9_4_3 sh_mask positions (regs.py).
  * The sim never decides a value: a driver that wrote another is named.
  */
@@ -77,6 +78,19 @@ amd_sim_xcc_check(struct amd_sim *s, unsigned xcc, char *why, size_t len)
 	    (ret = want(s, xcc, "NBIO's XCC_DOORBELL_FENCE", s->lay.xcc_fence, 0xff,
 			0xffu & ~mask, why, len)) < 0)
 		return ret;
+	/* NBIO 7.9 on its AID, if not AID 0: shub_slv_mode (bit 16, linux's
+	 * nbio_v7_9_init_registers through the PCIE_INDEX2 window, ext.c). */
+	if (sim_xcc_die(&s->lay, xcc)) {
+		unsigned aid = sim_xcc_die(&s->lay, xcc);
+		uint32_t v = 0;
+
+		if (amd_sim_aid_reg(s, aid, s->lay.xcc_fence, &v) < 0 || !(v & 1u << 16)) {
+			snprintf(why, len, "XCC %u: AID %u's XCC_DOORBELL_FENCE (0x%x) holds "
+				 "0x%x, not shub_slv_mode (bit 16)", xcc, aid,
+				 s->lay.xcc_fence, v);
+			return -EPROTO;
+		}
+	}
 	if (!sim_mec_xcc_runs(s, xcc)) {
 		snprintf(why, len, "XCC %u: its MEC is halted (CP_MEC_CNTL 0x%x)", xcc,
 			 sim_reg(s, c->mec_cntl));

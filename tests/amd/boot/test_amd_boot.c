@@ -21,15 +21,16 @@
 #include <unistd.h>
 
 #include "../dev/sim_dev.h"
+#include "amd/sim/priv.h"
 
 #define LOST "; the GPU is lost: its next open resets it and boots it in full"
 
 /* A sim of gc with its firmware running but no rig mark (as amdgpu left
  * it), and its opener, searching fw (default: RIG_TEST_FIRMWARE). */
 static void
-up_xccs(struct sim_dev *f, const char *gc, const char *fw, unsigned xccs)
+up_aids(struct sim_dev *f, const char *gc, const char *fw, unsigned xccs, unsigned aids)
 {
-	struct amd_sim_opts o = { .gc = gc, .mark = 0, .xccs = xccs };
+	struct amd_sim_opts o = { .gc = gc, .mark = 0, .xccs = xccs, .aids = aids };
 
 	memset(f, 0, sizeof(*f));
 	fake_root(f->root);
@@ -39,6 +40,12 @@ up_xccs(struct sim_dev *f, const char *gc, const char *fw, unsigned xccs)
 		fail_msg("sim: %s", rig_why());
 	f->fw[0] = fw ? fw : getenv("RIG_TEST_FIRMWARE");
 	assert_int_equal(rig_amd_pci_gpu(amd_sim_machine(f->sim), f->fw, 0, &f->o), 0);
+}
+
+static void
+up_xccs(struct sim_dev *f, const char *gc, const char *fw, unsigned xccs)
+{
+	up_aids(f, gc, fw, xccs, 0);
 }
 
 static void
@@ -142,13 +149,13 @@ xccs_set_up(struct sim_dev *f, unsigned n)
  * part, loading nothing, and runs work again.
  */
 static void
-full_boot_xccs(unsigned n)
+full_boot_aids(unsigned n, unsigned aids)
 {
 	struct sim_dev f;
 	bool autoloaded = false;
 	char why[300];
 
-	up_xccs(&f, "9.4.3", NULL, n);
+	up_aids(&f, "9.4.3", NULL, n, aids);
 	/* Before the boot no XCC past 0 is set up: the check sees it. */
 	assert_int_equal(amd_sim_xcc_check(f.sim, n - 1, why, sizeof(why)), -EPROTO);
 	open_ok(&f);
@@ -164,7 +171,31 @@ full_boot_xccs(unsigned n)
 	sim_dev_close(&f);
 }
 
+static void
+full_boot_xccs(unsigned n)
+{
+	full_boot_aids(n, 0);
+}
+
 static void test_full_boot_9_4_3_2_xccs(void **s) { (void)s; full_boot_xccs(2); }
+
+/* XCCs on several AIDs (MI300X's 8 on 4, and 2 on 2): each XCC's AID but
+ * AID 0 has its NBIO in slave mode, written through the PCIE_INDEX2
+ * window, and the rest as on one die (xccs_set_up's amd_sim_xcc_check). */
+static void
+test_full_boot_9_4_3_8_xccs_4_aids(void **s)
+{
+	(void)s;
+	full_boot_aids(8, 4);
+}
+
+static void
+test_full_boot_9_4_3_2_xccs_2_aids(void **s)
+{
+	(void)s;
+	full_boot_aids(2, 2);
+}
+
 static void test_full_boot_9_4_3_4_xccs(void **s) { (void)s; full_boot_xccs(4); }
 static void test_full_boot_9_4_3_8_xccs(void **s) { (void)s; full_boot_xccs(8); }
 
@@ -213,18 +244,87 @@ test_xcc_fault_refused(void **state)
 	sim_dev_close(&f);
 }
 
-/* MP1 13.0.6 silent: GC 9.4.3 with its sOS running cannot be reset. */
+/*
+ * An SMU that does not answer on a GPU whose sOS runs (as a process killed
+ * between its sOS's start and the load of the SMU's firmware leaves it):
+ * the mode-1 reset goes through the sOS (GFX_CTRL_CMD_ID_MODE1_RST), and
+ * the full boot runs; here the SMU stays silent after the load too, so the
+ * boot stops at its SMU step, and once it answers again the next open
+ * resets the GPU and boots it.
+ */
 static void
-test_smu_silent_cannot_reset_9_4_3(void **state)
+smu_silent_reset_through_sos(const char *gc)
+{
+	struct sim_dev f;
+	uint64_t before;
+
+	up(&f, gc, NULL);
+	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_SMU_SILENT, 0, true), 0);
+	before = amd_sim_psp_loads(f.sim, NULL);
+	open_fails(&f, -ETIMEDOUT, "SMU: no answer to GetSmuVersion after 1000 ms "
+		   "(C2PMSG_90 = 0x0)" LOST);
+	assert_true(amd_sim_psp_loads(f.sim, NULL) > before);	/* reset, then loaded */
+	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_SMU_SILENT, 0, false), 0);
+	open_ok(&f);
+	sim_copy_work(&f, 0);
+	sim_dev_close(&f);
+}
+
+static void
+test_smu_silent_reset_through_sos(void **state)
+{
+	(void)state;
+	smu_silent_reset_through_sos("12.0.1");
+	smu_silent_reset_through_sos("11.0.0");
+}
+
+/* MP1 13.0.6 silent: GC 9.4.3 is reset through its sOS too. */
+static void
+test_smu_silent_reset_through_sos_9_4_3(void **state)
+{
+	(void)state;
+	smu_silent_reset_through_sos("9.4.3");
+}
+
+/* The reset's message where the SMU is silent and the sOS's reset fails. */
+#define SOS_MODE1_FAILED "RESET: its sOS runs (C2PMSG_81 = 0x1) but its SMU does " \
+	"not answer (SMU: no answer to GetSmuVersion after 100 ms (C2PMSG_90 = " \
+	"0x0)), and the mode-1 reset through the sOS failed: "
+
+/* Both silent: the reset's message names both, the GPU is lost. */
+static void
+test_smu_and_sos_mode1_silent(void **state)
 {
 	struct sim_dev f;
 
 	(void)state;
-	up(&f, "9.4.3", NULL);
+	up(&f, "12.0.1", NULL);
 	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_SMU_SILENT, 0, true), 0);
-	open_fails(&f, -EIO, "RESET: its sOS runs (C2PMSG_81 = 0x1) but its SMU "
-		   "does not answer, so it cannot be reset (mode 1): SMU: no answer "
-		   "to GetSmuVersion after 100 ms (C2PMSG_90 = 0x0)" LOST);
+	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_SOS_MODE1_SILENT, 0, true), 0);
+	open_fails(&f, -ETIMEDOUT, SOS_MODE1_FAILED "RESET: the sOS's mode-1 reset "
+		   "not done after 1000 ms (C2PMSG_33 = 0x0)" LOST);
+	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_SOS_MODE1_SILENT, 0, false), 0);
+	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_SMU_SILENT, 0, false), 0);
+	open_ok(&f);
+	sim_copy_work(&f, 0);
+	sim_dev_close(&f);
+}
+
+/* An sOS whose last command failed (C2PMSG_64's status not 0) is not
+ * ready for the mode-1 command: the wait names it. */
+static void
+test_sos_not_ready_for_mode1(void **state)
+{
+	struct sim_dev f;
+
+	(void)state;
+	up(&f, "12.0.1", NULL);
+	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_SMU_SILENT, 0, true), 0);
+	/* An unknown command in C2PMSG_64: the sim refuses it, status 1. */
+	assert_int_equal(amd_sim_reg_write(f.sim, f.sim->lay.c2pmsg_81 - 81 + 64,
+					   0x12340000u), 0);
+	open_fails(&f, -ETIMEDOUT, SOS_MODE1_FAILED "RESET: sOS not ready for the "
+		   "mode-1 command after 1000 ms (C2PMSG_64 = 0x80000001)" LOST);
 	sim_dev_close(&f);
 }
 
@@ -293,20 +393,6 @@ test_reg_list_refused(void **state)
 	(void)state;
 	load_refused("9.4.3", 67, "PSP: LOAD_IP_FW of psp_13_0_6_sos.bin's PSP_RL as "
 		     "REG_LIST (type 67) refused (status 0xffff000f)" LOST);
-}
-
-static void
-test_smu_silent_cannot_reset(void **state)
-{
-	struct sim_dev f;
-
-	(void)state;
-	up(&f, "12.0.1", NULL);
-	assert_int_equal(amd_sim_inject(f.sim, AMD_SIM_SMU_SILENT, 0, true), 0);
-	open_fails(&f, -EIO, "RESET: its sOS runs (C2PMSG_81 = 0x1) but its SMU "
-		   "does not answer, so it cannot be reset (mode 1): SMU: no answer "
-		   "to GetSmuVersion after 100 ms (C2PMSG_90 = 0x0)" LOST);
-	sim_dev_close(&f);
 }
 
 static void
@@ -453,15 +539,19 @@ main(void)
 		cmocka_unit_test(test_full_boot_9_4_3_2_xccs),
 		cmocka_unit_test(test_full_boot_9_4_3_4_xccs),
 		cmocka_unit_test(test_full_boot_9_4_3_8_xccs),
+		cmocka_unit_test(test_full_boot_9_4_3_8_xccs_4_aids),
+		cmocka_unit_test(test_full_boot_9_4_3_2_xccs_2_aids),
 		cmocka_unit_test(test_xcc_1_write_fails),
 		cmocka_unit_test(test_xcc_3_write_fails),
 		cmocka_unit_test(test_xcc_fault_refused),
 		cmocka_unit_test(test_reg_list_refused),
-		cmocka_unit_test(test_smu_silent_cannot_reset_9_4_3),
+		cmocka_unit_test(test_smu_silent_reset_through_sos_9_4_3),
 		cmocka_unit_test(test_full_boot_from_power_on),
 		cmocka_unit_test(test_bootloader_never_ready),
 		cmocka_unit_test(test_load_ip_fw_refused),
-		cmocka_unit_test(test_smu_silent_cannot_reset),
+		cmocka_unit_test(test_smu_silent_reset_through_sos),
+		cmocka_unit_test(test_smu_and_sos_mode1_silent),
+		cmocka_unit_test(test_sos_not_ready_for_mode1),
 		cmocka_unit_test(test_smu_silent_after_load),
 		cmocka_unit_test(test_firmware_survives_reset),
 		cmocka_unit_test(test_mec_never_starts_12_0_1),

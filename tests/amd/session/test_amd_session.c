@@ -295,8 +295,11 @@ test_killed_at_each_boot_step(void **state)
 }
 
 /* In the middle of the PSP: at the bootloader's third component (the
- * next open's bootloader takes the first again), and at the sOS's third
- * command (the SMU's firmware loaded: the next open resets it, mode 1). */
+ * next open's bootloader takes the first again), at the sOS's first
+ * command (LOAD_TOC; GC 9.4.3's SETUP_TMR), between its start and the
+ * load of the SMU's firmware (the sOS runs, the SMU does not answer: the
+ * next open resets it through the sOS, GFX_CTRL_CMD_ID_MODE1_RST), and
+ * at its third (the SMU's firmware loaded: mode 1 through the SMU). */
 static void
 test_killed_inside_the_psp(void **state)
 {
@@ -304,6 +307,7 @@ test_killed_inside_the_psp(void **state)
 	if (skipped())
 		skip();
 	killed_then_full(0, true, "bootloader", "3");
+	killed_then_full(0, true, "command", "1");
 	killed_then_full(0, true, "command", "3");
 }
 

@@ -3,10 +3,12 @@
  * tests/amd/sim/test_amd_sim_mec.c: the sim's MEC gate (src/amd/sim/mec.c)
  * driven as a driver would. On a GPU a clean session left, a compute
  * queue runs; once the MEC is halted (GC 9.4.3: CP_MEC_CNTL written with
- * its halt bits, §3.10 step 3; GC 11 and 12: its program counter written
- * at another address than its image's, §1.5) work put on a queue stays
- * there, not run, until the MEC starts again (CP_MEC_CNTL 0; the image's
- * start address, read here from the image file as amd-facts §1.5 says).
+ * its halt bits, §3.10 step 3; GC 11 and 12: CP_MEC_RS64_CNTL as linux's
+ * cp_compute_enable(false) writes it) work put on a queue stays there,
+ * not run, until the MEC starts again (CP_MEC_CNTL 0; GC 11/12: the
+ * image's start address, read here from the image file as amd-facts §1.5
+ * says, and the un-halt). A start at another address, or with no
+ * un-halt (or pipe 0 left inactive or reset), runs nothing.
  * After a reset no image is in place, and the same start writes leave
  * the MEC halted. GC 9.4.3 with several XCCs: a gate per XCC.
  */
@@ -50,25 +52,48 @@ image_start(const char *gc, uint32_t *start, uint32_t *start_hi)
 	*start_hi = hi >> 2;
 }
 
-/* Halts (start false) or starts g's MEC as a driver would; start_off is
- * added to the image's START (GC 11/12 only: another address). */
+/* CP_MEC_RS64_CNTL as linux's cp_compute_enable(false) and (true) write
+ * it (gc_11_0_0/gc_12_0_0_sh_mask.h: icache invalidate [4], pipe resets
+ * [19:16], pipe actives [29:26], halt [30]). */
+#define RS64_HALTED	(1u << 4 | 0xfu << 16 | 1u << 30)
+#define RS64_RUNNING	(0xfu << 26)
+
 static void
-mec(struct gpu *g, const char *gc, bool start, uint32_t start_off)
+rs64_cntl(struct gpu *g, uint32_t v)
+{
+	gpu_wreg(g, gpu_reg(g, AMD_REG_GC_CP_MEC_RS64_CNTL), v);
+}
+
+/* GC 11/12: the program counter at the image's START plus start_off. */
+static void
+mec_pc(struct gpu *g, const char *gc, uint32_t start_off)
 {
 	uint32_t pc, pc_hi;
 
+	image_start(gc, &pc, &pc_hi);
+	gpu_wreg(g, gpu_reg(g, AMD_REG_GC_GRBM_GFX_CNTL), 1u << 2);	/* me 1, pipe 0 */
+	gpu_wreg(g, gpu_reg(g, AMD_REG_GC_CP_MEC_RS64_PRGRM_CNTR_START), pc + start_off);
+	gpu_wreg(g, gpu_reg(g, AMD_REG_GC_CP_MEC_RS64_PRGRM_CNTR_START_HI), pc_hi);
+	gpu_wreg(g, gpu_reg(g, AMD_REG_GC_GRBM_GFX_CNTL), 0);
+}
+
+/* Halts (start false) or starts g's MEC as a driver would: GC 11/12's
+ * start is the counter (start_off added to the image's START: another
+ * address), then the un-halt; its halt is CP_MEC_RS64_CNTL's. */
+static void
+mec(struct gpu *g, const char *gc, bool start, uint32_t start_off)
+{
 	if (!strcmp(gc, "9.4.3")) {
 		/* Any value but 0: the facts name the bits, not where they are. */
 		gpu_wreg(g, gpu_reg(g, AMD_REG_GC_CP_MEC_CNTL), start ? 0 : 0xffffffffu);
 		return;
 	}
-	image_start(gc, &pc, &pc_hi);
-	if (!start)
-		start_off = 0x40;		/* another address than the image's */
-	gpu_wreg(g, gpu_reg(g, AMD_REG_GC_GRBM_GFX_CNTL), 1u << 2);	/* me 1, pipe 0 */
-	gpu_wreg(g, gpu_reg(g, AMD_REG_GC_CP_MEC_RS64_PRGRM_CNTR_START), pc + start_off);
-	gpu_wreg(g, gpu_reg(g, AMD_REG_GC_CP_MEC_RS64_PRGRM_CNTR_START_HI), pc_hi);
-	gpu_wreg(g, gpu_reg(g, AMD_REG_GC_GRBM_GFX_CNTL), 0);
+	if (!start) {
+		rs64_cntl(g, RS64_HALTED);
+		return;
+	}
+	mec_pc(g, gc, start_off);
+	rs64_cntl(g, RS64_RUNNING);
 }
 
 /* WRITE_DATA of v to va (§4.3), 5 dwords. */
@@ -113,6 +138,24 @@ gate(const char *gc)
 		mec(&g, gc, true, 4);
 		gpu_idle(&g);
 		assert_int_equal(word(&g, DATA), 1);
+		/* Nor the right start with no un-halt (a driver that forgets
+		 * it), nor an un-halt that leaves pipe 0 inactive or reset. */
+		rs64_cntl(&g, RS64_HALTED);
+		mec_pc(&g, gc, 0);
+		gpu_idle(&g);
+		assert_int_equal(word(&g, DATA), 1);
+		rs64_cntl(&g, RS64_RUNNING & ~(1u << 26));
+		assert_false(sim_mec_runs(g.sim));
+		rs64_cntl(&g, RS64_RUNNING | 1u << 16);
+		assert_false(sim_mec_runs(g.sim));
+		rs64_cntl(&g, RS64_RUNNING);
+		gpu_idle(&g);
+		assert_int_equal(word(&g, DATA), 2);
+		mec(&g, gc, false, 0);
+		write_data(&r, DATA, 2);
+		gpu_idle(&g);
+		assert_int_equal(word(&g, DATA), 2);
+		assert_int_equal(word(&g, r.rptr_va), r.wptr - 5);
 	}
 	/* Started at the image's start: the work runs. */
 	mec(&g, gc, true, 0);
@@ -122,6 +165,9 @@ gate(const char *gc)
 
 	/* After a reset no image is in place: the same start leaves it halted. */
 	assert_int_equal(amd_sim_inject(g.sim, AMD_SIM_POWER_CYCLE, 0, true), 0);
+	if (strcmp(gc, "9.4.3"))	/* power-on: as cp_compute_enable(false) leaves it */
+		assert_int_equal(gpu_rreg(&g, gpu_reg(&g, AMD_REG_GC_CP_MEC_RS64_CNTL)),
+				 RS64_HALTED);
 	mec(&g, gc, true, 0);
 	assert_false(sim_mec_runs(g.sim));
 	gpu_close(&g);

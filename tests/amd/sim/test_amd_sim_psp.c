@@ -9,7 +9,8 @@
  * another version (BAD_PARAMETERS), LOAD_IP_FW before LOAD_TOC or of
  * another piece than the next (BAD_STATE), a piece with one byte changed
  * (SECURITY), an unknown command (NOT_SUPPORTED); the SMU answers each
- * message as §3.9 lists, and its debug mailbox resets the GPU whole.
+ * message as §3.9 lists, and its debug mailbox resets the GPU whole, as
+ * does the sOS's GFX_CTRL_CMD_ID_MODE1_RST (C2PMSG_33's bit 31 then set).
  * GC 9.4.3 (MP0, MP1 13.0.6): SETUP_TMR with buffer 0 and size 0 before
  * the first piece (BAD_PARAMETERS otherwise, BAD_STATE twice or after a
  * piece), the P2S table first, AUTOLOAD_RLC refused (NOT_SUPPORTED),
@@ -102,7 +103,8 @@ sos_part(const struct file *f, uint32_t type, uint32_t *len)
 static uint32_t
 mp0(struct gpu *g, uint32_t n)
 {
-	return gpu_reg(g, n == 35 ? AMD_REG_MP0_C2PMSG_35 : n == 36 ? AMD_REG_MP0_C2PMSG_36 :
+	return gpu_reg(g, n == 33 ? AMD_REG_MP0_C2PMSG_33 :
+		       n == 35 ? AMD_REG_MP0_C2PMSG_35 : n == 36 ? AMD_REG_MP0_C2PMSG_36 :
 		       n == 64 ? AMD_REG_MP0_C2PMSG_64 : n == 67 ? AMD_REG_MP0_C2PMSG_67 :
 		       n == 69 ? AMD_REG_MP0_C2PMSG_69 : n == 70 ? AMD_REG_MP0_C2PMSG_70 :
 		       n == 71 ? AMD_REG_MP0_C2PMSG_71 : AMD_REG_MP0_C2PMSG_81);
@@ -279,6 +281,47 @@ test_smu_mailbox(void **state)
 	gpu_close(&g);
 }
 
+/* The sOS's mode-1 reset (GFX_CTRL_CMD_ID_MODE1_RST in C2PMSG_64, linux's
+ * psp_v11_0.c), which needs no SMU: the GPU as at power-on, C2PMSG_33's
+ * bit 31 set. Silenced, the sOS takes it and does nothing; with no sOS,
+ * nothing takes it. On each MP0 the sim models. */
+static void
+sos_mode1(const char *gc)
+{
+	struct gpu g;
+
+	gpu_open(&g, gc);		/* a clean session's: the sOS runs */
+	assert_int_equal(amd_sim_inject(g.sim, AMD_SIM_SMU_SILENT, 0, true), 0);
+	assert_int_equal(gpu_rreg(&g, mp0(&g, 64)), 0x80000000u);
+	assert_int_equal(gpu_rreg(&g, mp0(&g, 33)), 0);
+	assert_int_equal(amd_sim_inject(g.sim, AMD_SIM_SOS_MODE1_SILENT, 0, true), 0);
+	gpu_wreg(&g, mp0(&g, 64), 0x00070000u);
+	assert_int_not_equal(gpu_rreg(&g, mp0(&g, 81)), 0);
+	assert_int_equal(gpu_rreg(&g, mp0(&g, 33)), 0);
+	assert_int_equal(amd_sim_inject(g.sim, AMD_SIM_SOS_MODE1_SILENT, 0, false), 0);
+	gpu_wreg(&g, gpu_reg(&g, AMD_REG_GC_SCRATCH_REG7), 0x1234);
+	gpu_wreg(&g, mp0(&g, 64), 0x00070000u);
+	assert_int_equal(gpu_rreg(&g, mp0(&g, 81)), 0);
+	assert_int_equal(gpu_rreg(&g, mp0(&g, 35)), 0x80000000u);
+	assert_int_equal(gpu_rreg(&g, mp0(&g, 33)), 0x80000000u);
+	assert_int_equal(gpu_rreg(&g, gpu_reg(&g, AMD_REG_GC_SCRATCH_REG7)), 0);
+	/* No sOS now: the command goes nowhere. */
+	gpu_wreg(&g, mp0(&g, 33), 0);
+	gpu_wreg(&g, mp0(&g, 64), 0x00070000u);
+	assert_int_equal(gpu_rreg(&g, mp0(&g, 33)), 0);
+	assert_int_equal(gpu_rreg(&g, mp0(&g, 35)), 0x80000000u);
+	gpu_close(&g);
+}
+
+static void
+test_sos_mode1(void **state)
+{
+	(void)state;
+	sos_mode1("12.0.1");
+	sos_mode1("11.0.0");
+	sos_mode1("9.4.3");
+}
+
 /* MP0 13.0.6's sOS commands, and MP1 13.0.6's mailbox after the P2S table. */
 static void
 test_gc_9_4_3(void **state)
@@ -335,6 +378,7 @@ main(void)
 		cmocka_unit_test(test_sos_commands),
 		cmocka_unit_test(test_smu_mailbox),
 		cmocka_unit_test(test_gc_9_4_3),
+		cmocka_unit_test(test_sos_mode1),
 	};
 
 	if (!getenv("RIG_TEST_FIRMWARE")) {

@@ -14,6 +14,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -153,7 +154,7 @@ test_sim_xccs_match_the_tables(void **state)
 {
 	static struct amd_discovery t;
 	static struct amd_regs r;
-	struct amd_sim_opts o = { .gc = "9.4.3", .mark = 0xA0000008, .xccs = 4 };
+	struct amd_sim_opts o = { .gc = "9.4.3", .mark = 0xA0000008, .xccs = 4, .aids = 2 };
 	const struct rig_pci_machine *m;
 	struct pci_function *fs;
 	struct amd_sim *sim;
@@ -204,7 +205,11 @@ test_sim_xccs_match_the_tables(void **state)
 			}
 		}
 		assert_int_equal(r.xcc_instance[x], x);
+		assert_int_equal(r.xcc_die[x], x / 2);	/* 2 AIDs: XCCs 2, 3 on die 1 */
 	}
+	assert_int_equal(r.index[AMD_REG_NBIF_PCIE_INDEX2], sim->lay.pcie_index2);
+	assert_int_equal(r.index[AMD_REG_NBIF_PCIE_DATA2], sim->lay.pcie_data2);
+	assert_int_equal(r.index[AMD_REG_NBIF_PCIE_INDEX2_HI], sim->lay.pcie_index2_hi);
 	/* Not a GC register, or an XCC it lacks: none. */
 	assert_true(amd_regs_xcc(&r, 1, AMD_REG_MP0_C2PMSG_81) == AMD_REG_NONE);
 	assert_true(amd_regs_xcc(&r, 4, AMD_REG_GC_GB_ADDR_CONFIG) == AMD_REG_NONE);
@@ -216,12 +221,85 @@ test_sim_xccs_match_the_tables(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* The window as linux's indirect_wreg_ext drives it: addr's low 32 bits,
+ * then bits 39:32, then the value, then the high bits back to 0. */
+static void
+window_write(struct amd_sim *s, uint64_t addr, uint32_t v)
+{
+	assert_int_equal(amd_sim_reg_write(s, s->lay.pcie_index2, (uint32_t)addr), 0);
+	assert_int_equal(amd_sim_reg_write(s, s->lay.pcie_index2_hi,
+					   (uint32_t)(addr >> 32) & 0xff), 0);
+	assert_int_equal(amd_sim_reg_write(s, s->lay.pcie_data2, v), 0);
+	assert_int_equal(amd_sim_reg_write(s, s->lay.pcie_index2_hi, 0), 0);
+}
+
+/* A register past BAR5 through the RSMU pair (§0.3). */
+static uint32_t
+far_read(struct amd_sim *s, uint32_t index)
+{
+	uint32_t v = 0;
+
+	assert_int_equal(amd_sim_reg_write(s, s->lay.rsmu_index, index * 4), 0);
+	assert_int_equal(amd_sim_reg_read(s, s->lay.rsmu_data, &v), 0);
+	return v;
+}
+
+/*
+ * NBIO 7.9's PCIE_INDEX2 window (src/amd/sim/ext.c) on a GC 9.4.3 of 4
+ * XCCs on 2 AIDs: a write with linux's cross-AID bits (bit 34, AID 1 in
+ * bits 33:32) lands in AID 1's store, not in AID 0's register; one with
+ * no high bits is AID 0's own register; AID 2 (past the sim's), a pattern
+ * without bit 34, and AID 0 with bit 34 go nowhere.
+ */
+static void
+test_sim_aid_window(void **state)
+{
+	struct amd_sim_opts o = { .gc = "9.4.3", .mark = 0xA0000008, .xccs = 4, .aids = 2 };
+	struct amd_sim *sim;
+	char root[256];
+	uint32_t v, fence;
+
+	(void)state;
+	fake_root(root);
+	o.root = root;
+	assert_int_equal(amd_sim_create(&o, &sim), 0);
+	fence = sim->lay.xcc_fence;
+	assert_int_equal(amd_sim_aid_reg(sim, 1, fence, &v), -ENOENT);
+	window_write(sim, fence * 4ull + (1ull << 34 | 1ull << 32), 1u << 16);
+	assert_int_equal(amd_sim_aid_reg(sim, 1, fence, &v), 0);
+	assert_int_equal(v, 1u << 16);
+	assert_int_not_equal(far_read(sim, fence), 1u << 16);	/* AID 0's untouched */
+	window_write(sim, fence * 4ull, 0x5a);		/* local: AID 0's own */
+	assert_int_equal(far_read(sim, fence), 0x5a);
+	window_write(sim, fence * 4ull + (1ull << 34 | 2ull << 32), 7);	/* no AID 2 */
+	window_write(sim, fence * 4ull + (1ull << 32), 7);		/* no bit 34 */
+	window_write(sim, fence * 4ull + (1ull << 34), 7);		/* AID 0, cross */
+	assert_int_equal(amd_sim_aid_reg(sim, 1, fence, &v), 0);
+	assert_int_equal(v, 1u << 16);
+	assert_int_equal(far_read(sim, fence), 0x5a);
+	/* A reset clears them, as AID 0's registers. */
+	assert_int_equal(amd_sim_inject(sim, AMD_SIM_POWER_CYCLE, 0, true), 0);
+	assert_int_equal(amd_sim_aid_reg(sim, 1, fence, &v), -ENOENT);
+	assert_int_equal(amd_sim_aid_reg(sim, 2, fence, &v), -EINVAL);
+	assert_int_equal(amd_sim_aid_reg(sim, 0, fence, &v), -EINVAL);
+	assert_int_equal(amd_sim_aid_reg(sim, 1, fence, NULL), -EINVAL);
+	amd_sim_destroy(sim);
+	fake_remove(root);
+	/* AIDs must divide the XCCs; at most 4. */
+	o.aids = 3;
+	assert_int_equal(amd_sim_create(&o, &sim), -EINVAL);
+	o.aids = 8;
+	o.xccs = 8;
+	assert_int_equal(amd_sim_create(&o, &sim), -EINVAL);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sim_registers_match_the_tables),
 		cmocka_unit_test(test_sim_xccs_match_the_tables),
+		cmocka_unit_test(test_sim_aid_window),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -146,6 +146,8 @@ struct amd_dev {
 
 	/* Queues (queue.c): the C functions' own, one call at a time. */
 	struct amd_ring cp, sdma;
+	/* Their doorbells, resolved once at open (a commit rings them). */
+	struct pci_doorbell cp_db, sdma_db;
 	uint64_t cp_committed, sdma_committed;	/* wptrs rung */
 	uint64_t last_submitted, last_committed;
 	uint32_t step;			/* engine hand-offs made */

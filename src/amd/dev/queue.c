@@ -189,13 +189,11 @@ ring_doorbells(struct amd_dev *d)
 	}
 	if (d->sdma.wptr != d->sdma_committed) {
 		d->sdma_committed = d->sdma.wptr;
-		(void)d->m->ops->doorbell_write(d->m, &d->t, AMD_SDMA_DOORBELL * 8,
-						d->sdma.wptr * 4);
+		pci_doorbell_ring(&d->sdma_db, d->sdma.wptr * 4);
 	}
 	if (d->cp.wptr != d->cp_committed) {
 		d->cp_committed = d->cp.wptr;
-		(void)d->m->ops->doorbell_write(d->m, &d->t, AMD_CP_DOORBELL * 8,
-						d->cp.wptr);
+		pci_doorbell_ring(&d->cp_db, d->cp.wptr);
 	}
 	atomic_store_explicit(&d->cp_rung, d->cp_committed, memory_order_release);
 	d->last_committed = d->last_submitted;

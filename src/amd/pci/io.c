@@ -122,7 +122,7 @@ int
 pci_sysfs_doorbell_write(const struct rig_pci_machine *m, struct pci_taken *t,
 		     uint64_t offset, uint64_t value)
 {
-	volatile uint64_t *at;
+	volatile uint64_t *at = NULL;
 	int ret;
 
 	(void)m;
@@ -142,7 +142,7 @@ int
 pci_sysfs_doorbell_open(const struct rig_pci_machine *m, struct pci_taken *t,
 			uint64_t offset, struct pci_doorbell *out)
 {
-	volatile uint64_t *at;
+	volatile uint64_t *at = NULL;
 	int ret;
 
 	(void)m;

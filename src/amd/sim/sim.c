@@ -645,7 +645,7 @@ sim_engine_route(struct sim_engine *e)
  * racing a queue's start or stop lands before or after it, as it may on
  * hardware (a start resets the write pointer anyway).
  */
-static void
+static inline void
 ring(struct amd_sim *s, uint32_t slot, uint64_t value)
 {
 	uint32_t bits = atomic_load_explicit(&s->db_route[slot], memory_order_acquire);

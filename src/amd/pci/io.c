@@ -91,19 +91,20 @@ pci_sysfs_reg_write(const struct rig_pci_machine *m, struct pci_taken *t,
 
 /* The 64-bit slot of t's doorbell window at offset, or a status. */
 static int
-doorbell_at(struct pci_taken *t, uint64_t offset, volatile uint64_t **at)
+doorbell_at(const char *func, struct pci_taken *t, uint64_t offset,
+	    volatile uint64_t **at)
 {
 	if (!t->doorbell.addr)
-		return amd_fail(-ENXIO, "%s: its doorbell window is not mapped",
+		return amd_fail_at(func, -ENXIO, "%s: its doorbell window is not mapped",
 				t->bus);
 	if (offset & 7)
-		return amd_fail(-EINVAL, "%s: doorbell offset 0x%llx is not "
-				"8-aligned", t->bus, (unsigned long long)offset);
+		return amd_fail_at(func, -EINVAL, "%s: doorbell offset 0x%llx is not "
+				   "8-aligned", t->bus, (unsigned long long)offset);
 	if (offset >= t->doorbell.bytes)
-		return amd_fail(-ERANGE, "%s: doorbell offset 0x%llx is past the "
-				"window's 0x%llx bytes", t->bus,
-				(unsigned long long)offset,
-				(unsigned long long)t->doorbell.bytes);
+		return amd_fail_at(func, -ERANGE, "%s: doorbell offset 0x%llx is past "
+				   "the window's 0x%llx bytes", t->bus,
+				   (unsigned long long)offset,
+				   (unsigned long long)t->doorbell.bytes);
 	*at = (volatile uint64_t *)((char *)t->doorbell.addr + offset);
 	return 0;
 }
@@ -126,7 +127,7 @@ pci_sysfs_doorbell_write(const struct rig_pci_machine *m, struct pci_taken *t,
 	int ret;
 
 	(void)m;
-	if ((ret = doorbell_at(t, offset, &at)) < 0)
+	if ((ret = doorbell_at(__func__, t, offset, &at)) < 0)
 		return ret;
 	doorbell_store(at, value);
 	return 0;
@@ -146,7 +147,7 @@ pci_sysfs_doorbell_open(const struct rig_pci_machine *m, struct pci_taken *t,
 	int ret;
 
 	(void)m;
-	if ((ret = doorbell_at(t, offset, &at)) < 0)
+	if ((ret = doorbell_at(__func__, t, offset, &at)) < 0)
 		return ret;
 	*out = (struct pci_doorbell){ doorbell_ring, (void *)at, NULL };
 	return 0;

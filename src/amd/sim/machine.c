@@ -242,7 +242,7 @@ sim_doorbell_open(const struct rig_pci_machine *m, struct pci_taken *t,
 	if (offset >= SIM_BAR2_BYTES)
 		return amd_fail(-ERANGE, "doorbell 0x%llx is past BAR2's window",
 				(unsigned long long)offset);
-	if ((ret = sim_doorbell_check(offset)) < 0)
+	if ((ret = sim_doorbell_check(__func__, offset)) < 0)
 		return ret;
 	*out = (struct pci_doorbell){ sim_doorbell_ring, (void *)(uintptr_t)(offset / 8),
 				      taken(m, t) };

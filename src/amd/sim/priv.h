@@ -389,10 +389,10 @@ void sim_engine_unlock(struct sim_engine *e);
  * first, then the SDMA's. */
 #define SIM_DB_BIT(kind, i)	(1u << ((kind) == AMD_SIM_CP ? (i) : SIM_CP_QUEUES + (i)))
 void sim_engine_route(struct sim_engine *e);
-/* A doorbell offset's checks (0 or -EINVAL), and a handle's ring of the
+/* A doorbell offset's checks (0 or -EINVAL naming func), and a handle's ring of the
  * slot they passed (machine.c's doorbell_open: at is the slot, ctx the
  * sim). */
-int sim_doorbell_check(uint64_t offset);
+int sim_doorbell_check(const char *func, uint64_t offset);
 void sim_doorbell_ring(const struct pci_doorbell *db, uint64_t value);
 uint64_t sim_gpu_clock(void);
 void sim_queue_halt(struct sim_queue *q, const char *fmt, ...)

@@ -670,12 +670,13 @@ ring(struct amd_sim *s, uint32_t slot, uint64_t value)
 		sim_engine_kick(&s->sdma);
 }
 
-/* The checks of a doorbell write's offset: 0, or -EINVAL naming it. */
+/* The checks of a doorbell write's offset: 0, or -EINVAL naming it and
+ * func. */
 int
-sim_doorbell_check(uint64_t offset)
+sim_doorbell_check(const char *func, uint64_t offset)
 {
 	if (offset % 8 || offset >= SIM_BAR2_BYTES)
-		return amd_fail(-EINVAL, "doorbell 0x%llx is not an 8-aligned offset "
+		return amd_fail_at(func, -EINVAL, "doorbell 0x%llx is not an 8-aligned offset "
 				"in BAR2's 2 MiB", (unsigned long long)offset);
 	return 0;
 }
@@ -687,7 +688,7 @@ amd_sim_doorbell(struct amd_sim *s, uint64_t offset, uint64_t value)
 
 	if (!s)
 		return amd_fail(-EINVAL, "sim is NULL");
-	if ((ret = sim_doorbell_check(offset)) < 0)
+	if ((ret = sim_doorbell_check(__func__, offset)) < 0)
 		return ret;
 	ring(s, (uint32_t)(offset / 8), value);
 	return 0;

@@ -110,7 +110,7 @@ fits(struct amd_dev *d, uint64_t cp, uint64_t sdma, uint64_t arena, bool look)
 	/* History first: where it holds, done's arena slot is still done's. */
 	return d->last_submitted - d->done_seen < AMD_HISTORY - 1 &&
 	       (uint32_t)((uint32_t)d->cp.wptr - d->cp_rptr_seen) + cp < RING_DWORDS &&
-	       d->sdma.wptr - d->sdma_rptr_seen + sdma < RING_DWORDS &&
+	       (!sdma || d->sdma.wptr - d->sdma_rptr_seen + sdma < RING_DWORDS) &&
 	       d->arena_next + arena - d->arena_used_by[d->done_seen % AMD_HISTORY] <=
 	       AMD_ARENA_BYTES;
 }
@@ -230,11 +230,12 @@ amd_room(void *edge, struct rig_part *parts, size_t n, size_t nwaits)
 	int dw;
 
 	/* The usual value, one launch and no wait: the walk below for it
-	 * alone, whose counts lie far under the halves checked there. */
+	 * alone, whose counts lie far under the halves checked there. It
+	 * writes nothing on SDMA (submit_launch()). */
 	if (n == 1 && !nwaits && parts[0].kind == RIG_LAUNCH_PART) {
 		if (is_sdma(&parts[0]) || (dw = check_launch(&parts[0].u.launch)) < 0)
 			return RIG_NEVER;
-		return room_for(d, cp + HANDOFF_CP + (uint64_t)dw, sdma + HANDOFF_SDMA,
+		return room_for(d, cp + HANDOFF_CP + (uint64_t)dw, 0,
 				launch_arena(&parts[0].u.launch));
 	}
 	cp += nwaits * PM4_WAIT_REG_MEM64_DWORDS;

@@ -358,6 +358,12 @@ start_device(const struct amd_pci_opener *op, const struct rig_pci_machine *m,
 		ret = refuse(cause, len, ret, "its interrupt source: %s", amd_cause());
 		goto err_hold;
 	}
+	/* The queues' doorbells, resolved once: a commit rings them. */
+	if ((ret = m->ops->doorbell_open(m, &d->t, AMD_CP_DOORBELL * 8, &d->cp_db)) < 0 ||
+	    (ret = m->ops->doorbell_open(m, &d->t, AMD_SDMA_DOORBELL * 8, &d->sdma_db)) < 0) {
+		ret = refuse(cause, len, ret, "its queues' doorbells: %s", amd_cause());
+		goto err_irq;
+	}
 	if ((ret = amd_mem_init(d)) < 0) {
 		ret = refuse(cause, len, ret, "%s", amd_cause());
 		goto err_irq;

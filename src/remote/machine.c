@@ -159,6 +159,13 @@ doorbell_write(const struct rig_pci_machine *m, struct pci_taken *t, uint64_t of
 }
 
 static int
+doorbell_open(const struct rig_pci_machine *m, struct pci_taken *t, uint64_t offset,
+	      struct pci_doorbell *out)
+{
+	return refuse(m, "doorbell_open");
+}
+
+static int
 dma_alloc(const struct rig_pci_machine *m, struct pci_taken *t, uint64_t bytes,
 	  struct pci_dma *out)
 {
@@ -209,7 +216,8 @@ static const struct pci_machine_ops remote_pci_ops = {
 	.config_read = config_read, .window_read = window_read, .window_map = window_map,
 	.window_unmap = window_unmap, .take = take, .give_back = give_back,
 	.config_write = config_write, .reg_read = reg_read, .reg_write = reg_write,
-	.doorbell_write = doorbell_write, .dma_alloc = dma_alloc, .dma_free = dma_free,
+	.doorbell_write = doorbell_write, .doorbell_open = doorbell_open,
+	.dma_alloc = dma_alloc, .dma_free = dma_free,
 	.irq_open = irq_open, .irq_arm = irq_arm, .irq_close = irq_close,
 	.gpu_opener = gpu_opener,
 };

@@ -124,6 +124,31 @@ test_doorbell(void **state)
 	assert_int_equal(file_u32(e, "resource2", 0x18), 0x55667788);
 }
 
+/* A doorbell resolved once rings as doorbell_write does; its checks are
+ * doorbell_write's, made at the open. */
+static void
+test_doorbell_open(void **state)
+{
+	struct env *e = *state;
+	const struct pci_machine_ops *ops = e->m->ops;
+	struct pci_taken bare = { .bus = BUS, .config_fd = -1 };
+	struct pci_doorbell db = { 0 };
+
+	assert_int_equal(ops->doorbell_open(e->m, &t, 0x800, &db), 0);
+	pci_doorbell_ring(&db, 0x0102030405060708ull);
+	assert_int_equal(file_u32(e, "resource2", 0x800), 0x05060708);
+	assert_int_equal(file_u32(e, "resource2", 0x804), 0x01020304);
+	pci_doorbell_ring(&db, 9);
+	assert_int_equal(file_u32(e, "resource2", 0x800), 9);
+	assert_int_equal(ops->doorbell_open(e->m, &t, 0x804, &db), -EINVAL);
+	assert_string_equal(rig_why(), "pci_sysfs_doorbell_open: " BUS ": doorbell "
+			    "offset 0x804 is not 8-aligned");
+	assert_int_equal(ops->doorbell_open(e->m, &t, 2 << 20, &db), -ERANGE);
+	assert_int_equal(ops->doorbell_open(e->m, &bare, 0, &db), -ENXIO);
+	assert_string_equal(rig_why(), "pci_sysfs_doorbell_open: " BUS ": its "
+			    "doorbell window is not mapped");
+}
+
 /* §8.4: PCI_COMMAND is config 0x04, bus master its bit 2. */
 static void
 test_bus_master(void **state)
@@ -231,6 +256,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_registers), T(test_registers_unmapped), T(test_doorbell),
+		T(test_doorbell_open),
 		T(test_bus_master), T(test_give_back_unmaps),
 		T(test_pagemap_translation), T(test_dma_needs_hugetlbfs),
 		T(test_interrupt_timer),

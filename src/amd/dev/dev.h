@@ -92,15 +92,17 @@
  * sequence lock per entry: its one writer is submit (rig's calls run one at
  * a time), its reader the events call at a fault (queue.c), so submit
  * takes no lock: a lock's read-modify-write per part waited for the ring
- * lines submit had just written to come back from the engine's core.
+ * lines submit had just written to come back from the engine's core. The
+ * sequence is the value itself, doubled (odd while submit writes the
+ * entry): values only grow, so a rewrite always changes it, and the entry
+ * is four stores, not seven.
  */
 #define AMD_HISTORY	1024
 struct amd_placed {
-	_Atomic uint64_t seq;	/* odd while submit writes the entry */
-	_Atomic uint64_t value;
-	_Atomic int part;
-	_Atomic bool sdma;
-	_Atomic uint64_t start, end;	/* CP: dwords; SDMA: bytes */
+	_Atomic uint64_t seq;	/* 2 * value, + 1 while submit writes the entry */
+	_Atomic uint64_t start;	/* CP: dwords; SDMA: bytes */
+	/* The part's length (same units) << 32 | its index << 1 | sdma. */
+	_Atomic uint64_t info;
 };
 
 struct amd_region {
@@ -146,6 +148,8 @@ struct amd_dev {
 
 	/* Queues (queue.c): the C functions' own, one call at a time. */
 	struct amd_ring cp, sdma;
+	/* Their doorbells, resolved once at open (a commit rings them). */
+	struct pci_doorbell cp_db, sdma_db;
 	uint64_t cp_committed, sdma_committed;	/* wptrs rung */
 	uint64_t last_submitted, last_committed;
 	uint32_t step;			/* engine hand-offs made */

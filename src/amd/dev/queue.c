@@ -55,6 +55,8 @@
 #define HANDOFF_SDMA	(6 + 4)
 #define VALUE_END	PM4_RELEASE_MEM_DWORDS
 #define ARENA_ALIGN	256u
+/* Both rings' dwords (amd_queue_init), a constant for room's checks. */
+#define RING_DWORDS	(AMD_RING_BYTES / 4)
 
 /* An entry of d->placed as read. */
 struct amd_dev_placed {
@@ -79,10 +81,8 @@ amd_dev_word(const struct amd_dev *d)
 void
 amd_queue_init(struct amd_dev *d)
 {
-	d->cp = (struct amd_ring){ (uint32_t *)(d->vram + AMD_CP_RING_AT),
-				   AMD_RING_BYTES / 4, 0 };
-	d->sdma = (struct amd_ring){ (uint32_t *)(d->vram + AMD_SDMA_RING_AT),
-				     AMD_RING_BYTES / 4, 0 };
+	d->cp = (struct amd_ring){ (uint32_t *)(d->vram + AMD_CP_RING_AT), RING_DWORDS, 0 };
+	d->sdma = (struct amd_ring){ (uint32_t *)(d->vram + AMD_SDMA_RING_AT), RING_DWORDS, 0 };
 	memset(d->vram + AMD_CP_STEP_AT, 0, 0x80);
 	/* Every value's end is this RELEASE_MEM with the value in DW5-7. */
 	(void)pm4_release_mem(d->end_template, d->gfx, PM4_WB_L2, PM4_DATA_64,
@@ -109,8 +109,8 @@ fits(struct amd_dev *d, uint64_t cp, uint64_t sdma, uint64_t arena, bool look)
 	}
 	/* History first: where it holds, done's arena slot is still done's. */
 	return d->last_submitted - d->done_seen < AMD_HISTORY - 1 &&
-	       (uint32_t)((uint32_t)d->cp.wptr - d->cp_rptr_seen) + cp < d->cp.dwords &&
-	       d->sdma.wptr - d->sdma_rptr_seen + sdma < d->sdma.dwords &&
+	       (uint32_t)((uint32_t)d->cp.wptr - d->cp_rptr_seen) + cp < RING_DWORDS &&
+	       (!sdma || d->sdma.wptr - d->sdma_rptr_seen + sdma < RING_DWORDS) &&
 	       d->arena_next + arena - d->arena_used_by[d->done_seen % AMD_HISTORY] <=
 	       AMD_ARENA_BYTES;
 }
@@ -138,16 +138,25 @@ copy_dwords(const struct amd_dev *d, const struct rig_copy *c)
 	return c->rows * per * 7 + 1;
 }
 
-static int
+static inline int
 check_launch(const struct rig_launch *l)
 {
 	const struct pm4_dispatch *t = (const struct pm4_dispatch *)l->launch;
 	uint64_t threads = (uint64_t)l->group[0] * l->group[1] * l->group[2];
 
-	if (!t || !threads || !l->grid[0] || !l->grid[1] || !l->grid[2] ||
-	    threads > 1024 || l->shared_bytes > 65536 || l->params_bytes > (1u << 20))
+	/* 1 to 1024 threads: 0 wraps past the bound. */
+	if (!t || threads - 1 >= 1024 || !l->grid[0] || !l->grid[1] || !l->grid[2] ||
+	    l->shared_bytes > 65536 || l->params_bytes > (1u << 20))
 		return -1;
 	return (int)t->ndwords;
+}
+
+/* The arena bytes room counts for a launch's kernargs: whole, and the
+ * most a wrap to the arena's start skips. */
+static inline uint64_t
+launch_arena(const struct rig_launch *l)
+{
+	return ((l->params_bytes + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1)) + ARENA_ALIGN;
 }
 
 /*
@@ -189,18 +198,27 @@ ring_doorbells(struct amd_dev *d)
 	}
 	if (d->sdma.wptr != d->sdma_committed) {
 		d->sdma_committed = d->sdma.wptr;
-		(void)d->m->ops->doorbell_write(d->m, &d->t, AMD_SDMA_DOORBELL * 8,
-						d->sdma.wptr * 4);
+		pci_doorbell_ring(&d->sdma_db, d->sdma.wptr * 4);
 	}
 	if (d->cp.wptr != d->cp_committed) {
 		d->cp_committed = d->cp.wptr;
-		(void)d->m->ops->doorbell_write(d->m, &d->t, AMD_CP_DOORBELL * 8,
-						d->cp.wptr);
+		pci_doorbell_ring(&d->cp_db, d->cp.wptr);
 	}
 	atomic_store_explicit(&d->cp_rung, d->cp_committed, memory_order_release);
 	d->last_committed = d->last_submitted;
 	if (!d->irq.msi)
 		(void)d->m->ops->irq_arm(d->m, &d->t, &d->irq, true);
+}
+
+/* Room's answer for a value that takes cp and sdma dwords and arena bytes. */
+static inline int
+room_for(struct amd_dev *d, uint64_t cp, uint64_t sdma, uint64_t arena)
+{
+	if (!fits(d, cp, sdma, arena, false) && !fits(d, cp, sdma, arena, true)) {
+		ring_doorbells(d);
+		return RIG_LATER;
+	}
+	return RIG_FITS;
 }
 
 static int
@@ -209,11 +227,20 @@ amd_room(void *edge, struct rig_part *parts, size_t n, size_t nwaits)
 	struct amd_dev *d = edge;
 	uint64_t cp = VALUE_END + HANDOFF_CP + PACKET_MAX, sdma = HANDOFF_SDMA + PACKET_MAX;
 	uint64_t arena = 0;
+	int dw;
 
+	/* The usual value, one launch and no wait: the walk below for it
+	 * alone, whose counts lie far under the halves checked there. It
+	 * writes nothing on SDMA (submit_launch()). */
+	if (n == 1 && !nwaits && parts[0].kind == RIG_LAUNCH_PART) {
+		if (is_sdma(&parts[0]) || (dw = check_launch(&parts[0].u.launch)) < 0)
+			return RIG_NEVER;
+		return room_for(d, cp + HANDOFF_CP + (uint64_t)dw, 0,
+				launch_arena(&parts[0].u.launch));
+	}
 	cp += nwaits * PM4_WAIT_REG_MEM64_DWORDS;
 	for (size_t i = 0; i < n; i++) {
 		const struct rig_part *p = &parts[i];
-		int dw;
 
 		cp += HANDOFF_CP;
 		sdma += HANDOFF_SDMA;
@@ -225,7 +252,7 @@ amd_room(void *edge, struct rig_part *parts, size_t n, size_t nwaits)
 			break;
 		case RIG_WORDS_PART:
 			if (is_sdma(p) || !p->u.words.count ||
-			    p->u.words.count > d->cp.dwords / 4)
+			    p->u.words.count > RING_DWORDS / 4)
 				return RIG_NEVER;
 			cp += p->u.words.count;
 			break;
@@ -233,8 +260,7 @@ amd_room(void *edge, struct rig_part *parts, size_t n, size_t nwaits)
 			if (is_sdma(p) || (dw = check_launch(&p->u.launch)) < 0)
 				return RIG_NEVER;
 			cp += (uint64_t)dw;
-			arena += (p->u.launch.params_bytes + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
-			arena += ARENA_ALIGN;
+			arena += launch_arena(&p->u.launch);
 			break;
 		case RIG_FILL_PART:
 			if (is_sdma(p) || !p->u.fill.fn)
@@ -244,34 +270,27 @@ amd_room(void *edge, struct rig_part *parts, size_t n, size_t nwaits)
 			return RIG_NEVER;
 		}
 	}
-	if (cp > d->cp.dwords / 2 || sdma > d->sdma.dwords / 2 || arena > AMD_ARENA_BYTES / 2)
+	if (cp > RING_DWORDS / 2 || sdma > RING_DWORDS / 2 || arena > AMD_ARENA_BYTES / 2)
 		return RIG_NEVER;
-	if (!fits(d, cp, sdma, arena, false) && !fits(d, cp, sdma, arena, true)) {
-		ring_doorbells(d);
-		return RIG_LATER;
-	}
-	return RIG_FITS;
+	return room_for(d, cp, sdma, arena);
 }
 
 /* Submit's: the entry's sequence odd, its fields, the sequence even. */
-static void
-place(struct amd_dev *d, uint64_t value, int part, bool sdma, uint64_t start,
+static inline void
+place(struct amd_dev *d, uint64_t value, size_t part, bool sdma, uint64_t start,
       uint64_t end)
 {
 	uint64_t n = atomic_load_explicit(&d->nplaced, memory_order_relaxed);
 	struct amd_placed *p = &d->placed[n % AMD_HISTORY];
-	uint64_t seq = atomic_load_explicit(&p->seq, memory_order_relaxed);
 
-	atomic_store_explicit(&p->seq, seq + 1, memory_order_relaxed);
+	atomic_store_explicit(&p->seq, 2 * value + 1, memory_order_relaxed);
 	/* The odd sequence before the fields (a reader that sees a field
 	 * sees it odd, or changed at its second look). */
 	atomic_thread_fence(memory_order_release);
-	atomic_store_explicit(&p->value, value, memory_order_relaxed);
-	atomic_store_explicit(&p->part, part, memory_order_relaxed);
-	atomic_store_explicit(&p->sdma, sdma, memory_order_relaxed);
 	atomic_store_explicit(&p->start, start, memory_order_relaxed);
-	atomic_store_explicit(&p->end, end, memory_order_relaxed);
-	atomic_store_explicit(&p->seq, seq + 2, memory_order_release);
+	atomic_store_explicit(&p->info, (end - start) << 32 |
+			      (uint64_t)(part & INT32_MAX) << 1 | sdma, memory_order_relaxed);
+	atomic_store_explicit(&p->seq, 2 * value, memory_order_release);
 	atomic_store_explicit(&d->nplaced, n + 1, memory_order_release);
 }
 
@@ -280,15 +299,16 @@ static bool
 placed_read(struct amd_dev *d, uint64_t k, struct amd_dev_placed *out)
 {
 	struct amd_placed *p = &d->placed[k % AMD_HISTORY];
-	uint64_t seq = atomic_load_explicit(&p->seq, memory_order_acquire);
+	uint64_t seq = atomic_load_explicit(&p->seq, memory_order_acquire), info;
 
 	if (seq & 1)
 		return false;
-	out->value = atomic_load_explicit(&p->value, memory_order_relaxed);
-	out->part = atomic_load_explicit(&p->part, memory_order_relaxed);
-	out->sdma = atomic_load_explicit(&p->sdma, memory_order_relaxed);
+	out->value = seq / 2;
 	out->start = atomic_load_explicit(&p->start, memory_order_relaxed);
-	out->end = atomic_load_explicit(&p->end, memory_order_relaxed);
+	info = atomic_load_explicit(&p->info, memory_order_relaxed);
+	out->end = out->start + (info >> 32);
+	out->part = (int)((uint32_t)info >> 1);
+	out->sdma = info & 1;
 	/* The fields before the second look at the sequence. */
 	atomic_thread_fence(memory_order_acquire);
 	return atomic_load_explicit(&p->seq, memory_order_relaxed) == seq;
@@ -343,11 +363,15 @@ encode_copy(struct amd_dev *d, const struct rig_copy *c)
 }
 
 /* A launch's kernargs into the arena: the usual few words inline (a
- * call to memcpy cost more than the copy). */
+ * call to memcpy cost more than the copy), 16 bytes a step where they
+ * come in such steps. */
 static inline void
 copy_params(uint8_t *to, const void *from, uint64_t bytes)
 {
-	if (bytes <= 64 && !(bytes & 7)) {
+	if (bytes <= 64 && !(bytes & 15)) {
+		for (uint64_t i = 0; i < bytes; i += 16)
+			memcpy(to + i, (const uint8_t *)from + i, 16);
+	} else if (bytes <= 64 && !(bytes & 7)) {
 		for (uint64_t i = 0; i < bytes; i += 8)
 			memcpy(to + i, (const uint8_t *)from + i, 8);
 	} else if (bytes) {
@@ -355,13 +379,12 @@ copy_params(uint8_t *to, const void *from, uint64_t bytes)
 	}
 }
 
-static void
-encode_launch(struct amd_dev *d, const struct rig_launch *l)
+/* A launch's kernargs into the arena, whole: their GPU VA. */
+static inline uint64_t
+put_params(struct amd_dev *d, const struct rig_launch *l)
 {
-	const struct pm4_dispatch *t = (const struct pm4_dispatch *)l->launch;
 	uint64_t bytes = (l->params_bytes + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
 	uint64_t at = d->arena_next % AMD_ARENA_BYTES;
-	uint32_t *p;
 
 	if (at + bytes > AMD_ARENA_BYTES) {	/* kernargs lie whole */
 		d->arena_next += AMD_ARENA_BYTES - at;
@@ -369,9 +392,56 @@ encode_launch(struct amd_dev *d, const struct rig_launch *l)
 	}
 	copy_params(d->vram + AMD_ARENA_AT + at, l->params, l->params_bytes);
 	d->arena_next += bytes ? bytes : ARENA_ALIGN;
-	p = amd_ring_reserve(&d->cp, t->ndwords, pm4_nop);
-	p = pm4_launch(p, t, AMD_VA_VRAM + AMD_ARENA_AT + at, l->grid, l->group);
+	return AMD_VA_VRAM + AMD_ARENA_AT + at;
+}
+
+static void
+encode_launch(struct amd_dev *d, const struct rig_launch *l)
+{
+	const struct pm4_dispatch *t = (const struct pm4_dispatch *)l->launch;
+	uint64_t va = put_params(d, l);
+	uint32_t *p = amd_ring_reserve(&d->cp, t->ndwords, pm4_nop);
+
+	p = pm4_launch(p, t, va, l->grid, l->group);
 	amd_ring_advance(&d->cp, p);
+}
+
+/*
+ * Every value's end at p on the compute queue (reserved): the RELEASE_MEM
+ * of the value into the word, whose interrupt ring_doorbells() decides,
+ * and the commit every AMD_COMMIT_K values.
+ */
+static inline int
+end_value(struct amd_dev *d, uint64_t value, uint32_t *p)
+{
+	d->eop_pending = p;
+	p = pm4_release_mem_copy(p, d->end_template, value, (uint32_t)value);
+	amd_ring_advance(&d->cp, p);
+	d->arena_used_by[value % AMD_HISTORY] = d->arena_next;
+	d->last_submitted = value;
+	if (value - d->last_committed >= AMD_COMMIT_K) {
+		ring_doorbells(d);
+		return RIG_COMMITTED;
+	}
+	return RIG_OK;
+}
+
+/*
+ * The usual value: one launch, no wait, the compute queue's turn. Its
+ * launch and its end are reserved at once, one reserve and one advance
+ * for both (room counted the same dwords).
+ */
+static inline int
+submit_launch(struct amd_dev *d, uint64_t value, const struct rig_launch *l)
+{
+	const struct pm4_dispatch *t = (const struct pm4_dispatch *)l->launch;
+	uint64_t va = put_params(d, l);
+	uint32_t *p = amd_ring_reserve(&d->cp, t->ndwords + PM4_RELEASE_MEM_DWORDS, pm4_nop);
+	uint64_t start = d->cp.wptr;
+
+	p = pm4_launch(p, t, va, l->grid, l->group);
+	place(d, value, 0, false, start, start + t->ndwords);
+	return end_value(d, value, p);
 }
 
 /* The value's waits on the compute queue: 0, or RIG_FAILED (no relay). */
@@ -401,16 +471,15 @@ encode_waits(struct amd_dev *d, uint64_t value, const struct rig_wait *waits,
 	return 0;
 }
 
-static int
-amd_submit(void *edge, uint64_t value, struct rig_part *parts, size_t n,
-	   const struct rig_wait *waits, size_t nwaits, struct rig_times *times,
-	   const char **failure)
+/* Any value: its waits, its parts in order with the hand-offs between
+ * engines, its end. Out of line, so the usual value's path (amd_submit)
+ * saves none of the registers this one uses. */
+static __attribute__((noinline)) int
+submit_any(struct amd_dev *d, uint64_t value, struct rig_part *parts, size_t n,
+	   const struct rig_wait *waits, size_t nwaits, const char **failure)
 {
-	struct amd_dev *d = edge;
 	uint32_t *p;
 
-	if (times)
-		*times = (struct rig_times){ 0, 0 };
 	if (nwaits && encode_waits(d, value, waits, nwaits, failure) < 0)
 		return RIG_FAILED;
 	for (size_t i = 0; i < n; i++) {
@@ -447,21 +516,25 @@ amd_submit(void *edge, uint64_t value, struct rig_part *parts, size_t n,
 		default:
 			break;
 		}
-		place(d, value, (int)i, sdma, start, sdma ? d->sdma.wptr * 4 : d->cp.wptr);
+		place(d, value, i, sdma, start, sdma ? d->sdma.wptr * 4 : d->cp.wptr);
 	}
 	if (d->on_sdma)
 		handoff(d, false);
-	p = amd_ring_reserve(&d->cp, PM4_RELEASE_MEM_DWORDS, pm4_nop);
-	d->eop_pending = p;	/* its interrupt: ring_doorbells() decides */
-	p = pm4_release_mem_copy(p, d->end_template, value, (uint32_t)value);
-	amd_ring_advance(&d->cp, p);
-	d->arena_used_by[value % AMD_HISTORY] = d->arena_next;
-	d->last_submitted = value;
-	if (value - d->last_committed >= AMD_COMMIT_K) {
-		ring_doorbells(d);
-		return RIG_COMMITTED;
-	}
-	return RIG_OK;
+	return end_value(d, value, amd_ring_reserve(&d->cp, PM4_RELEASE_MEM_DWORDS, pm4_nop));
+}
+
+static int
+amd_submit(void *edge, uint64_t value, struct rig_part *parts, size_t n,
+	   const struct rig_wait *waits, size_t nwaits, struct rig_times *times,
+	   const char **failure)
+{
+	struct amd_dev *d = edge;
+
+	if (times)
+		*times = (struct rig_times){ 0, 0 };
+	if (n == 1 && !nwaits && parts[0].kind == RIG_LAUNCH_PART && !d->on_sdma)
+		return submit_launch(d, value, &parts[0].u.launch);
+	return submit_any(d, value, parts, n, waits, nwaits, failure);
 }
 
 static int

@@ -89,27 +89,67 @@ pci_sysfs_reg_write(const struct rig_pci_machine *m, struct pci_taken *t,
 	return 0;
 }
 
+/* The 64-bit slot of t's doorbell window at offset, or a status. */
+static int
+doorbell_at(const char *func, struct pci_taken *t, uint64_t offset,
+	    volatile uint64_t **at)
+{
+	if (!t->doorbell.addr)
+		return amd_fail_at(func, -ENXIO, "%s: its doorbell window is not mapped",
+				t->bus);
+	if (offset & 7)
+		return amd_fail_at(func, -EINVAL, "%s: doorbell offset 0x%llx is not "
+				   "8-aligned", t->bus, (unsigned long long)offset);
+	if (offset >= t->doorbell.bytes)
+		return amd_fail_at(func, -ERANGE, "%s: doorbell offset 0x%llx is past "
+				   "the window's 0x%llx bytes", t->bus,
+				   (unsigned long long)offset,
+				   (unsigned long long)t->doorbell.bytes);
+	*at = (volatile uint64_t *)((char *)t->doorbell.addr + offset);
+	return 0;
+}
+
+/* Pairs with the engine's read of the ring and write pointer: what this
+ * thread wrote before (packets, the wptr copy) is visible to the device
+ * before the doorbell makes it look. */
+static inline void
+doorbell_store(volatile uint64_t *at, uint64_t value)
+{
+	atomic_thread_fence(memory_order_release);
+	*at = value;
+}
+
 int
 pci_sysfs_doorbell_write(const struct rig_pci_machine *m, struct pci_taken *t,
 		     uint64_t offset, uint64_t value)
 {
+	volatile uint64_t *at = NULL;
+	int ret;
+
 	(void)m;
-	if (!t->doorbell.addr)
-		return amd_fail(-ENXIO, "%s: its doorbell window is not mapped",
-				t->bus);
-	if (offset & 7)
-		return amd_fail(-EINVAL, "%s: doorbell offset 0x%llx is not "
-				"8-aligned", t->bus, (unsigned long long)offset);
-	if (offset >= t->doorbell.bytes)
-		return amd_fail(-ERANGE, "%s: doorbell offset 0x%llx is past the "
-				"window's 0x%llx bytes", t->bus,
-				(unsigned long long)offset,
-				(unsigned long long)t->doorbell.bytes);
-	/* Pairs with the engine's read of the ring and write pointer: what
-	 * this thread wrote before (packets, the wptr copy) is visible to
-	 * the device before the doorbell makes it look. */
-	atomic_thread_fence(memory_order_release);
-	*(volatile uint64_t *)((char *)t->doorbell.addr + offset) = value;
+	if ((ret = doorbell_at(__func__, t, offset, &at)) < 0)
+		return ret;
+	doorbell_store(at, value);
+	return 0;
+}
+
+static void
+doorbell_ring(const struct pci_doorbell *db, uint64_t value)
+{
+	doorbell_store(db->at, value);
+}
+
+int
+pci_sysfs_doorbell_open(const struct rig_pci_machine *m, struct pci_taken *t,
+			uint64_t offset, struct pci_doorbell *out)
+{
+	volatile uint64_t *at = NULL;
+	int ret;
+
+	(void)m;
+	if ((ret = doorbell_at(__func__, t, offset, &at)) < 0)
+		return ret;
+	*out = (struct pci_doorbell){ doorbell_ring, (void *)at, NULL };
 	return 0;
 }
 

@@ -293,6 +293,7 @@ const struct pci_machine_ops pci_sysfs_ops = {
 	.reg_read	= pci_sysfs_reg_read,
 	.reg_write	= pci_sysfs_reg_write,
 	.doorbell_write	= pci_sysfs_doorbell_write,
+	.doorbell_open	= pci_sysfs_doorbell_open,
 	.dma_alloc	= pci_sysfs_dma_alloc,
 	.dma_free	= pci_sysfs_dma_free,
 	.irq_open	= pci_sysfs_irq_open,

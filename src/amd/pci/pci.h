@@ -69,6 +69,25 @@ struct pci_taken {
 	void *machine;
 };
 
+/*
+ * A doorbell resolved once (doorbell_open), for a queue that rings it on
+ * every commit: pci_doorbell_ring() is one call with no checks left, where
+ * doorbell_write checks and decodes its offset every time. ring is the
+ * machine's; at and ctx are what it resolved (the sysfs machine: the slot
+ * in the mapped window; the simulator: its decode of that slot).
+ */
+struct pci_doorbell {
+	void (*ring)(const struct pci_doorbell *db, uint64_t value);
+	void *at;
+	void *ctx;
+};
+
+static inline void
+pci_doorbell_ring(const struct pci_doorbell *db, uint64_t value)
+{
+	db->ring(db, value);
+}
+
 /* DMA-able host memory is handed out in 2 MiB pages (seed 003, Host memory). */
 #define PCI_DMA_PAGE	(2ull << 20)
 
@@ -146,6 +165,10 @@ struct rig_pci_machine;
  *   doorbell window, one 64-bit store after a release fence, so what the
  *   thread wrote to host and VRAM memory before it reaches the GPU first.
  *   Never blocks. -ERANGE / -EINVAL / -ENXIO as above.
+ * doorbell_open: the same doorbell resolved into *out (its checks made
+ *   here, once), valid while t's windows are mapped; pci_doorbell_ring()
+ *   then writes it as doorbell_write would, from any thread, never
+ *   failing. -ERANGE / -EINVAL / -ENXIO as doorbell_write.
  * dma_alloc/dma_free: host memory t reaches by DMA (struct pci_dma):
  *   VFIO type 1 where t is bound to vfio-pci in an IOMMU group, else 2 MiB
  *   huge pages from the machine's /dev/hugepages with bus addresses from
@@ -185,6 +208,9 @@ struct pci_machine_ops {
 	int (*doorbell_write)(const struct rig_pci_machine *m,
 			      struct pci_taken *t, uint64_t offset,
 			      uint64_t value);
+	int (*doorbell_open)(const struct rig_pci_machine *m,
+			     struct pci_taken *t, uint64_t offset,
+			     struct pci_doorbell *out);
 	int (*dma_alloc)(const struct rig_pci_machine *m, struct pci_taken *t,
 			 uint64_t bytes, struct pci_dma *out);
 	void (*dma_free)(const struct rig_pci_machine *m, struct pci_taken *t,
@@ -322,6 +348,9 @@ int pci_sysfs_reg_write(const struct rig_pci_machine *m, struct pci_taken *t,
 			uint64_t index, uint32_t value);
 int pci_sysfs_doorbell_write(const struct rig_pci_machine *m,
 			     struct pci_taken *t, uint64_t offset, uint64_t value);
+int pci_sysfs_doorbell_open(const struct rig_pci_machine *m,
+			    struct pci_taken *t, uint64_t offset,
+			    struct pci_doorbell *out);
 int pci_sysfs_dma_alloc(const struct rig_pci_machine *m, struct pci_taken *t,
 			uint64_t bytes, struct pci_dma *out);
 void pci_sysfs_dma_free(const struct rig_pci_machine *m, struct pci_taken *t,

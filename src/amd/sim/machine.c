@@ -234,6 +234,22 @@ sim_doorbell_write(const struct rig_pci_machine *m, struct pci_taken *t,
 }
 
 static int
+sim_doorbell_open(const struct rig_pci_machine *m, struct pci_taken *t,
+		  uint64_t offset, struct pci_doorbell *out)
+{
+	int ret;
+
+	if (offset >= SIM_BAR2_BYTES)
+		return amd_fail(-ERANGE, "doorbell 0x%llx is past BAR2's window",
+				(unsigned long long)offset);
+	if ((ret = sim_doorbell_check(__func__, offset)) < 0)
+		return ret;
+	*out = (struct pci_doorbell){ sim_doorbell_ring, (void *)(uintptr_t)(offset / 8),
+				      taken(m, t) };
+	return 0;
+}
+
+static int
 sim_dma_alloc(const struct rig_pci_machine *m, struct pci_taken *t,
 	      uint64_t bytes, struct pci_dma *out)
 {
@@ -326,6 +342,7 @@ const struct pci_machine_ops sim_machine_ops = {
 	.reg_read	= sim_reg_read,
 	.reg_write	= sim_reg_write,
 	.doorbell_write	= sim_doorbell_write,
+	.doorbell_open	= sim_doorbell_open,
 	.dma_alloc	= sim_dma_alloc,
 	.dma_free	= sim_dma_free,
 	.irq_open	= sim_irq_open,

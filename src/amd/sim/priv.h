@@ -135,17 +135,12 @@ struct sim_engine {
 	pthread_t thread;
 	int nqueues;
 	/*
-	 * The doorbell decode, what a doorbell write reads (sim.c's ring()):
-	 * per queue its doorbell's dword index | SIM_ROUTE_ON while the queue
-	 * is enabled with its doorbell on, else 0; stored under the engine's
-	 * lock (sim_engine_route()). A GPU decodes doorbells in a block of
-	 * its own; here the routes sit on a line no thread writes while
-	 * queues run, so a ringing thread reads them from its own cache (in
-	 * each queue's struct they shared lines the engine writes every pass:
-	 * a doorbell waited for eight of them).
+	 * Per queue the route sim_engine_route() last entered in the sim's
+	 * doorbell decode (amd_sim.db_route): its doorbell's dword index |
+	 * SIM_ROUTE_ON while the queue is enabled with its doorbell on, else
+	 * 0. Under the engine's lock.
 	 */
-	char pad_route[SIM_LINE];
-	_Atomic uint32_t route[SIM_CP_QUEUES];
+	uint32_t route[SIM_CP_QUEUES];
 	/*
 	 * Set while the engine sleeps or is on its way to (sim.c's
 	 * engine_main); a doorbell bumps ec only then. A line of its own,
@@ -318,6 +313,18 @@ struct amd_sim {
 	pthread_mutex_t ih_lock;
 	int irq_fd;
 	struct sim_engine cp, sdma;
+	/*
+	 * The doorbell decode, what a doorbell write reads (sim.c's ring()):
+	 * per 64-bit slot of BAR2, a bit for each queue whose doorbell it is
+	 * (SIM_DB_BIT), so a write finds its queues with one load, as a GPU's
+	 * doorbell block decodes an offset; set and cleared by
+	 * sim_engine_route() under the engine's lock (fetch-or and fetch-and:
+	 * the CP's and the SDMA's locks differ). Written only as queues start
+	 * and stop, so a ringing thread reads its slot from its own cache.
+	 */
+	char pad_db[SIM_LINE];
+	_Atomic uint16_t db_route[SIM_BAR2_BYTES / 8];
+	char pad_db_end[SIM_LINE];
 	/* PSP and SMU (psp.c, smu.c, fw.c), under mp_lock. Lock order: an
 	 * engine's lock, then mp_lock (a CP packet's register write reaches
 	 * the mailboxes); no engine's lock is ever taken under mp_lock (a
@@ -405,7 +412,15 @@ void sim_engine_unlock(struct sim_engine *e);
 /* Under e's lock, after a change to a queue's enabled or doorbell: the
  * routes doorbell writes read without the lock. */
 #define SIM_ROUTE_ON	(1u << 31)
+/* The bit of e's queue i in a doorbell slot's decode: the CP's queues
+ * first, then the SDMA's. */
+#define SIM_DB_BIT(kind, i)	(1u << ((kind) == AMD_SIM_CP ? (i) : SIM_CP_QUEUES + (i)))
 void sim_engine_route(struct sim_engine *e);
+/* A doorbell offset's checks (0 or -EINVAL naming func), and a handle's ring of the
+ * slot they passed (machine.c's doorbell_open: at is the slot, ctx the
+ * sim). */
+int sim_doorbell_check(const char *func, uint64_t offset);
+void sim_doorbell_ring(const struct pci_doorbell *db, uint64_t value);
 uint64_t sim_gpu_clock(void);
 void sim_queue_halt(struct sim_queue *q, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -12,17 +12,23 @@
  * looks again every 50 us, as the hardware polls: memory another agent
  * writes rings no doorbell. Any thread may ring (ec_mp).
  *
- * A doorbell costs the ringing thread a store (the write pointer), a
- * fence and a load (whether the engine sleeps), not the event count's
- * bump: a locked increment on a line the busy engine reads every pass,
- * for which the ringer waited while the line came back from the engine's
- * core, once per doorbell (a GPU's doorbell block wakes its engines on
- * its own). The engine picks a doorbell up on its next pass; only a
- * sleeping engine is kicked. Going to sleep, the engine sets asleep,
- * fences and looks at its queues once more (Dekker's pattern, with the
- * ringer's store, fence, load): either that look sees the write pointer,
- * or the ringer sees asleep and bumps the count, which ends the engine's
- * wait on the count it read before the look.
+ * A doorbell costs the ringing thread a store (the write pointer) and a
+ * load (whether the engine sleeps): no event count's bump (a locked
+ * increment on a line the busy engine reads every pass, for which the
+ * ringer waited while the line came back from the engine's core), and no
+ * fence (which waited for every store the submit had just made to the
+ * ring, as a GPU's posted doorbell write never does). The engine picks a
+ * doorbell up on its next pass; only a sleeping engine is kicked. Going
+ * to sleep, the engine sets asleep, fences and looks at its queues once
+ * more: a doorbell stored before that look is seen, one whose ringer saw
+ * asleep kicks. Without the ringer's fence its look at asleep may come
+ * before its store reaches memory, so one doorbell may fall between: it
+ * was rung as the engine went to sleep, and its store reaches memory
+ * within the store buffer's drain, microseconds at the very most. So the
+ * engine's first sleep after it set asleep lasts one poll (POLL_NS) and
+ * ends with another look, which sees that store; only then does it sleep
+ * until a kick, still asleep (a wait that timed out leaves asleep set, so
+ * every later ringer sees it).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -144,6 +150,8 @@ engine_main(void *arg)
 {
 	struct sim_engine *e = arg;
 
+	bool fresh = false;	/* asleep set since the last sleep (above) */
+
 	while (!atomic_load_explicit(&e->stop, memory_order_acquire)) {
 		uint32_t seen = ck_ec32_value(&e->ec);
 		bool progress = false, waiting = false;
@@ -163,10 +171,13 @@ engine_main(void *arg)
 		if (!atomic_load_explicit(&e->asleep, memory_order_relaxed)) {
 			atomic_store_explicit(&e->asleep, true, memory_order_relaxed);
 			atomic_thread_fence(memory_order_seq_cst);
+			fresh = true;
 			continue;	/* the look at what rang before the fence */
 		}
 		atomic_fetch_add_explicit(&e->idle_passes, 1, memory_order_release);
-		if (waiting) {
+		/* A poll long: a queue waits on memory, or a doorbell rung as
+		 * the engine went to sleep may reach memory late (above). */
+		if (waiting || fresh) {
 			clock_gettime(CLOCK_MONOTONIC, &until);
 			until.tv_nsec += POLL_NS;
 			if (until.tv_nsec >= 1000000000) {
@@ -174,8 +185,12 @@ engine_main(void *arg)
 				until.tv_nsec -= 1000000000;
 			}
 		}
-		ck_ec32_wait(&e->ec, &sim_ec_mode, seen, waiting ? &until : NULL);
-		atomic_store_explicit(&e->asleep, false, memory_order_relaxed);
+		/* Kicked: awake, and the next sleep starts fresh. Timed out:
+		 * still asleep, so the next is the long one. */
+		if (ck_ec32_wait(&e->ec, &sim_ec_mode, seen,
+				 waiting || fresh ? &until : NULL) == 0)
+			atomic_store_explicit(&e->asleep, false, memory_order_relaxed);
+		fresh = false;
 	}
 	return NULL;
 }
@@ -608,59 +623,104 @@ amd_sim_config_write(struct amd_sim *s, uint32_t offset, const void *buf,
 	return 0;
 }
 
+/* Enters q's doorbell in the decode or takes it out, for a route r of
+ * an even dword index (a doorbell write is 8-aligned: an odd one never
+ * matches). */
+static void
+route_slot(struct amd_sim *s, uint32_t r, uint32_t bit, bool on)
+{
+	uint32_t dw = r & ~SIM_ROUTE_ON;
+
+	if (!r || (dw & 1) || dw / 2 >= SIM_BAR2_BYTES / 8)
+		return;
+	if (on)
+		atomic_fetch_or_explicit(&s->db_route[dw / 2], (uint16_t)bit,
+					 memory_order_release);
+	else
+		atomic_fetch_and_explicit(&s->db_route[dw / 2], (uint16_t)~bit,
+					  memory_order_release);
+}
+
 void
 sim_engine_route(struct sim_engine *e)
 {
 	for (int i = 0; i < e->nqueues; i++) {
 		struct sim_queue *q = &e->q[i];
+		uint32_t r = q->enabled && q->doorbell_on ?
+			(q->doorbell & ~SIM_ROUTE_ON) | SIM_ROUTE_ON : 0;
+		uint32_t bit = SIM_DB_BIT(e->kind, i);
 
-		atomic_store_explicit(&e->route[i], q->enabled && q->doorbell_on ?
-				      (q->doorbell & ~SIM_ROUTE_ON) | SIM_ROUTE_ON : 0,
-				      memory_order_release);
+		if (r == e->route[i])
+			continue;
+		route_slot(e->sim, e->route[i], bit, false);
+		route_slot(e->sim, r, bit, true);
+		e->route[i] = r;
 	}
 }
 
 /*
- * A doorbell write: the write pointer of the queue whose doorbell it is,
- * and a kick of its engine. The routes are read without the engine's lock,
- * as a GPU's doorbell decode takes none: the lock was a line the engine
- * thread takes every pass, moved to the ringing thread and back at each
- * doorbell. A write racing a queue's start or stop lands before or after
- * it, as it may on hardware (a start resets the write pointer anyway).
+ * A doorbell write to 64-bit slot `slot`: the write pointer of each queue
+ * whose doorbell it is, then a kick of each engine of those that sleeps.
+ * The decode is read without the engines' locks, as a GPU's doorbell
+ * decode takes none: the lock was a line the engine thread takes every
+ * pass, moved to the ringing thread and back at each doorbell. A write
+ * racing a queue's start or stop lands before or after it, as it may on
+ * hardware (a start resets the write pointer anyway).
  */
-static void
-ring(struct amd_sim *s, struct sim_engine *e, uint32_t dw, uint64_t value)
+static inline void
+ring(struct amd_sim *s, uint32_t slot, uint64_t value)
 {
-	uint32_t want = (dw & ~SIM_ROUTE_ON) | SIM_ROUTE_ON;
-	bool rang = false;
+	uint32_t bits = atomic_load_explicit(&s->db_route[slot], memory_order_acquire);
 
-	for (int i = 0; i < e->nqueues; i++) {
-		if (atomic_load_explicit(&e->route[i], memory_order_acquire) == want) {
-			/* Release: the packets the host wrote before it rang. */
-			atomic_store_explicit(&e->q[i].wptr, value, memory_order_release);
-			rang = true;
-		}
+	if (!bits)
+		return;
+	for (uint32_t b = bits; b; b &= b - 1) {
+		unsigned i = (unsigned)__builtin_ctz(b);
+		struct sim_engine *e = i < SIM_CP_QUEUES ? &s->cp : &s->sdma;
+
+		/* Release: the packets the host wrote before it rang. */
+		atomic_store_explicit(&e->q[i < SIM_CP_QUEUES ? i : i - SIM_CP_QUEUES].wptr,
+				      value, memory_order_release);
 	}
-	/* The write pointer, then whether the engine sleeps (above). */
-	if (rang) {
-		atomic_thread_fence(memory_order_seq_cst);
-		if (atomic_load_explicit(&e->asleep, memory_order_relaxed))
-			sim_engine_kick(e);
-	}
-	(void)s;
+	/* Then whether the engine sleeps, with no fence between (above). */
+	if ((bits & ((1u << SIM_CP_QUEUES) - 1)) &&
+	    atomic_load_explicit(&s->cp.asleep, memory_order_relaxed))
+		sim_engine_kick(&s->cp);
+	if ((bits >> SIM_CP_QUEUES) &&
+	    atomic_load_explicit(&s->sdma.asleep, memory_order_relaxed))
+		sim_engine_kick(&s->sdma);
+}
+
+/* The checks of a doorbell write's offset: 0, or -EINVAL naming it and
+ * func. */
+int
+sim_doorbell_check(const char *func, uint64_t offset)
+{
+	if (offset % 8 || offset >= SIM_BAR2_BYTES)
+		return amd_fail_at(func, -EINVAL, "doorbell 0x%llx is not an 8-aligned offset "
+				"in BAR2's 2 MiB", (unsigned long long)offset);
+	return 0;
 }
 
 int
 amd_sim_doorbell(struct amd_sim *s, uint64_t offset, uint64_t value)
 {
+	int ret;
+
 	if (!s)
 		return amd_fail(-EINVAL, "sim is NULL");
-	if (offset % 8 || offset >= SIM_BAR2_BYTES)
-		return amd_fail(-EINVAL, "doorbell 0x%llx is not an 8-aligned offset "
-				"in BAR2's 2 MiB", (unsigned long long)offset);
-	ring(s, &s->cp, (uint32_t)(offset / 4), value);
-	ring(s, &s->sdma, (uint32_t)(offset / 4), value);
+	if ((ret = sim_doorbell_check(__func__, offset)) < 0)
+		return ret;
+	ring(s, (uint32_t)(offset / 8), value);
 	return 0;
+}
+
+/* A doorbell handle's ring (machine.c's doorbell_open): its slot, checked
+ * there. */
+void
+sim_doorbell_ring(const struct pci_doorbell *db, uint64_t value)
+{
+	ring(db->ctx, (uint32_t)(uintptr_t)db->at, value);
 }
 
 static struct sim_queue *

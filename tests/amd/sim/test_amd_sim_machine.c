@@ -79,6 +79,46 @@ test_take_and_registers(void **state)
 	gpu_close(&g);
 }
 
+/* A doorbell resolved once (doorbell_open, as the device's queues ring
+ * theirs) reaches the queue whose doorbell it is; its offset is checked at
+ * the open; one no queue owns rings nothing. */
+static void
+test_doorbell_handle(void **state)
+{
+	const struct rig_pci_machine *m;
+	struct pci_doorbell db, none;
+	struct pci_taken t;
+	uint64_t word = VA_VRAM + DATA_AT;
+	uint32_t *base;
+	struct ring r;
+	struct gpu g;
+
+	(void)state;
+	gpu_open(&g, "11.0.0");
+	m = amd_sim_machine(g.sim);
+	assert_int_equal(m->ops->take(m, BUS, &t), 0);
+	assert_int_equal(m->ops->doorbell_open(m, &t, SIM_BAR2_BYTES, &db), -ERANGE);
+	assert_int_equal(m->ops->doorbell_open(m, &t, 3, &db), -EINVAL);
+	assert_string_equal(rig_why(), "sim_doorbell_open: doorbell 0x3 is not an "
+			    "8-aligned offset in BAR2's 2 MiB");
+	gpu_cp_queue(&g, 1, 4096, &r);
+	assert_int_equal(m->ops->doorbell_open(m, &t, r.doorbell, &db), 0);
+	assert_int_equal(m->ops->doorbell_open(m, &t, 100 * 8, &none), 0);
+	pci_doorbell_ring(&none, 5);			/* no queue's */
+	*(uint32_t *)gpu_ptr(&g, word) = 0;
+	base = gpu_ptr(&g, r.va);
+	base[0] = pkt3(0x37, 3);			/* WRITE_DATA, memory */
+	base[1] = 5u << 8;
+	base[2] = (uint32_t)word;
+	base[3] = (uint32_t)(word >> 32);
+	base[4] = 0x1234;
+	pci_doorbell_ring(&db, 5);
+	gpu_idle(&g);
+	assert_int_equal(atomic_load((_Atomic uint32_t *)gpu_ptr(&g, word)), 0x1234);
+	m->ops->give_back(m, &t);
+	gpu_close(&g);
+}
+
 /* give_back unmaps the windows pci_windows_map() made, as the sysfs
  * machine's does: an open and close of the sim left BAR2's and BAR5's
  * reservations mapped. */
@@ -175,6 +215,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_take_and_registers),
+		cmocka_unit_test(test_doorbell_handle),
 		cmocka_unit_test(test_give_back_unmaps),
 		cmocka_unit_test(test_dma_irq_bus_master),
 	};

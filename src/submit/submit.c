@@ -343,6 +343,17 @@ run_locked(struct submitter *s, uint64_t v, struct job *job, bool more, bool dir
 		 * looks; otherwise the poller sees the word move. */
 		if (s->inline_run)
 			wake_inline_sleepers(s->tl);
+	} else if (direct) {
+		/* A submitter's own value, just submitted: committed lies
+		 * below it (every commit stops at submitted, and we hold the
+		 * lock), so commit_locked()'s looks are known here. */
+		if (!is_lost(s)) {
+			failure = "no reason given";
+			if (s->drv->commit(s->edge, v, &failure) != RIG_OK)
+				submit_lose(s, "commit failed: %s", failure);
+			else
+				atomic_store_explicit(&s->tl->committed, v, memory_order_release);
+		}
 	} else if (!more || atomic_load(&s->tl->commit_want) >= v) {
 		commit_locked(s, v);
 	}

@@ -634,10 +634,16 @@ polled_submit(void *edge, uint64_t value, struct rig_part *parts, size_t n,
 	prefetch_ahead(d, value);
 	polled_bump(&p->submits);
 	step_of(&s->step[0], &parts[0]);
-	s->steps = s->step;
-	s->waits = s->wait;
-	s->nsteps = 1;
-	s->nwaits = 0;
+	/* The header as a one-step value left it, mostly: stored only when
+	 * it changes, so a worker spinning on this slot's mark keeps its
+	 * line until commit stores the mark (one transfer a value, not
+	 * two). */
+	if (__builtin_expect(s->steps != s->step || s->nsteps != 1 || s->nwaits != 0, 0)) {
+		s->steps = s->step;
+		s->waits = s->wait;
+		s->nsteps = 1;
+		s->nwaits = 0;
+	}
 	d->submitted = value;
 	if (value - atomic_load_explicit(&d->committed, memory_order_relaxed) >= p->c.lag)
 		publish_commit(d, value);

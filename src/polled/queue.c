@@ -46,6 +46,14 @@
  * needs no producer cursor of its own: submit checks that it is given
  * submitted + 1 and refuses another value rather than run a stale slot.
  *
+ * The calls' common case (one part, no wait, no fill, no profile, no
+ * control set, room free) takes the short way: one look at the controls
+ * (polled_controlled()), the step and the slot's header stored in place;
+ * everything else goes out of line, where submit_work() and the
+ * _controlled() helpers do what the driver always did, so the common
+ * call saves few registers. A polled copy's three calls came to ~200
+ * instructions from ~270 (callgrind).
+ *
  * Why not ck_ring: its SPSC ring copies each entry in and out (a slot is
  * ~400 bytes) and knows one producer cursor, while the worker may run
  * only up to committed, a second one; indexed by value, submit fills the
@@ -634,16 +642,10 @@ polled_submit(void *edge, uint64_t value, struct rig_part *parts, size_t n,
 	prefetch_ahead(d, value);
 	polled_bump(&p->submits);
 	step_of(&s->step[0], &parts[0]);
-	/* The header as a one-step value left it, mostly: stored only when
-	 * it changes, so a worker spinning on this slot's mark keeps its
-	 * line until commit stores the mark (one transfer a value, not
-	 * two). */
-	if (__builtin_expect(s->steps != s->step || s->nsteps != 1 || s->nwaits != 0, 0)) {
-		s->steps = s->step;
-		s->waits = s->wait;
-		s->nsteps = 1;
-		s->nwaits = 0;
-	}
+	s->steps = s->step;
+	s->waits = s->wait;
+	s->nsteps = 1;
+	s->nwaits = 0;
 	d->submitted = value;
 	if (value - atomic_load_explicit(&d->committed, memory_order_relaxed) >= p->c.lag)
 		publish_commit(d, value);

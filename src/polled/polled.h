@@ -194,6 +194,18 @@ polled_failing(struct rig_polled *p, enum call call)
 	return atomic_compare_exchange_strong(&p->fail, &want, CALL_NONE);
 }
 
+/* Whether any control is set that room, submit or commit must look at
+ * (an injected failure of any call, a block of any call): one look on
+ * their common path, the controls' own on their slow one. Relaxed: a
+ * control set before the call (in happens-before order) is seen all the
+ * same, and one set meanwhile may be seen by either. */
+static inline bool
+polled_controlled(struct rig_polled *p)
+{
+	return atomic_load_explicit(&p->fail, memory_order_relaxed) != CALL_NONE ||
+	       atomic_load_explicit(&p->block_mask, memory_order_relaxed) != 0;
+}
+
 /*
  * Bump a counter that one thread at a time bumps: rig's C functions (one
  * at a time, rig_edge.h), or the worker. No locked instruction; other

@@ -2,8 +2,9 @@
 /*
  * test_polled_queue: the polled driver's queue alone, one thread in rig's
  * place: the ring's edges (full, wrap-around, a value too large for a
- * slot), what its calls refuse, the worker's sleep and wake, a fault, and
- * a stop that frees what the slots hold.
+ * slot, a one-part value where a larger one was), what its calls refuse,
+ * the worker's sleep and wake, a fault, and a stop that frees what the
+ * slots hold.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -162,6 +163,67 @@ test_large_value_uses_the_heap_and_stop_frees_it(void **state)
 	close_dev(&hd);
 }
 
+/* Submit parts as the next value, committed; RIG_LATER waited out as rig
+ * does (commit what it holds, wait for the word). */
+static void
+submit_committed(struct hdev *hd, struct rig_part *parts, size_t n)
+{
+	const char *failure = NULL;
+	int r;
+
+	for (;;) {
+		uint64_t w = atomic_load(&hd->word);
+
+		pthread_mutex_lock(&hd->lock);
+		r = h_submit(hd, parts, n, NULL, 0, &failure);
+		if (r == RIG_FITS)
+			assert_int_equal(h_commit(hd, hd->submitted), RIG_OK);
+		pthread_mutex_unlock(&hd->lock);
+		if (r != RIG_LATER)
+			break;
+		assert_true(h_await(hd, w + 1, 10 * SECOND_NS));
+	}
+	assert_int_equal(r, RIG_FITS);
+}
+
+/* A slot's header follows its value: a one-part value in the slot that a
+ * value of more parts used a lap before (its steps inline, then in the
+ * heap block) runs its one step, not the steps left there. */
+static void
+test_one_part_value_in_a_slot_larger_ones_used(void **state)
+{
+	enum { N = POLLED_STEPS + 2, ONE = N };	/* src[ONE]: the one-part copies' */
+	struct rig_part parts[N], one = h_copy(&src[ONE], &dst[ONE]);
+	struct hdev hd;
+
+	open_dev(&hd, HELD, 0);
+	for (size_t n = 3; n <= N; n += N - 3) {
+		uint64_t first = hd.submitted + 1;
+
+		for (size_t i = 0; i < N; i++) {
+			parts[i] = h_copy(&src[i], &dst[i]);
+			src[i] = 0x5000 + i;
+			dst[i] = 0;
+		}
+		submit_committed(&hd, parts, n);
+		for (uint64_t v = first + 1; v < first + POLLED_SLOTS; v++)
+			submit_committed(&hd, &one, 1);
+		assert_true(h_await(&hd, first + POLLED_SLOTS - 1, 10 * SECOND_NS));
+		for (size_t i = 0; i < n; i++) {
+			assert_int_equal(dst[i], 0x5000 + i);
+			dst[i] = 0;
+		}
+		/* first's slot again, with one part. */
+		src[ONE] = 0x6000 + n;
+		submit_committed(&hd, &one, 1);
+		assert_true(h_await(&hd, first + POLLED_SLOTS, 10 * SECOND_NS));
+		assert_int_equal(dst[ONE], 0x6000 + n);
+		for (size_t i = 0; i < n; i++)
+			assert_int_equal(dst[i], 0);
+	}
+	close_dev(&hd);
+}
+
 static void
 test_refusals(void **state)
 {
@@ -253,6 +315,7 @@ main(void)
 		cmocka_unit_test(test_full_ring_answers_later),
 		cmocka_unit_test(test_wrap_around_keeps_order),
 		cmocka_unit_test(test_large_value_uses_the_heap_and_stop_frees_it),
+		cmocka_unit_test(test_one_part_value_in_a_slot_larger_ones_used),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_sleeping_worker_wakes),
 		cmocka_unit_test(test_fault_stops_the_worker),

@@ -8,12 +8,14 @@
  *   submit_1launch  ns per rig_run_take + rig_run_store + rig_submit of a
  *                   prepared one-launch, three-ref, 32-byte submission:
  *                   01-add's kernel, with n = 0 so the sim's add does
- *                   nothing. Each submit timed alone (per-op samples);
+ *                   nothing. Each sample the mean of 8 submits in a row
+ *                   (bench_per_op_pair's PAIR_GROUP: a per-submit sample
+ *                   is a whole number of this VM's 10 ns clock ticks);
  *                   every 256th op also waits for the last submit, which
  *                   keeps the AMD device's 1024 values of history from
- *                   filling (that op is a slow sample; the median is the
- *                   submit's). rig-polled (lag 16, the AMD device's k) and
- *                   rig-amd-sim.
+ *                   filling (that op's group is a slow sample; the median
+ *                   is the submit's). rig-polled (lag 16, the AMD
+ *                   device's k) and rig-amd-sim.
  *   batched_submit  rig-amd-sim: n of those one-launch submits, then one
  *                   rig_wait() on the last (ns per submit), beside
  *                   bench/rig_copy.c's rig-polled figure of the same name
@@ -247,7 +249,8 @@ main(int argc, char **argv)
 		bench_one_fn const fn[2] = { launch_one, launch_one };
 		void *const arg[2] = { &lp, &ls };
 
-		ret = bench_per_op_pair(&b, "submit_1launch", BENCH_RIG, impl, fn, arg, n);
+		ret = bench_per_op_pair(&b, "submit_1launch", BENCH_RIG, impl, fn, arg,
+					n / PAIR_GROUP);
 		if (ret == 0)
 			ret = check(rig_wait(ls.last, WAIT_NS), "rig_wait");
 		if (ret == 0)

@@ -250,23 +250,34 @@ bench_per_run(const struct bench *b, const char *name, const char *impl,
 	return ret ? failed(b, name, impl, ret) : 0;
 }
 
-/* Time n calls of fn into s; 0 or fn's status. */
+/* Time n groups of `group` calls of fn into s, each sample a group's
+ * time over group; 0 or fn's status. */
 static int
-time_each(bench_one_fn fn, void *arg, uint64_t n, double *s)
+time_groups(bench_one_fn fn, void *arg, uint64_t n, unsigned group, double *s)
 {
 	uint64_t t0 = bench_now_ns();
 
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t t1;
-		int ret = fn(arg);
 
-		if (ret < 0)
-			return ret;
+		for (unsigned j = 0; j < group; j++) {
+			int ret = fn(arg);
+
+			if (ret < 0)
+				return ret;
+		}
 		t1 = bench_now_ns();
-		s[i] = (double)(t1 - t0);
+		s[i] = (double)(t1 - t0) / group;
 		t0 = t1;
 	}
 	return 0;
+}
+
+/* Time n calls of fn into s; 0 or fn's status. */
+static int
+time_each(bench_one_fn fn, void *arg, uint64_t n, double *s)
+{
+	return time_groups(fn, arg, n, 1, s);
 }
 
 int
@@ -309,14 +320,14 @@ bench_per_op_pair(const struct bench *b, const char *name, enum bench_role role,
 	int ret = all ? 0 : -ENOMEM;
 
 	for (int k = 0; k < 2 && ret == 0; k++)
-		ret = time_each(fn[k], arg[k], n / 10 ? n / 10 : 1, scratch);
+		ret = time_groups(fn[k], arg[k], n / 10 ? n / 10 : 1, PAIR_GROUP, scratch);
 	for (size_t r = 0; r < runs && ret == 0; r++) {
 		/* ABBA...: neither goes first in every pair of runs. */
 		for (int i = 0; i < 2 && ret == 0; i++) {
 			int k = (int)(r & 1) ^ i;
 			double *s = all + ((size_t)k * runs + r) * n;
 
-			ret = time_each(fn[k], arg[k], n, s);
+			ret = time_groups(fn[k], arg[k], n, PAIR_GROUP, s);
 			if (ret == 0) {
 				memcpy(scratch, s, n * sizeof(double));
 				run_medians[(size_t)k * runs + r] = median(scratch, n);

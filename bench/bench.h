@@ -93,9 +93,15 @@ int bench_per_op(const struct bench *b, const char *name, const char *impl,
  * bench_per_op_pair() - bench_per_op() of two implementations of one
  * figure whose runs alternate (A B B A A B ...), after a warm-up of each:
  * a change in the machine's load between runs meets both alike, where one
- * figure's runs all before the other's would meet it in one. Prints
- * impl[0]'s figure, then impl[1]'s.
+ * figure's runs all before the other's would meet it in one. Each sample
+ * is the mean of PAIR_GROUP calls in a row (n samples, n * PAIR_GROUP
+ * calls a run): a pair is for differences of a few nanoseconds, and a
+ * per-call sample is a whole number of the clock's ticks (10 ns on a VM
+ * whose TSC counts in steps), so two medians of per-call samples differ
+ * by 0 or a tick whatever the true difference. Prints impl[0]'s figure,
+ * then impl[1]'s.
  */
+#define PAIR_GROUP 8
 int bench_per_op_pair(const struct bench *b, const char *name, enum bench_role role,
 		      const char *const impl[2], bench_one_fn const fn[2],
 		      void *const arg[2], uint64_t n);

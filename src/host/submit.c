@@ -139,27 +139,37 @@ static size_t round64(size_t n);
  * core it frees a slot within a value's time, which a few pauses cover.
  * Where it shares this core (two cores and more threads that want them),
  * it runs only once this thread gives the core up: rig's answer to LATER
- * (a wait for the word, the submission thread, its wake-ups) would cost
- * several switches per value, where one yield lets the thread drain the
- * whole ring and give the core back when it waits for the next publish
- * (spin.h: a yield). Measured (bench/host.c's batched_submit, both
- * threads on one core): 318-857 ns a submit and 1,300-1,800 switches per
- * batch of 100,000 before, 166-209 ns and ~780 (two per ring) after.
- * The yield comes only where done did not move during the pauses (any
- * move frees this slot): a thread that runs elsewhere is left alone.
- * Bounded: one yield, then room answers.
+ * (a spin for room, the submission thread, a wait for the word, their
+ * wake-ups) costs several switches per value, and once the submission
+ * thread holds the device's values it keeps them (order), so the batch
+ * stays on that path; a yield here lets the device thread drain the whole
+ * ring and give the core back as it waits for the next publish (spin.h: a
+ * yield). A yield may give the core to other work instead, so up to
+ * FULL_YIELDS rounds of pauses and a yield, each ending as soon as done
+ * moved (any move frees this slot). Measured (bench/host.c's
+ * batched_submit, both threads on one core): 318-857 ns a submit and
+ * 1,300-1,800 switches per batch of 100,000 before, 166-209 ns and ~780
+ * (two per ring) after; with one round instead of eight, 2 of 8 unpinned
+ * runs under load 18 still fell to the submission thread (60-240 futex
+ * calls a batch where the others made 2), none of 8 with eight.
+ * Bounded: FULL_YIELDS rounds, then room answers.
  */
 #define FULL_PAUSES	16u	/* ~1 us here */
+#define FULL_YIELDS	8u
 
 static bool
 make_way(struct host_dev *d, uint64_t value)
 {
-	for (unsigned i = 0; i < FULL_PAUSES; i++)
-		ck_pr_stall();
-	if (slot_free(d, value))
-		return true;
-	sched_yield();
-	return slot_free(d, value);
+	for (unsigned y = 0; y < FULL_YIELDS; y++) {
+		for (unsigned i = 0; i < FULL_PAUSES; i++)
+			ck_pr_stall();
+		if (slot_free(d, value))
+			return true;
+		sched_yield();
+		if (slot_free(d, value))
+			return true;
+	}
+	return false;
 }
 
 /* Walks the parts once: whether each can run, and what submit, called

@@ -129,11 +129,14 @@ struct host_dev {
 	bool run_at_submit;			/* the opener's: an idle device's submit runs the value (here.c) */
 	char name[32];				/* the opener's, such as "HOST:1" */
 	int events_fd;				/* an eventfd: readable once a kernel faulted */
-	struct host_guard guard;		/* the device thread's (exec.c) */
+	/* The device thread's (exec.c), on lines of its own: the thread
+	 * writes it as each launch begins and ends (sigsetjmp, armed), and
+	 * submit reads the fields above for every value. */
+	alignas(64) struct host_guard guard;
 
 	/* A kernel's fault, written by the device thread before it sets
 	 * fault_ready (release) and writes events_fd; read by events. */
-	_Atomic bool fault_ready;
+	alignas(64) _Atomic bool fault_ready;
 	struct rig_fault_site fault_site;
 	char fault_text[320];
 	struct host_job ring[HOST_RING];

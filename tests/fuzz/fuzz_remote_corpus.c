@@ -45,6 +45,8 @@ main(int argc, char **argv)
 			m.u.file_open.path = remote_str("runs/data.bin");
 			m.u.file_open.write = 1;
 		}
+		if (t == REMOTE_CHALLENGE)
+			m.u.challenge.heartbeat_ms = 3000;	/* 0 is refused */
 		if (t == REMOTE_ERROR)
 			m.u.error = remote_str("rig_open: no such device");
 		if (t == REMOTE_LOST)

@@ -12,23 +12,17 @@
  * looks again every 50 us, as the hardware polls: memory another agent
  * writes rings no doorbell. Any thread may ring (ec_mp).
  *
- * A doorbell costs the ringing thread a store (the write pointer) and a
- * load (whether the engine sleeps): no event count's bump (a locked
- * increment on a line the busy engine reads every pass, for which the
- * ringer waited while the line came back from the engine's core), and no
- * fence (which waited for every store the submit had just made to the
- * ring, as a GPU's posted doorbell write never does). The engine picks a
- * doorbell up on its next pass; only a sleeping engine is kicked. Going
- * to sleep, the engine sets asleep, fences and looks at its queues once
- * more: a doorbell stored before that look is seen, one whose ringer saw
- * asleep kicks. Without the ringer's fence its look at asleep may come
- * before its store reaches memory, so one doorbell may fall between: it
- * was rung as the engine went to sleep, and its store reaches memory
- * within the store buffer's drain, microseconds at the very most. So the
- * engine's first sleep after it set asleep lasts one poll (POLL_NS) and
- * ends with another look, which sees that store; only then does it sleep
- * until a kick, still asleep (a wait that timed out leaves asleep set, so
- * every later ringer sees it).
+ * A doorbell costs the ringing thread a store (the write pointer), a
+ * fence and a load (whether the engine sleeps), not the event count's
+ * bump: a locked increment on a line the busy engine reads every pass,
+ * for which the ringer waited while the line came back from the engine's
+ * core, once per doorbell (a GPU's doorbell block wakes its engines on
+ * its own). The engine picks a doorbell up on its next pass; only a
+ * sleeping engine is kicked. Going to sleep, the engine sets asleep,
+ * fences and looks at its queues once more (Dekker's pattern, with the
+ * ringer's store, fence, load): either that look sees the write pointer,
+ * or the ringer sees asleep and bumps the count, which ends the engine's
+ * wait on the count it read before the look.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -150,8 +144,6 @@ engine_main(void *arg)
 {
 	struct sim_engine *e = arg;
 
-	bool fresh = false;	/* asleep set since the last sleep (above) */
-
 	while (!atomic_load_explicit(&e->stop, memory_order_acquire)) {
 		uint32_t seen = ck_ec32_value(&e->ec);
 		bool progress = false, waiting = false;
@@ -171,13 +163,10 @@ engine_main(void *arg)
 		if (!atomic_load_explicit(&e->asleep, memory_order_relaxed)) {
 			atomic_store_explicit(&e->asleep, true, memory_order_relaxed);
 			atomic_thread_fence(memory_order_seq_cst);
-			fresh = true;
 			continue;	/* the look at what rang before the fence */
 		}
 		atomic_fetch_add_explicit(&e->idle_passes, 1, memory_order_release);
-		/* A poll long: a queue waits on memory, or a doorbell rung as
-		 * the engine went to sleep may reach memory late (above). */
-		if (waiting || fresh) {
+		if (waiting) {
 			clock_gettime(CLOCK_MONOTONIC, &until);
 			until.tv_nsec += POLL_NS;
 			if (until.tv_nsec >= 1000000000) {
@@ -185,12 +174,8 @@ engine_main(void *arg)
 				until.tv_nsec -= 1000000000;
 			}
 		}
-		/* Kicked: awake, and the next sleep starts fresh. Timed out:
-		 * still asleep, so the next is the long one. */
-		if (ck_ec32_wait(&e->ec, &sim_ec_mode, seen,
-				 waiting || fresh ? &until : NULL) == 0)
-			atomic_store_explicit(&e->asleep, false, memory_order_relaxed);
-		fresh = false;
+		ck_ec32_wait(&e->ec, &sim_ec_mode, seen, waiting ? &until : NULL);
+		atomic_store_explicit(&e->asleep, false, memory_order_relaxed);
 	}
 	return NULL;
 }
@@ -682,7 +667,8 @@ ring(struct amd_sim *s, uint32_t slot, uint64_t value)
 		atomic_store_explicit(&e->q[i < SIM_CP_QUEUES ? i : i - SIM_CP_QUEUES].wptr,
 				      value, memory_order_release);
 	}
-	/* Then whether the engine sleeps, with no fence between (above). */
+	/* The write pointer, then whether the engine sleeps (above). */
+	atomic_thread_fence(memory_order_seq_cst);
 	if ((bits & ((1u << SIM_CP_QUEUES) - 1)) &&
 	    atomic_load_explicit(&s->cp.asleep, memory_order_relaxed))
 		sim_engine_kick(&s->cp);

@@ -546,6 +546,15 @@ prefetch_ahead(struct pdev *d, uint64_t value)
 		prefetch_write(s + at);
 }
 
+/* value is submitted; committed for the worker once lag values wait. */
+static inline void
+submitted_now(struct pdev *d, uint64_t value)
+{
+	d->submitted = value;
+	if (value - atomic_load_explicit(&d->committed, memory_order_relaxed) >= d->p->c.lag)
+		publish_commit(d, value);
+}
+
 static int
 submit_work(struct pdev *d, uint64_t value, struct rig_part *parts, size_t n,
 	    const struct rig_wait *waits, size_t nwaits,
@@ -573,10 +582,7 @@ submit_work(struct pdev *d, uint64_t value, struct rig_part *parts, size_t n,
 		*failure = "no memory to keep a timed value's launches";
 		return RIG_FAILED;
 	}
-	d->submitted = value;
-	if (value - atomic_load_explicit(&d->committed, memory_order_relaxed) >=
-	    d->p->c.lag)
-		publish_commit(d, value);
+	submitted_now(d, value);
 	return RIG_OK;
 }
 
@@ -646,9 +652,7 @@ polled_submit(void *edge, uint64_t value, struct rig_part *parts, size_t n,
 	s->waits = s->wait;
 	s->nsteps = 1;
 	s->nwaits = 0;
-	d->submitted = value;
-	if (value - atomic_load_explicit(&d->committed, memory_order_relaxed) >= p->c.lag)
-		publish_commit(d, value);
+	submitted_now(d, value);
 	polled_leave_c(p);
 	return RIG_OK;
 }

@@ -119,17 +119,13 @@ raise_committed(struct submitter *s, uint64_t v)
 		atomic_store_explicit(&s->tl->committed, v, memory_order_release);
 }
 
-/* Under the driver lock: commit up to v (no further than submitted). */
+/* Under the driver lock: the driver's commit of v, which lies above
+ * committed and at most at submitted; a failure loses the device. */
 static int
-commit_locked(struct submitter *s, uint64_t v)
+commit_driver(struct submitter *s, uint64_t v)
 {
 	const char *failure = "no reason given";
-	uint64_t sub = atomic_load(&s->tl->submitted);
 
-	if (v > sub)
-		v = sub;
-	if (v <= atomic_load(&s->tl->committed))
-		return 0;
 	if (is_lost(s))
 		return RIG_ELOST;
 	if (s->drv->commit(s->edge, v, &failure) != RIG_OK) {
@@ -138,6 +134,19 @@ commit_locked(struct submitter *s, uint64_t v)
 	}
 	raise_committed(s, v);
 	return 0;
+}
+
+/* Under the driver lock: commit up to v (no further than submitted). */
+static int
+commit_locked(struct submitter *s, uint64_t v)
+{
+	uint64_t sub = atomic_load(&s->tl->submitted);
+
+	if (v > sub)
+		v = sub;
+	if (v <= atomic_load(&s->tl->committed))
+		return 0;
+	return commit_driver(s, v);
 }
 
 /* The timeline's commit hook: a waiter needs v committed before it sleeps. */
@@ -347,13 +356,7 @@ run_locked(struct submitter *s, uint64_t v, struct job *job, bool more, bool dir
 		/* A submitter's own value, just submitted: committed lies
 		 * below it (every commit stops at submitted, and we hold the
 		 * lock), so commit_locked()'s looks are known here. */
-		if (!is_lost(s)) {
-			failure = "no reason given";
-			if (s->drv->commit(s->edge, v, &failure) != RIG_OK)
-				submit_lose(s, "commit failed: %s", failure);
-			else
-				atomic_store_explicit(&s->tl->committed, v, memory_order_release);
-		}
+		(void)commit_driver(s, v);
 	} else if (!more || atomic_load(&s->tl->commit_want) >= v) {
 		commit_locked(s, v);
 	}

@@ -755,7 +755,7 @@ rig_remote_agent(const struct rig_agent_config *cfg)
 		for (struct client **p = &a.clients; *p;) {
 			struct client *c = *p;
 
-			if (c->state != CLIENT_GONE && now - c->heard_ns > a.heartbeat_ns)
+			if (c->state != CLIENT_GONE && link_silent_ns(now, c->heard_ns) > a.heartbeat_ns)
 				gone(c, "silent past the heartbeat bound");
 			if (c->state == CLIENT_GONE) {
 				*p = c->next;

@@ -168,7 +168,7 @@ hot_poll(struct conn *c)
 	uint64_t hot = client_hot_ns(), start = rig_now_ns(), now = start;
 
 	while (hot && !atomic_load_explicit(&c->stop, memory_order_relaxed) &&
-	       now - atomic_load_explicit(&c->sent_ns, memory_order_relaxed) < hot) {
+	       link_silent_ns(now, atomic_load_explicit(&c->sent_ns, memory_order_relaxed)) < hot) {
 		bool moved = false;
 
 		/* Back to the loop's heartbeat now and then: a stream of
@@ -210,7 +210,7 @@ progress(void *arg)
 		now = rig_now_ns();
 		if (!atomic_load(&c->up))
 			continue;
-		if (now - atomic_load(&c->heard_ns) > hb) {
+		if (link_silent_ns(now, atomic_load(&c->heard_ns)) > hb) {
 			conn_lost(c);
 			continue;
 		}

@@ -68,6 +68,16 @@ uint64_t link_spin_ns(void);
 #define LINK_HOT_NS	(200ull * 1000)
 uint64_t link_hot_ns(void);
 
+/* How long a peer last heard from (or a send made) at heard_ns has been
+ * silent at now. Another thread, or a handler run since now was read, may
+ * have stored a heard_ns later than now: that is no silence, not the 584
+ * years an unsigned now - heard_ns would make of it. */
+static inline uint64_t
+link_silent_ns(uint64_t now, uint64_t heard_ns)
+{
+	return now > heard_ns ? now - heard_ns : 0;
+}
+
 /* A time in microseconds from the environment variable name, in ns, read
  * once into *cache (-1 until then); dflt_ns where it is unset or empty. */
 uint64_t link_env_ns(_Atomic int64_t *cache, const char *name, uint64_t dflt_ns);

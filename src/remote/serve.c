@@ -547,7 +547,7 @@ drop_more(void *arg)
 
 	if (now - b->start < b->a->heartbeat_ns)
 		return true;
-	return b->c->state != CLIENT_GONE && now - b->c->heard_ns <= b->a->heartbeat_ns;
+	return b->c->state != CLIENT_GONE && link_silent_ns(now, b->c->heard_ns) <= b->a->heartbeat_ns;
 }
 
 bool

@@ -8,7 +8,8 @@
  * tell a right key from a wrong one; a batch of messages encoded into one
  * block splits back into them; a BULK's worker address past its bound is
  * refused; a CHALLENGE carries the agent's heartbeat bound, and one of 0
- * is refused.
+ * is refused; a peer heard from after the clock was read (by another
+ * thread) counts as not silent, not as silent for 2^64 ns.
  */
 #include <fcntl.h>
 #include <setjmp.h>
@@ -23,6 +24,7 @@
 #include <cmocka.h>
 
 #include "remote/auth.h"
+#include "remote/link.h"
 #include "remote/wire.h"
 
 static struct remote_msg m, d;
@@ -423,6 +425,16 @@ batch(void **state)
 	free(b);
 }
 
+static void
+silence(void **state)
+{
+	(void)state;
+	assert_int_equal(link_silent_ns(1000, 400), 600);
+	assert_int_equal(link_silent_ns(1000, 1000), 0);
+	assert_int_equal(link_silent_ns(1000, 1001), 0);	/* heard since now was read */
+	assert_int_equal(link_silent_ns(5, UINT64_MAX), 0);
+}
+
 int
 main(void)
 {
@@ -433,6 +445,7 @@ main(void)
 		cmocka_unit_test(file_messages),
 		cmocka_unit_test(gpu_messages),
 		cmocka_unit_test(keys),
+		cmocka_unit_test(silence),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -92,7 +92,12 @@ link_name(const struct rig_pci_machine *m, const char *rel, char *buf,
 	}
 	target[n] = '\0';
 	slash = strrchr(target, '/');
-	snprintf(buf, len, "%s", slash ? slash + 1 : target);
+	slash = slash ? slash + 1 : target;
+	if ((size_t)snprintf(buf, len, "%s", slash) >= len) {
+		buf[0] = '\0';
+		return amd_fail(-ENAMETOOLONG, "%s points at %s, a name "
+				"longer than %zu bytes", path, slash, len - 1);
+	}
 	return 0;
 }
 

@@ -437,9 +437,47 @@ stays(struct rig_device *d, struct alloc *a)
 	return !limbo_item_idle(&a->item);
 }
 
+#ifdef RIG_TEST_HOOKS
+void (*park_window)(void);
+_Atomic uint64_t parks_held, parks_announced;	/* which way each park went */
+#define PARKED(way) atomic_fetch_add_explicit(&(way), 1, memory_order_relaxed)
+#else
+#define PARKED(way) ((void)0)
+#endif
+
+/*
+ * park() where the limbo's token is free: the put made under it, one
+ * exchange in all. The end's drains hold the token too: a drain before
+ * our hold let the loss be seen through the token (the ender marks it
+ * first), a drain after it finds a on its list; stays() reads region,
+ * which the end writes only after its first drain.
+ */
+static bool
+park_held(struct rig_device *d, struct alloc *a)
+{
+	struct limbo *l = &d->rc.memory;
+
+	if (atomic_load_explicit(&d->tl.lost, memory_order_relaxed) || !stays(d, a)) {
+		limbo_let_go(l);
+		return false;
+	}
+#ifdef RIG_TEST_HOOKS
+	if (park_window)	/* an end waits for the token meanwhile */
+		park_window();
+#endif
+	if (a->item.key)
+		stamps_clear(&a->stamps);
+	PARKED(parks_held);
+	if (limbo_put_held(l, &a->item))
+		reclaim_pending(&d->tl, 1);
+	limbo_let_go(l);	/* the last touch of a and d */
+	return true;
+}
+
 /*
  * The release of memory that stays() on a live device: into the limbo, so
- * that a device's end finds it there (and clears region only then). The
+ * that a device's end finds it there (and clears region only then). Where
+ * the limbo's token is free, the put is made under it (park_held). Else the
  * put is announced, then the loss read again (limbo.h, limbo_announce): a
  * put that saw no loss is one the end's drain waits for; one that saw it
  * takes its count back. Only then is a's memory looked at (stays() reads
@@ -447,15 +485,13 @@ stays(struct rig_device *d, struct alloc *a)
  * the lock, waits for us. No RCU section, no lock. False where it did not
  * park a; the slow path, under mem_lock, then.
  */
-#ifdef RIG_TEST_HOOKS
-void (*park_window)(void);
-#endif
-
 static bool
 park(struct rig_device *d, struct alloc *a)
 {
 	if (atomic_load_explicit(&d->tl.lost, memory_order_acquire))
 		return false;
+	if (limbo_try_hold(&d->rc.memory))
+		return park_held(d, a);
 	limbo_announce(&d->rc.memory);
 #ifdef RIG_TEST_HOOKS
 	if (park_window)
@@ -477,6 +513,7 @@ park(struct rig_device *d, struct alloc *a)
 	 * (alloc_end_all); the push publishes the clear to it. */
 	if (a->item.key)
 		stamps_clear(&a->stamps);
+	PARKED(parks_announced);
 	limbo_push(&d->rc.memory, &a->item);	/* the last touch of a and d */
 	return true;
 }

@@ -133,9 +133,12 @@ void alloc_discard(struct alloc *a);
 void alloc_put(struct alloc *a);
 #ifdef RIG_TEST_HOOKS
 /* A test's window into a park (stress_park_end): when set, called between
- * the put's announcement and its second look at the loss. NULL in
- * programs; absent from release builds. */
+ * the put's announcement and its second look at the loss, and under the
+ * limbo's token before a put made under it. NULL in programs; absent from
+ * release builds. parks_held and parks_announced count the parks made
+ * each way. */
 extern void (*park_window)(void);
+extern _Atomic uint64_t parks_held, parks_announced;
 /* The same into a borrow (stress_borrow_end): called once the second
  * device's driver made the mapping, before it is on that device's list. */
 extern void (*borrow_window)(void);

@@ -252,6 +252,39 @@ handed(struct limbo *l, uint32_t k)
 				      memory_order_relaxed);
 }
 
+bool
+limbo_try_hold(struct limbo *l)
+{
+	return try_hold(l);
+}
+
+void
+limbo_let_go(struct limbo *l)
+{
+	let_go(l);
+}
+
+bool
+limbo_put_held(struct limbo *l, struct limbo_item *it)
+{
+	/* What was queued before is older: onto the lists first, so each
+	 * stays in the order of release (a push not yet linked, which the
+	 * dequeue skips, lands behind it: a take then looks at a newer
+	 * item first, no error). Usually the queue is empty: a stream of
+	 * releases that find the token free never fills it. */
+	if (next_look(l, NULL))
+		gather(l);
+	it->idle_ns = 0;
+	atomic_store_explicit(&it->in, true, memory_order_relaxed);
+	append(list_of(l, it->key, true), it);
+	atomic_store_explicit(&l->held,
+			      atomic_load_explicit(&l->held, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+	/* held counted it, then watched: limbo_unwatch, under the token
+	 * too, sees the one or leaves the other set. */
+	return limbo_watch(l);
+}
+
 struct limbo_item *
 limbo_take(struct limbo *l, uint64_t key, bool wait,
 	   void (*warm)(const struct limbo_item *next))
@@ -281,6 +314,7 @@ limbo_take(struct limbo *l, uint64_t key, bool wait,
 		hand_out(it);
 		it->next = NULL;
 		handed(l, 1);
+		l->took_key = key;
 	}
 	if (warm) {
 		const struct limbo_item *next = next_look(l, li);
@@ -324,6 +358,7 @@ limbo_due(struct limbo *l, enum limbo_pick pick, uint64_t key, uint64_t now,
 {
 	struct limbo_item *due = NULL, *it, *prev, *next;
 	uint32_t k = 0;
+	bool takes_run;
 
 	*next_ns = UINT64_MAX;
 	if (!limbo_count(l))
@@ -334,25 +369,29 @@ limbo_due(struct limbo *l, enum limbo_pick pick, uint64_t key, uint64_t now,
 		*next_ns = now + LIMBO_RETRY_NS;	/* busy: look again soon */
 		return NULL;
 	}
-	/* The poller's pass leaves the queue to takes while they run (outs
-	 * moved since its last pass): they move its items, one a take, onto
-	 * the lists, where this pass finds them; its own walk of the queue
-	 * would pull every queued line onto the poller's core just before
-	 * the takes read them. Once they stop, the next pass gathers, and
-	 * one comes: the queue's items are looked at again AGE_NS on. */
-	if (pick == LIMBO_AGED &&
-	    atomic_load_explicit(&l->outs, memory_order_relaxed) != l->aged_outs) {
-		l->aged_outs = atomic_load_explicit(&l->outs, memory_order_relaxed);
-		if (next_look(l, NULL))
-			*next_ns = now + AGE_NS;
-	} else {
+	/* The poller's pass leaves the queue, and the list of the key the
+	 * last take asked for, to takes while they run (outs moved since
+	 * its last pass): a take hands out their oldest items soon, and the
+	 * pass's walk would pull each item's line onto the poller's core
+	 * (and write its idle_ns) just before a take reads it. Once takes
+	 * stop, the next pass gathers and walks, and one comes: they are
+	 * looked at again AGE_NS on. Other keys' lists are walked. */
+	takes_run = pick == LIMBO_AGED &&
+		    atomic_load_explicit(&l->outs, memory_order_relaxed) != l->aged_outs;
+	if (!takes_run)
 		gather(l);
-	}
+	else if (next_look(l, NULL))
+		*next_ns = now + AGE_NS;
 	for (size_t i = 0; i < LIMBO_LISTS; i++) {
 		struct limbo_list *li = &l->list[i];
 
 		if (i > 0 && pick == LIMBO_OTHERS && li->key == key)
 			continue;
+		if (i > 0 && takes_run && li->key == l->took_key) {
+			if (li->head && now + AGE_NS < *next_ns)
+				*next_ns = now + AGE_NS;
+			continue;
+		}
 		for (prev = NULL, it = li->head; it; it = next) {
 			next = it->next;
 			if (!limbo_item_idle(it)) {
@@ -375,6 +414,8 @@ limbo_due(struct limbo *l, enum limbo_pick pick, uint64_t key, uint64_t now,
 		}
 	}
 	handed(l, k);
+	if (pick == LIMBO_AGED)	/* what later passes compare: takes' hand-outs alone */
+		l->aged_outs = atomic_load_explicit(&l->outs, memory_order_relaxed);
 	let_go(l);
 	return due;
 }
@@ -402,7 +443,8 @@ limbo_drain(struct limbo *l)
 		let_go(l);
 		/* seq_cst: an announced put not yet landed (limbo.h) is
 		 * waited for; neither its push nor its cancel waits. */
-		if (atomic_load(&l->puts) == atomic_load_explicit(&l->outs, memory_order_relaxed))
+		if (atomic_load(&l->puts) + atomic_load_explicit(&l->held, memory_order_relaxed) ==
+		    atomic_load_explicit(&l->outs, memory_order_relaxed))
 			return all;
 		sched_yield();
 	}
@@ -421,7 +463,8 @@ limbo_unwatch(struct limbo *l)
 		/* A put that added to n before our store saw watched still
 		 * set: take the watch back, unless a later put already did
 		 * (and counted it again, so ours ends). */
-		ended = atomic_load(&l->puts) == atomic_load_explicit(&l->outs, memory_order_relaxed) ||
+		ended = atomic_load(&l->puts) + atomic_load_explicit(&l->held, memory_order_relaxed) ==
+				atomic_load_explicit(&l->outs, memory_order_relaxed) ||
 			atomic_exchange(&l->watched, true);
 	}
 	let_go(l);

@@ -16,7 +16,8 @@
  *
  * Guarantees. put_mp (and its steps: announce, cancel, watch, push) is
  * wait-free (a fetch-add and an exchange: the enqueue of a liburcu
- * wait-free concurrent queue), any thread, any number at once. Every
+ * wait-free concurrent queue), any thread, any number at once; so is
+ * try_hold, which answers false at once when the token is busy. Every
  * other call runs under the limbo's token, an atomic flag: a holder
  * walks the lists and calls nothing outside this file but the queue's
  * dequeue and a take's warm hook (which only prefetches), so holds are
@@ -27,10 +28,11 @@
  * limbo_put_mp() is visible to whoever it is handed to (the queue's
  * annotated enqueue and dequeue, then the token's release and acquire).
  *
- *                put_mp  take  due  drain  points   (X: one at a time)
- *   put_mp         -      -     -     -      -
- *   take           -      X     X     X      X
- *   due ... points -      X     X     X      X
+ *                put_mp  put_held  take  due  drain  points   (X: one at a time)
+ *   put_mp         -        -       -     -     -      -
+ *   put_held       -        X       X     X     X      X
+ *   take           -        X       X     X     X      X
+ *   due ... points -        X       X     X     X      X
  *
  * The puts land in a liburcu wait-free concurrent queue (cds_wfcq, its
  * lock-free head: the token is its one dequeuer), not a lock-free stack:
@@ -92,15 +94,18 @@ struct limbo {
 	struct __cds_wfcq_head head;	/* the incoming queue: puts, oldest first */
 	struct cds_wfcq_tail tail;
 	_Atomic bool busy;		/* the token: the lists are its holder's */
-	/* Items put and not yet handed out: puts - outs. Two words, so a
-	 * take counts its hand-out with a plain store under the token, not
-	 * a locked decrement; puts (announced, less those cancelled) is
-	 * what putters add to, outs only the token's holder writes, and at
-	 * every moment outs <= puts. */
+	/* Items put and not yet handed out: puts + held - outs. Three
+	 * words, so that the token's holder counts with plain stores, not
+	 * locked ones: puts (announced, less those cancelled) is what
+	 * putters without the token add to; held, the puts made under the
+	 * token (limbo_put_held), and outs, the hand-outs, only the token's
+	 * holder writes; at every moment outs <= puts + held. */
 	_Atomic uint32_t puts;
+	_Atomic uint32_t held;
 	_Atomic uint32_t outs;
 	_Atomic bool watched;		/* its owner counts it as pending */
 	uint32_t aged_outs;		/* outs at the last LIMBO_AGED pass (the token's) */
+	uint64_t took_key;		/* the key of the last take's hand-out (the token's) */
 	struct limbo_list list[LIMBO_LISTS];
 };
 
@@ -163,11 +168,13 @@ limbo_item_in(const struct limbo_item *it)
 static inline uint32_t
 limbo_count(const struct limbo *l)
 {
-	/* outs first: it is never past puts, so the difference read is
-	 * never below 0. */
+	/* outs first: it is never past puts + held, which only grow but
+	 * for a cancel of a put not yet counted out, so the difference
+	 * read is never below 0. */
 	uint32_t outs = atomic_load_explicit(&l->outs, memory_order_relaxed);
+	uint32_t held = atomic_load_explicit(&l->held, memory_order_relaxed);
 
-	return atomic_load_explicit(&l->puts, memory_order_relaxed) - outs;
+	return atomic_load_explicit(&l->puts, memory_order_relaxed) + held - outs;
 }
 
 /*
@@ -202,6 +209,21 @@ void limbo_announce(struct limbo *l);
 void limbo_cancel(struct limbo *l);
 bool limbo_watch(struct limbo *l);
 void limbo_push(struct limbo *l, struct limbo_item *it);
+/*
+ * A put under the token, for an owner that found it free: one exchange
+ * (the token's) where announce and push cost a fetch-add and an exchange.
+ * limbo_try_hold() takes the token if it is free (never waits); the owner
+ * then reads what refuses the put, as above, and either lets go or puts
+ * the item straight onto its list (limbo_put_held(): true when the limbo
+ * was not watched, as limbo_put_mp's answer), then lets go
+ * (limbo_let_go(), its last touch of l and of the item). Why a drain
+ * misses no such put: the drain holds the token too, so it runs wholly
+ * before the hold (and the ender's mark, made before its drain, is seen
+ * through the token's release and acquire) or wholly after the put.
+ */
+bool limbo_try_hold(struct limbo *l);
+bool limbo_put_held(struct limbo *l, struct limbo_item *it);
+void limbo_let_go(struct limbo *l);
 /* The oldest item of key, if idle; NULL when there is none, or (unless
  * wait) when the token is busy. warm (NULL: none) is called, under the
  * token, with the item the next take of key would look at, when there is

@@ -3,7 +3,8 @@
  * test_stress_limbo: reclaim/limbo.h under many threads, alone (no device:
  * the test plays the driver and raises a few words of rig_words itself).
  * Producers put items noted with points on those slots, some settled,
- * some ahead of the word, under keys that overflow the limbo's lists;
+ * some ahead of the word, under keys that overflow the limbo's lists,
+ * half of them under the token where it is free (limbo_put_held);
  * takers take by key, with and without waiting, with and without a warm
  * hook that reads the item a next take would look at (still in the
  * limbo: TSan sees a race if it were anyone's); a pass thread runs every
@@ -44,7 +45,7 @@ static struct thing *things[MAX_THREADS];
 static pthread_barrier_t start;
 static uint64_t deadline_ns;
 static _Atomic bool failed;
-static _Atomic uint64_t nput, outs, firsts, unwatches, hits;
+static _Atomic uint64_t nput, nheld, outs, firsts, unwatches, hits;
 
 #define CHECK(cond, ...) do {						\
 	if (!(cond)) {							\
@@ -122,8 +123,18 @@ producer(void *arg)
 			      "limbo_item_add failed");
 		}
 		t->it.key = (uint64_t)(rand_r(&seed) % KEYS);
-		if (limbo_put_mp(&l, &t->it))
+		/* Half the puts under the token where it is free (put_held),
+		 * the rest, and those that find it busy, through the queue. */
+		if (rand_r(&seed) % 2 && limbo_try_hold(&l)) {
+			bool first = limbo_put_held(&l, &t->it);
+
+			limbo_let_go(&l);
+			if (first)
+				atomic_fetch_add(&firsts, 1);
+			atomic_fetch_add(&nheld, 1);
+		} else if (limbo_put_mp(&l, &t->it)) {
 			atomic_fetch_add(&firsts, 1);
+		}
 		atomic_fetch_add(&nput, 1);
 	}
 	return NULL;
@@ -256,7 +267,8 @@ main(int argc, char **argv)
 		}
 		free(things[i]);
 	}
-	printf("%llu puts, %llu taken by key, %llu warmed, %s\n", (unsigned long long)nput,
-	       (unsigned long long)hits, (unsigned long long)warmed, failed ? "FAILED" : "ok");
-	return failed || !hits;
+	printf("%llu puts (%llu under the token), %llu taken by key, %llu warmed, %s\n",
+	       (unsigned long long)nput, (unsigned long long)nheld, (unsigned long long)hits,
+	       (unsigned long long)warmed, failed ? "FAILED" : "ok");
+	return failed || !hits || !nheld;
 }

@@ -2,8 +2,10 @@
 /*
  * test_stress_park_end: releases with work in flight racing a device's end.
  * A release parks its memory in the device's limbo with no lock and no RCU
- * section (core/alloc.c park(): the put is announced, the loss read again,
- * and the end's drain waits for every announced put, reclaim/limbo.h). Each
+ * section (core/alloc.c park(): where the limbo's token is free, the put is
+ * made under it, which the end's drain holds too; else the put is
+ * announced, the loss read again, and the end's drain waits for every
+ * announced put, reclaim/limbo.h); both ways must be taken. Each
  * round, threads make a 4 KiB buffer on a polled device, copy into it and
  * release it at once, as fast as they can, while the main thread closes
  * the device (or loses it by a faulting value) after a random moment.
@@ -11,8 +13,9 @@
  * round the device's limbo is empty and the driver holds no region (a
  * put the drain missed would land in the limbo after it: memory and a
  * handle never freed), and no call crashes or hangs. The test's window
- * into park() (park_window) yields there now and then, so a put lies
- * between its announcement and its push while the end drains: before the
+ * into park() (park_window) yields there now and then, so a put holds the
+ * token, or lies between its announcement and its push, while the end
+ * drains: before the
  * loss is read again, and after, where the put clears a reused
  * allocation's stamps with no lock (the end reads stamps only once its
  * first drain has waited for every announced put; ThreadSanitizer reports
@@ -122,7 +125,9 @@ main(int argc, char **argv)
 		rig_polled_destroy(p);
 		rounds++;
 	}
-	printf("%d rounds, %llu copies released in flight, %s\n", rounds,
-	       (unsigned long long)parked_ops, failed ? "FAILED" : "ok");
-	return failed || !parked_ops;
+	printf("%d rounds, %llu copies released in flight, %llu parks under the token, "
+	       "%llu announced, %s\n", rounds, (unsigned long long)parked_ops,
+	       (unsigned long long)parks_held, (unsigned long long)parks_announced,
+	       failed ? "FAILED" : "ok");
+	return failed || !parked_ops || !parks_held || !parks_announced;
 }

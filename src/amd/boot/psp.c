@@ -156,7 +156,7 @@ submit(struct amd_boot *b, uint32_t id, const uint32_t *payload, size_t n,
 	uint8_t *frame = b->d->vram + AMD_BOOT_PSP_RING_AT + b->psp_wptr * 4ull;
 	uint64_t c = mc(b, AMD_BOOT_PSP_CMD_AT), f = mc(b, AMD_BOOT_PSP_FENCE_AT);
 	uint32_t status, ring_dw = AMD_BOOT_PSP_RING_BYTES / 4;
-	char step[160];
+	char step[sizeof("no answer to ") + 160];	/* what: up to 160 */
 	int ret;
 
 	memset(cmd, 0, CMD_BYTES);

@@ -128,7 +128,7 @@ sos_up(struct gpu *g, const struct file *sos)
 		{ 8, 0xD0000 }, { 9, 0xC0000 }, { 10, 0xE0000 }, { 11, 0xF0000 },
 		{ 1, 0x20000 },
 	};
-	uint32_t len;
+	uint32_t len = 0;
 
 	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
 		const uint8_t *p = sos_has(sos, order[k][0], &len);
@@ -178,7 +178,7 @@ test_bootloader_order_and_bytes(void **state)
 {
 	struct file sos = slurp("psp_14_0_3_sos.bin");
 	uint8_t zeros[64] = { 0 };
-	uint32_t len;
+	uint32_t len = 0;
 	const uint8_t *kdb = sos_part(&sos, 3, &len);
 	struct gpu g;
 
@@ -200,7 +200,7 @@ static void
 test_sos_commands(void **state)
 {
 	struct file sos = slurp("psp_14_0_3_sos.bin"), smu = slurp("smu_14_0_3.bin");
-	uint32_t m = MSG1_AT, wptr = 0, tmr = 0, len;
+	uint32_t m = MSG1_AT, wptr = 0, tmr = 0, len = 0;
 	const uint8_t *toc = sos_part(&sos, 4, &len);
 	uint32_t toc_cmd[3] = { m, 0, len };
 	uint32_t smu_len = u32(smu.b + 0x14), smu_at = u32(smu.b + 0x18);

@@ -79,7 +79,7 @@ struct ring {
 };
 /* Compute queue qi (HQD ME1 pipe 0 queue qi) of bytes; doorbell slot 3 + qi. */
 void gpu_cp_queue(struct gpu *g, int qi, uint64_t bytes, struct ring *r);
-/* SDMA0 queue 0 of bytes; doorbell slot 256 (§3.12). */
+/* SDMA0 queue 0 of bytes; doorbell slot 256 (§3.12), routed on NBIO 7.9. */
 void gpu_sdma_queue(struct gpu *g, uint64_t bytes, struct ring *r);
 /* Appends dwords (wrapping), then rings the doorbell. */
 void ring_put(struct ring *r, const uint32_t *dw, unsigned n);

@@ -5,7 +5,9 @@
  * amd-facts.md §3.13 (GC 11.0.0 offsets with Navi bases) and of its GC 12
  * and OSSSYS 7 differences; every supported GC's blocks have tables; a
  * block version with none is refused naming block and version, and a
- * register in a segment the table does not give is refused too.
+ * register in a segment the table does not give is refused too, naming
+ * the block, its version, the segment and the bases it has (NBIO 7.9's
+ * segment 8 on a table of 6 NBIO bases).
  */
 #include <stdarg.h>
 #include <stddef.h>

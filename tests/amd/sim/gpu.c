@@ -253,9 +253,7 @@ gpu_cp_queue(struct gpu *g, int qi, uint64_t bytes, struct ring *r)
 	gpu_wreg(g, grbm, 0);
 }
 
-/* A register past BAR5 through the RSMU pair (amd-facts §0.3), one in it
- * directly. */
-static void
+void
 gpu_wreg_any(struct gpu *g, uint32_t index, uint32_t value)
 {
 	if (index < SIM_REGS) {

@@ -67,6 +67,8 @@ void *gpu_ptr(struct gpu *g, uint64_t va);
 /* Register by dword index through the sim. */
 void gpu_wreg(struct gpu *g, uint32_t index, uint32_t value);
 uint32_t gpu_rreg(struct gpu *g, uint32_t index);
+/* The same past BAR5 too, through the RSMU pair (amd-facts §0.3). */
+void gpu_wreg_any(struct gpu *g, uint32_t index, uint32_t value);
 
 /* A ring: a VRAM VA, its size in bytes, what is written (CP: dwords; SDMA:
  * bytes), its doorbell (BAR2 byte offset) and its engine. */

@@ -97,13 +97,17 @@ synth_build(struct synth *s, const char *gc, uint16_t skip)
 #define NBIF_K		5
 #define NBIO_7_9_BASES	9
 
+/* synth_build_nbif_bases()'s count for the table it builds; 0: as above. */
+static unsigned nbif_bases;
+
 /* An IP entry for layout[k] at at (GC: instance inst); returns the end. */
 static size_t
 ip_entry(struct synth *s, const struct gcdef *g, size_t at, int k, unsigned inst,
 	 bool wide)
 {
 	const struct ipdef *d = &layout[k];
-	uint8_t nbases = wide && k == NBIF_K ? NBIO_7_9_BASES : d->nbases;
+	uint8_t nbases = k == NBIF_K && nbif_bases ? (uint8_t)nbif_bases :
+			 wide && k == NBIF_K ? NBIO_7_9_BASES : d->nbases;
 	uint8_t *b = s->b;
 
 	s->entry[s->nentries++] = at;
@@ -124,6 +128,19 @@ ip_entry(struct synth *s, const struct gcdef *g, size_t at, int k, unsigned inst
 		}
 	}
 	return at;
+}
+
+void
+synth_build_nbif_bases(struct synth *s, const char *gc, unsigned nbases)
+{
+	if (nbases < 1 || nbases > NBIO_7_9_BASES) {
+		fprintf(stderr, "synth: NBIF with %u bases (1 to %u)\n", nbases,
+			NBIO_7_9_BASES);
+		abort();
+	}
+	nbif_bases = nbases;
+	synth_build(s, gc, 0);
+	nbif_bases = 0;
 }
 
 void

@@ -9,9 +9,12 @@
  *
  * NBIO 7.9 (MI300): an SDMA doorbell reaches its engine only through the
  * routing linux's nbio_v7_9_sdma_doorbell_range writes for each SDMA
- * instance, written here, every boot, for each AID the GPU's XCCs lie on
- * (soc.c's amd_boot_aids) and its four instances (MI300's 16 over 4 AIDs,
- * amd-facts §3.11), rig's one queue being instance 0 of AID 0. Instance i
+ * instance (called from soc15.c's soc15_doorbell_range_init with
+ * doorbell_index.sdma_doorbell_range). Here SDMA writes it, as
+ * tinygrad's AM_SDMA does, every boot (the partial one too), for each AID
+ * the GPU's XCCs lie on (soc.c's amd_boot_aids) and its four instances
+ * (MI300's 16 over 4 AIDs, amd-facts §3.11), rig's one queue being
+ * instance 0 of AID 0. Instance i
  * = 4 * AID + n gets aqua_vanjaram_doorbell_index_init's doorbell range:
  * dword offset (256 + 10 * i) * 2 (sdma_engine[i] << 1, so rig's doorbell
  * 256 is instance 0's) and size sdma_doorbell_range = 20, in AID 0's

@@ -10,8 +10,10 @@
       block version reads (TABLES below), and adds SMUIO's from linux's
       smuio_13_0_3_offset.h and smuio_14_0_2_offset.h (SMUIO_FACTS), which
       regs.py lacks, and NBIO 7.9's indirect window from linux's
-      nbio_7_9_0_offset.h (NBIO_FACTS). regs.def is the tree's copy of
-      those facts.
+      nbio_7_9_0_offset.h (NBIO_FACTS). Roles in ONLY_IN are picked for
+      the headers named there alone. regs.def is the tree's copy of those
+      facts: extract of regs.py at tinygrad a9069c17 reproduces it byte
+      for byte.
   amd_regs.py c REGS_DEF OUT_DIR
       writes OUT_DIR/names.h (one enum entry per register role) and
       OUT_DIR/tables.c (one table per register header, each naming the
@@ -120,7 +122,23 @@ ROLES = {
         # NBIO 7.9's indirect window to another AID's registers (linux's
         # nbio_v7_9.c get_pcie_index/data/index_hi_offset).
         (r, ["regBIF_BX0_" + r]) for r in ("PCIE_INDEX2", "PCIE_DATA2",
-                                           "PCIE_INDEX2_HI")],
+                                           "PCIE_INDEX2_HI")] + same(
+        # NBIO 7.9's segment-8 registers: linux's nbio_v7_9.c writes
+        # BIFC_GFX_INT_MONITOR_MASK (init_registers) and
+        # BIFC_DOORBELL_ACCESS_EN_PF (enable_doorbell_aperture) on NBIO 0,
+        # and routes SDMA instance n of AID a's doorbells through
+        # DOORBELL0_CTRL_ENTRY_{1+n} + 4 * a (sdma_doorbell_range, on NBIO
+        # 0) and that AID's S2A_DOORBELL_ENTRY_{1,2,5,6}_CTRL (through the
+        # window). Their BASE_IDX is 8 in nbio_7_9_0_offset.h, so an MI300
+        # discovery entry for NBIO lists at least 9 bases: linux's
+        # amdgpu_discovery_reg_base_init points reg_offset[NBIO_HWIP][i] at
+        # the entry's own base array, and SOC15_REG_OFFSET indexes it by
+        # BASE_IDX.
+        "BIFC_GFX_INT_MONITOR_MASK", "BIFC_DOORBELL_ACCESS_EN_PF",
+        "DOORBELL0_CTRL_ENTRY_1", "DOORBELL0_CTRL_ENTRY_2",
+        "DOORBELL0_CTRL_ENTRY_3", "DOORBELL0_CTRL_ENTRY_4",
+        "S2A_DOORBELL_ENTRY_1_CTRL", "S2A_DOORBELL_ENTRY_2_CTRL",
+        "S2A_DOORBELL_ENTRY_5_CTRL", "S2A_DOORBELL_ENTRY_6_CTRL"),
     "OSSSYS": same(
         "IH_RB_CNTL", "IH_RB_BASE", "IH_RB_BASE_HI", "IH_RB_RPTR", "IH_RB_WPTR",
         "IH_RB_WPTR_ADDR_LO", "IH_RB_WPTR_ADDR_HI", "IH_DOORBELL_RPTR",
@@ -134,6 +152,18 @@ ROLES = {
     "MP1": c2pmsg(["regMP1"], (53, 54, 66, 75, 82, 90)),
     "SMUIO": same("GOLDEN_TSC_COUNT_LOWER", "GOLDEN_TSC_COUNT_UPPER"),
 }
+
+# Roles only the named headers' tables carry, though other headers have a
+# register of the same name: the boot writes them on NBIO 7.9 alone (ext.c,
+# soc.c, sdma.c), and regs.py's nbio_4_3_0 and nbif_6_3_1 list a
+# PCIE_INDEX2 window of their own that nothing here programs.
+ONLY_IN = {role: ["nbio_7_9_0"] for role in (
+    "PCIE_INDEX2", "PCIE_DATA2", "PCIE_INDEX2_HI", "BIFC_GFX_INT_MONITOR_MASK",
+    "BIFC_DOORBELL_ACCESS_EN_PF", "DOORBELL0_CTRL_ENTRY_1",
+    "DOORBELL0_CTRL_ENTRY_2", "DOORBELL0_CTRL_ENTRY_3",
+    "DOORBELL0_CTRL_ENTRY_4", "S2A_DOORBELL_ENTRY_1_CTRL",
+    "S2A_DOORBELL_ENTRY_2_CTRL", "S2A_DOORBELL_ENTRY_5_CTRL",
+    "S2A_DOORBELL_ENTRY_6_CTRL")}
 
 # linux drivers/gpu/drm/amd/include/asic_reg/smuio/smuio_13_0_3_offset.h
 # and smuio_14_0_2_offset.h: (offset, BASE_IDX).
@@ -180,6 +210,8 @@ def extract(regs_py):
         regs = mods[header]
         out.append("table %s %d %s %s" % (block, hw_id, header, " ".join(versions)))
         for role, names in ROLES[block]:
+            if header not in ONLY_IN.get(role, [header]):
+                continue
             for name in names:
                 if name in regs:
                     off, seg = regs[name]

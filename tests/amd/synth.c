@@ -14,7 +14,7 @@ struct ipdef {
 	uint16_t hw_id;
 	uint8_t v[3];
 	uint8_t nbases;
-	uint32_t base[6];
+	uint32_t base[9];
 };
 
 struct gcdef {
@@ -38,7 +38,8 @@ static const struct ipdef layout[8] = {
 	{ 255, {0}, 5, { 0x16000, 0xDC0000, 0xE00000, 0xE40000, 0x243FC00 } },
 	{ 1, {0}, 5, { 0x16000, 0xDC0000, 0xE00000, 0xE40000, 0x243FC00 } },
 	{ 34, {0}, 2, { 0x1A000, 0x2408800 } },
-	{ 108, {0}, 6, { 0x0, 0x14, 0xD20, 0x10400, 0x241B000, 0x4040000 } },
+	{ 108, {0}, 6, { 0x0, 0x14, 0xD20, 0x10400, 0x241B000, 0x4040000,
+			 0x4080000, 0x40C0000, 0x11000 } },
 	{ 40, {0}, 2, { 0x10A0, 0x240A000 } },
 	{ 41, {0}, 2, { 0xF20, 0x240A400 } },
 };
@@ -91,21 +92,31 @@ synth_build(struct synth *s, const char *gc, uint16_t skip)
 	synth_build_xccs(s, gc, skip, 1);
 }
 
+/* NBIO 7.9 (GC 9's tables) lists 9 bases, the rest of NBIF's 6: linux's
+ * nbio_v7_9.c uses segment 8 (src/amd/sim/table.c's bases 6 to 8). */
+#define NBIF_K		5
+#define NBIO_7_9_BASES	9
+
+/* synth_build_nbif_bases()'s count for the table it builds; 0: as above. */
+static unsigned nbif_bases;
+
 /* An IP entry for layout[k] at at (GC: instance inst); returns the end. */
 static size_t
 ip_entry(struct synth *s, const struct gcdef *g, size_t at, int k, unsigned inst,
 	 bool wide)
 {
 	const struct ipdef *d = &layout[k];
+	uint8_t nbases = k == NBIF_K && nbif_bases ? (uint8_t)nbif_bases :
+			 wide && k == NBIF_K ? NBIO_7_9_BASES : d->nbases;
 	uint8_t *b = s->b;
 
 	s->entry[s->nentries++] = at;
 	put16(b, at, d->hw_id);
 	b[at + 2] = (uint8_t)inst;
-	b[at + 3] = d->nbases;
+	b[at + 3] = nbases;
 	memcpy(b + at + 4, g->v[k], 3);
 	at += 8;
-	for (int j = 0; j < d->nbases; j++) {
+	for (int j = 0; j < nbases; j++) {
 		if (wide) {
 			uint64_t v = d->base[j] | (uint64_t)1 << 32; /* an AID bit */
 
@@ -117,6 +128,19 @@ ip_entry(struct synth *s, const struct gcdef *g, size_t at, int k, unsigned inst
 		}
 	}
 	return at;
+}
+
+void
+synth_build_nbif_bases(struct synth *s, const char *gc, unsigned nbases)
+{
+	if (nbases < 1 || nbases > NBIO_7_9_BASES) {
+		fprintf(stderr, "synth: NBIF with %u bases (1 to %u)\n", nbases,
+			NBIO_7_9_BASES);
+		abort();
+	}
+	nbif_bases = nbases;
+	synth_build(s, gc, 0);
+	nbif_bases = 0;
 }
 
 void

@@ -44,6 +44,10 @@ void synth_build_xccs(struct synth *s, const char *gc, uint16_t skip, unsigned x
 void synth_build_dies(struct synth *s, const char *gc, uint16_t skip, unsigned xccs,
 		      unsigned dies);
 
+/* synth_build() with NBIF's entry listing its first nbases bases (1 to 9;
+ * GC 9's lists 9, NBIO 7.9's segment 8 being linux's, others 6). */
+void synth_build_nbif_bases(struct synth *s, const char *gc, unsigned nbases);
+
 /* Set the version of the first entry of hw_id, then fix the checksums. */
 void synth_set_version(struct synth *s, uint16_t hw_id, uint8_t major,
 		       uint8_t minor, uint8_t rev);

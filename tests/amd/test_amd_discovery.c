@@ -66,8 +66,11 @@ valid(const char *gc, uint8_t major, uint8_t minor, uint8_t rev, bool wide)
 	assert_int_equal(b->nbases, 4);
 	assert_int_equal(b->base[1], 0xA000 | (wide ? 1ull << 32 : 0));
 	assert_non_null(b = amd_discovery_block(&table, NBIF_HWID));
-	assert_int_equal(b->nbases, 6);
+	/* NBIO 7.9 (GC 9's) lists 9 bases: linux's nbio_v7_9.c uses segment 8. */
+	assert_int_equal(b->nbases, wide ? 9 : 6);
 	assert_int_equal(b->base[5], 0x4040000 | (wide ? 1ull << 32 : 0));
+	if (wide)
+		assert_int_equal(b->base[8], 0x11000 | 1ull << 32);
 	assert_non_null(amd_discovery_block(&table, MP0_HWID));
 	assert_null(amd_discovery_block(&table, 12));	/* no VCN in these tables */
 	assert_int_equal(table.gc.version_major, wide ? 2 : 1);

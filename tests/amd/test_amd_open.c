@@ -603,6 +603,22 @@ test_fabric_stopped_passes(void **state)
 	expect(e, 0, -ENOTSUP, XCCS_NOT_BUILT(BUS));
 }
 
+/* An MI300 whose discovery table gives NBIO 7.9 the 6 bases of other
+ * NBIOs: BIFC_GFX_INT_MONITOR_MASK and the SDMA routing are in segment 8
+ * (linux's nbio_7_9_0_offset.h), so the open refuses it before any write,
+ * naming the block, its version, the segment and the count. */
+static void
+test_refuse_nbio_7_9_six_bases(void **state)
+{
+	struct env *e = *state;
+	static struct synth s;
+
+	synth_build_nbif_bases(&s, "9.4.3", 6);
+	env_gpu(e, "9.4.3", (struct fake_gpu){ .table = s.b, .table_len = s.len });
+	expect(e, 0, -EPROTO, "NBIF (NBIO) BIFC_GFX_INT_MONITOR_MASK is in segment 8, "
+	       "but the discovery table gives NBIF (NBIO) 7.9.0 6 bases");
+}
+
 static void
 test_refuse_memory_whole(void **state)
 {
@@ -788,6 +804,7 @@ main(void)
 		T(test_search_first_dir_wins),
 		T(test_refuse_fabric_running),
 		T(test_fabric_stopped_passes),
+		T(test_refuse_nbio_7_9_six_bases),
 		T(test_refuse_memory_whole),
 		T(test_refuse_windows),
 		T(test_not_built_9_4_3_xccs),

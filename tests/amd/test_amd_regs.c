@@ -5,7 +5,9 @@
  * amd-facts.md §3.13 (GC 11.0.0 offsets with Navi bases) and of its GC 12
  * and OSSSYS 7 differences; every supported GC's blocks have tables; a
  * block version with none is refused naming block and version, and a
- * register in a segment the table does not give is refused too.
+ * register in a segment the table does not give is refused too, naming
+ * the block, its version, the segment and the bases it has (NBIO 7.9's
+ * segment 8 on a table of 6 NBIO bases).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -186,7 +188,46 @@ test_segment_missing_refused(void **state)
 	assert_int_equal(amd_regs_resolve(&table, &regs), -EPROTO);
 	assert_non_null(strstr(rig_why(), "amd_regs_resolve: GC "));
 	assert_non_null(strstr(rig_why(), " is in segment 1, but the discovery "
-			       "table gives GC 1 base"));
+			       "table gives GC 11.0.0 1 base"));
+}
+
+/*
+ * NBIO 7.9 (GC 9.4.3): BIFC_GFX_INT_MONITOR_MASK, BIFC_DOORBELL_ACCESS_EN_PF
+ * and the SDMA doorbell routing's DOORBELL0_CTRL_ENTRY_n are in segment 8
+ * (linux's nbio_7_9_0_offset.h), so a table giving NBIO 9 bases resolves
+ * them on base 8, and one giving the 6 every other NBIO here has is
+ * refused, naming the block, its version, the segment and the count.
+ */
+static void
+test_nbio_7_9_segment_8(void **state)
+{
+	const struct amd_block *nbif;
+
+	(void)state;
+	resolve("9.4.3", 0);
+	assert_non_null(nbif = amd_discovery_block(&table, NBIF_HWID));
+	assert_int_equal(nbif->nbases, 9);
+	AT(AMD_REG_NBIF_BIFC_GFX_INT_MONITOR_MASK, 0x11000 + 0xe8ad);
+	AT(AMD_REG_NBIF_BIFC_DOORBELL_ACCESS_EN_PF, 0x11000 + 0xcf6e);
+	AT(AMD_REG_NBIF_DOORBELL0_CTRL_ENTRY_1, 0x11000 + 0xcd01);
+	AT(AMD_REG_NBIF_DOORBELL0_CTRL_ENTRY_4, 0x11000 + 0xcd04);
+	AT(AMD_REG_NBIF_S2A_DOORBELL_ENTRY_1_CTRL, 0x4040000 + 0x7a81);
+	AT(AMD_REG_NBIF_S2A_DOORBELL_ENTRY_6_CTRL, 0x4040000 + 0x7a86);
+	for (size_t b = 0; b < table.nblocks; b++)
+		if (table.blocks[b].hw_id == NBIF_HWID)
+			table.blocks[b].nbases = 6;
+	assert_int_equal(amd_regs_resolve(&table, &regs), -EPROTO);
+	assert_string_equal(rig_why(), "amd_regs_resolve: NBIF (NBIO) "
+			    "BIFC_GFX_INT_MONITOR_MASK is in segment 8, but the discovery "
+			    "table gives NBIF (NBIO) 7.9.0 6 bases");
+	/* Other NBIOs' tables hold none of them (scripts/amd_regs.py's ONLY_IN). */
+	resolve("11.0.0", 0);
+	assert_true(regs.index[AMD_REG_NBIF_BIFC_GFX_INT_MONITOR_MASK] == AMD_REG_NONE);
+	assert_true(regs.index[AMD_REG_NBIF_DOORBELL0_CTRL_ENTRY_1] == AMD_REG_NONE);
+	assert_true(regs.index[AMD_REG_NBIF_PCIE_INDEX2] == AMD_REG_NONE);
+	resolve("12.0.0", 0);
+	assert_true(regs.index[AMD_REG_NBIF_S2A_DOORBELL_ENTRY_1_CTRL] == AMD_REG_NONE);
+	assert_true(regs.index[AMD_REG_NBIF_PCIE_DATA2] == AMD_REG_NONE);
 }
 
 /* GC 9.4.3 with xccs GC instances, XCC k's bases moved by k * 0x40000. */
@@ -282,6 +323,7 @@ main(void)
 		cmocka_unit_test(test_every_supported_gc),
 		cmocka_unit_test(test_mmhub_99_9_9_refused),
 		cmocka_unit_test(test_segment_missing_refused),
+		cmocka_unit_test(test_nbio_7_9_segment_8),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -147,6 +147,9 @@ int amd_boot_psp_spatial(struct amd_boot *b, uint32_t mode);
 uint64_t amd_boot_ext_smn(unsigned aid);
 int amd_boot_wext(struct amd_boot *b, const char *unit, unsigned aid, enum amd_reg r,
 		  uint32_t v);
+/* soc.c: the AIDs d's XCCs lie on (their discovery entries' dies, AID 0
+ * always), a bit each, in *mask; -ENOTSUP naming unit for a die past 3. */
+int amd_boot_aids(struct amd_boot *b, const char *unit, uint32_t *mask);
 /* psp.c: the mode-1 reset through the sOS (GFX_CTRL_CMD_ID_MODE1_RST),
  * for a GPU whose SMU does not answer; 0 once C2PMSG_33 says it is done. */
 int amd_boot_psp_mode1(struct amd_boot *b);

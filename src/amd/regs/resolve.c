@@ -154,10 +154,12 @@ amd_regs_resolve(const struct amd_discovery *t, struct amd_regs *out)
 
 			if (d->segment >= b->nbases)
 				return amd_fail(-EPROTO, "%s %s is in segment %u, but "
-						"the discovery table gives %s %u base%s",
+						"the discovery table gives %s %u.%u.%u "
+						"%u base%s",
 						amd_hw_name(b->hw_id),
 						amd_reg_names[d->reg], d->segment,
-						amd_hw_name(b->hw_id), b->nbases,
+						amd_hw_name(b->hw_id), b->major, b->minor,
+						b->revision, b->nbases,
 						b->nbases == 1 ? "" : "s");
 			out->index[d->reg] = (b->base[d->segment] & 0x3FFFFFFF) +
 					     d->offset;

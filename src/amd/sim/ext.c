@@ -49,26 +49,33 @@ sim_ext_write(struct amd_sim *s, uint32_t *index, uint32_t value)
 	return true;
 }
 
-int
-amd_sim_aid_reg(struct amd_sim *s, unsigned aid, uint32_t index, uint32_t *out)
+bool
+sim_aid_get(struct amd_sim *s, unsigned aid, uint32_t index, uint32_t *out)
 {
-	struct sim_shared *sh;
-	int ret = -ENOENT;
+	struct sim_shared *sh = s->sh;
+	bool found = false;
 
-	if (!s || !out)
-		return amd_fail(-EINVAL, "sim or out is NULL");
-	if (aid == 0 || aid >= s->lay.aids)
-		return amd_fail(-EINVAL, "AID %u is not one of the sim's AIDs past 0 (it "
-				"has %u)", aid, s->lay.aids);
-	sh = s->sh;
 	*out = 0;
 	pthread_mutex_lock(&s->far_lock);
 	for (uint32_t i = 0; i < sh->naid[aid]; i++)
 		if (sh->aid[aid][i].index == index) {
 			*out = sh->aid[aid][i].value;
-			ret = 0;
+			found = true;
 		}
 	pthread_mutex_unlock(&s->far_lock);
-	return ret == 0 ? 0 : amd_fail(ret, "AID %u's register 0x%x was never written",
-				       aid, index);
+	return found;
+}
+
+int
+amd_sim_aid_reg(struct amd_sim *s, unsigned aid, uint32_t index, uint32_t *out)
+{
+	if (!s || !out)
+		return amd_fail(-EINVAL, "sim or out is NULL");
+	if (aid == 0 || aid >= s->lay.aids)
+		return amd_fail(-EINVAL, "AID %u is not one of the sim's AIDs past 0 (it "
+				"has %u)", aid, s->lay.aids);
+	if (!sim_aid_get(s, aid, index, out))
+		return amd_fail(-ENOENT, "AID %u's register 0x%x was never written",
+				aid, index);
+	return 0;
 }

@@ -166,12 +166,13 @@ at(const uint32_t *bases, struct reg r)
 
 /* Each XCC's registers at its GC instance's bases; NBIO 7.9's fence
  * (regs.def: XCC_DOORBELL_FENCE, segment 5, 0x740c) and its indirect
- * window to the other AIDs (ext.c). */
+ * window to the other AIDs (ext.c), its segment-8 registers and the S2A
+ * ports (nbio.c). */
 static int
 xccs_resolve(struct sim_layout *l, const struct amd_discovery *t,
 	     const struct gc_regs *r)
 {
-	uint32_t gc[4], nbif5, nbif0;
+	uint32_t gc[4], nbif5, nbif0, nbif8;
 	int ret = 0;
 
 	for (unsigned x = 0; x < l->xccs; x++) {
@@ -193,15 +194,24 @@ xccs_resolve(struct sim_layout *l, const struct amd_discovery *t,
 		c->db_upper = at(gc, r->db_upper);
 	}
 	l->xcc_fence = l->pcie_index2 = l->pcie_data2 = l->pcie_index2_hi = 0;
+	l->bifc_int_monitor = l->bifc_db_access = l->db_ctrl_entry0 = l->s2a_entry0 = 0;
 	if (l->ver[0][0] == 9) {
 		if ((ret = base_of(t, NBIF_HWID, 5, &nbif5)) < 0 ||
-		    (ret = base_of(t, NBIF_HWID, 0, &nbif0)) < 0)
+		    (ret = base_of(t, NBIF_HWID, 0, &nbif0)) < 0 ||
+		    (ret = base_of(t, NBIF_HWID, 8, &nbif8)) < 0)
 			return ret;
 		l->xcc_fence = nbif5 + 0x740c;
 		/* regs.def: PCIE_INDEX2 0xe, DATA2 0xf, INDEX2_HI 0x11, segment 0. */
 		l->pcie_index2 = nbif0 + 0xe;
 		l->pcie_data2 = nbif0 + 0xf;
 		l->pcie_index2_hi = nbif0 + 0x11;
+		/* linux's nbio_7_9_0_offset.h: BIFC_GFX_INT_MONITOR_MASK 0xe8ad,
+		 * BIFC_DOORBELL_ACCESS_EN_PF 0xcf6e, DOORBELL0_CTRL_ENTRY_0
+		 * 0xcd00, segment 8; S2A_DOORBELL_ENTRY_0_CTRL 0x7a80, segment 5. */
+		l->bifc_int_monitor = nbif8 + 0xe8ad;
+		l->bifc_db_access = nbif8 + 0xcf6e;
+		l->db_ctrl_entry0 = nbif8 + 0xcd00;
+		l->s2a_entry0 = nbif5 + 0x7a80;
 	}
 	return 0;
 }

@@ -85,6 +85,11 @@ struct sim_layout {
 	 * indirect window, else 0 (ext.c). */
 	unsigned aids;
 	uint32_t pcie_index2, pcie_data2, pcie_index2_hi;
+	/* NBIO 7.9's segment-8 registers and the S2A ports, else 0 (nbio.c):
+	 * BIFC_GFX_INT_MONITOR_MASK, BIFC_DOORBELL_ACCESS_EN_PF, and entry
+	 * 0 of DOORBELL0_CTRL_ENTRY_n and of S2A_DOORBELL_ENTRY_n_CTRL (each
+	 * n at entry 0 + n, as linux's nbio_7_9_0_offset.h places them). */
+	uint32_t bifc_int_monitor, bifc_db_access, db_ctrl_entry0, s2a_entry0;
 };
 
 /* The die (AID) XCC x of l lies on: the XCCs divided evenly. */
@@ -388,6 +393,19 @@ bool sim_mec_xcc_runs(struct amd_sim *s, unsigned xcc);
  * another AID (stored there) or nothing; false, with *index the local
  * register it addresses, for the caller to write. */
 bool sim_ext_write(struct amd_sim *s, uint32_t *index, uint32_t value);
+/* ext.c: AID aid's (1..aids - 1) register index as last written through
+ * the window, in *out (0 and false if never). */
+bool sim_aid_get(struct amd_sim *s, unsigned aid, uint32_t index, uint32_t *out);
+/*
+ * nbio.c: whether the SDMA queue's doorbell at BAR2 dword dw reaches the
+ * engine (always, but on NBIO 7.9: only through AID 0's routing of SDMA
+ * instance 0); read under the SDMA engine's lock (sim_engine_route).
+ * sim_nbio_write: after a write's store to index, re-enters the SDMA
+ * queue's route if index is part of that routing (takes the SDMA
+ * engine's lock).
+ */
+bool sim_nbio_sdma_routed(struct amd_sim *s, uint32_t dw);
+void sim_nbio_write(struct amd_sim *s, uint32_t index);
 /* xcc.c: the XCC (1..xccs - 1) whose GC registers hold index, else 0. */
 unsigned sim_xcc_of(const struct amd_sim *s, uint32_t index);
 /* tree.c: a function reset's loss of the engines' and registers' state. */

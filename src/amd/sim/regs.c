@@ -3,7 +3,8 @@
  * amd/sim/regs.c: the register file (BAR5) and the registers that do
  * something when written: the HQD bank GRBM_GFX_CNTL selects (cp.c), the
  * SDMA queue's (sdma.c), the IH ring's (ih.c), MP0's (psp.c) and MP1's
- * mailboxes (smu.c), XCCs 1..7's CP_MEC_CNTL (mec.c). Every other register keeps
+ * mailboxes (smu.c), XCCs 1..7's CP_MEC_CNTL (mec.c), NBIO 7.9's SDMA
+ * doorbell routing (nbio.c). Every other register keeps
  * what was written, as scratch registers do; docs/amd.md lists those the
  * sim gives meaning to. Registers past BAR5 (MP1 14's mailbox, MMHUB's
  * second segment) are reached as on hardware through the RSMU index/data
@@ -147,6 +148,8 @@ amd_sim_reg_write(struct amd_sim *s, uint32_t index, uint32_t value)
 		sim_engine_unlock(&s->sdma);
 	} else if (in(index, s->lay.ih, 8)) {
 		sim_ih_reg_write(s, index - s->lay.ih);
+	} else {
+		sim_nbio_write(s, index);
 	}
 	return 0;
 }

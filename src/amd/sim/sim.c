@@ -631,7 +631,10 @@ sim_engine_route(struct sim_engine *e)
 {
 	for (int i = 0; i < e->nqueues; i++) {
 		struct sim_queue *q = &e->q[i];
-		uint32_t r = q->enabled && q->doorbell_on ?
+		/* SDMA's doorbell on NBIO 7.9 only through its routing (nbio.c). */
+		bool routed = e->kind != AMD_SIM_SDMA ||
+			      sim_nbio_sdma_routed(e->sim, q->doorbell);
+		uint32_t r = q->enabled && q->doorbell_on && routed ?
 			(q->doorbell & ~SIM_ROUTE_ON) | SIM_ROUTE_ON : 0;
 		uint32_t bit = SIM_DB_BIT(e->kind, i);
 

@@ -262,6 +262,17 @@ int amd_sim_xcc_check(struct amd_sim *s, unsigned xcc, char *why, size_t len);
  * offsets) as last written through NBIO's PCIE_INDEX2 window (ext.c):
  * 0, -ENOENT if never written, -EINVAL for a bad argument. */
 int amd_sim_aid_reg(struct amd_sim *s, unsigned aid, uint32_t index, uint32_t *out);
+/*
+ * amd_sim_nbio_check() - whether NBIO 7.9 (GC 9.4.3) was set up as
+ * linux's nbio_v7_9.c sets it up, checked against what the driver wrote
+ * (nbio.c): BIFC_GFX_INT_MONITOR_MASK 0x7ff, BIFC_DOORBELL_ACCESS_EN_PF
+ * 0xfffff, and on every AID of the sim its four SDMA instances' doorbell
+ * ranges (AID 0's DOORBELL0_CTRL_ENTRY_n) and S2A ports (the AID's own).
+ * 0, or -EPROTO with why naming the register and what it holds; -EINVAL
+ * for a bad argument or a sim of another NBIO. The SDMA queue's doorbell
+ * reaches the engine only once AID 0's instance 0 is routed.
+ */
+int amd_sim_nbio_check(struct amd_sim *s, char *why, size_t len);
 /* What the marks read now: SCRATCH_REG7 (rig's mark) and SCRATCH_REG6
  * (1 while a session runs or after one that did not stop clean). */
 void amd_sim_marks(struct amd_sim *s, uint32_t *mark, uint32_t *dirty);

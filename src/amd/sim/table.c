@@ -20,7 +20,7 @@
 struct ipdef {
 	uint16_t hw_id;
 	uint8_t nbases;
-	uint32_t base[6];
+	uint32_t base[9];
 };
 
 /* GC, SDMA0, MP0, MP1, MMHUB, NBIF, OSSSYS, HDP: amd-facts §0.3's bases. */
@@ -30,12 +30,19 @@ static const struct ipdef navi[8] = {
 	{ MP0_HWID, 5, { 0x16000, 0xDC0000, 0xE00000, 0xE40000, 0x243FC00 } },
 	{ MP1_HWID, 5, { 0x16000, 0xDC0000, 0xE00000, 0xE40000, 0x243FC00 } },
 	{ MMHUB_HWID, 2, { 0x1A000, 0x2408800 } },
-	{ NBIF_HWID, 6, { 0x0, 0x14, 0xD20, 0x10400, 0x241B000, 0x4040000 } },
+	{ NBIF_HWID, 6, { 0x0, 0x14, 0xD20, 0x10400, 0x241B000, 0x4040000,
+			  0x4080000, 0x40C0000, 0x11000 } },
 	{ OSSSYS_HWID, 2, { 0x10A0, 0x240A000 } },
 	{ HDP_HWID, 2, { 0xF20, 0x240A400 } },
 };
 /* Vega's GC bases (§0.3 vega_offsets) for GC 9; the rest (SDMA0's
- * 0x1260 included, as vega10's SDMA0_BASE) as Navi. */
+ * 0x1260 included, as vega10's SDMA0_BASE) as Navi. NBIO 7.9 (GC 9.4.3)
+ * lists 9 bases, as linux's nbio_v7_9.c needs (segment 8: its BIFC_ and
+ * DOORBELL0_CTRL_ registers, scripts/amd_regs.py); bases 6 to 8 are the
+ * sim's own (a real MI300's are not in the facts), segment 8 inside BAR5
+ * so that a test reads its registers directly. */
+#define NBIF_K		5	/* navi[]'s NBIF entry */
+#define NBIO_7_9_BASES	9
 static const uint32_t vega_gc[4] = { 0x2000, 0xA000, 0x1C000, 0x2402C00 };
 
 static void
@@ -66,13 +73,14 @@ entry(const struct sim_layout *l, uint8_t *b, size_t at, bool wide, int k,
       unsigned inst, uint32_t add)
 {
 	const struct ipdef *d = &navi[k];
+	uint8_t nbases = wide && k == NBIF_K ? NBIO_7_9_BASES : d->nbases;
 
 	put16(b, at, d->hw_id);
 	b[at + 2] = (uint8_t)inst;
-	b[at + 3] = d->nbases;
+	b[at + 3] = nbases;
 	memcpy(b + at + 4, l->ver[k], 3);
 	at += 8;
-	for (int j = 0; j < d->nbases; j++) {
+	for (int j = 0; j < nbases; j++) {
 		uint32_t v = (wide && k == 0 && j < 4 ? vega_gc[j] : d->base[j]) + add;
 
 		if (wide) {

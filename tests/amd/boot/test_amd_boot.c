@@ -10,8 +10,10 @@
  * leaves the GPU lost; missing or changed images are refused before any
  * register write; a MEC that never starts fails the GFX step. GC 9.4.3
  * boots in full with 1, 2, 4 and 8 XCCs, every XCC set up as the sim
- * checks; a write that fails on XCC n names XCC n. Its refusal of XCCs on
- * several dies is test_amd_open's (a fake GPU's table).
+ * checks, and NBIO 7.9 with them (the BIFC pair and every AID's SDMA
+ * doorbell routing, amd_sim_nbio_check); without AID 0's routing its SDMA
+ * copy never runs. A write that fails on XCC n names XCC n. Its refusal of
+ * XCCs on several dies is test_amd_open's (a fake GPU's table).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -82,6 +84,17 @@ close_dev(struct sim_dev *f)
 	f->d = NULL;
 }
 
+/* NBIO 7.9 set up as linux's nbio_v7_9.c sets it up: the segment-8
+ * BIFC pair and every AID's SDMA doorbell routing (amd_sim_nbio_check). */
+static void
+nbio_set_up(struct sim_dev *f)
+{
+	char why[300];
+
+	if (amd_sim_nbio_check(f->sim, why, sizeof(why)) < 0)
+		fail_msg("NBIO 7.9: %s", why);
+}
+
 /* GC 12.0.1 (the R9700) and 12.0.0 load 13 pieces: SMU, SDMA TH0, PFP, ME
  * and MEC (instructions and stack each), IMU_I and IMU_D, RLC IRAM, DRAM
  * and G. GC 11.0.0 and 11.0.2, 12: SMU, SDMA TH1 and TH0, MEC's two, IMU's
@@ -96,12 +109,50 @@ full_then_partial(const char *gc, uint64_t pieces)
 	open_ok(&f);
 	assert_int_equal(amd_sim_psp_loads(f.sim, &autoloaded), pieces);
 	assert_true(autoloaded);
+	if (!strcmp(gc, "9.4.3"))
+		nbio_set_up(&f);
 	sim_copy_work(&f, 0);
 	close_dev(&f);
 	/* Marked clean: the next open boots in part, loading nothing. */
 	open_ok(&f);
 	assert_int_equal(amd_sim_psp_loads(f.sim, NULL), pieces);
+	if (!strcmp(gc, "9.4.3"))
+		nbio_set_up(&f);
 	sim_copy_work(&f, 0);
+	sim_dev_close(&f);
+}
+
+/*
+ * GC 9.4.3 whose SDMA doorbell routing is gone (AID 0's
+ * DOORBELL0_CTRL_ENTRY_1 cleared in the sim after the boot wrote it, as a
+ * boot that left it out would leave it): the copy's doorbell never reaches
+ * the engine, so the copy makes no progress and the device is lost; the
+ * sim's check names the entry. With the routing (test_full_boot_9_4_3) the
+ * same copy runs.
+ */
+static void
+test_sdma_unrouted_9_4_3(void **state)
+{
+	struct rig_buffer *a, *b;
+	struct rig_point p;
+	struct sim_dev f;
+	char why[300];
+
+	(void)state;
+	up(&f, "9.4.3", NULL);
+	open_ok(&f);
+	nbio_set_up(&f);
+	assert_int_equal(amd_sim_reg_write(f.sim, f.sim->lay.db_ctrl_entry0 + 1, 0), 0);
+	assert_int_equal(amd_sim_nbio_check(f.sim, why, sizeof(why)), -EPROTO);
+	assert_non_null(strstr(why, "AID 0 SDMA instance 0: DOORBELL0_CTRL_ENTRY_1"));
+	assert_int_equal(rig_buffer_create(f.d, 4096, RIG_MEMORY_DEVICE, &a), 0);
+	assert_int_equal(rig_buffer_create(f.d, 4096, RIG_MEMORY_DEVICE, &b), 0);
+	assert_int_equal(rig_buffer_copy(a, b, &p), 0);
+	assert_true(rig_wait(p, 60 * SIM_SECOND) < 0);
+	if (!strstr(rig_why(), "no progress"))
+		fail_msg("the copy's end: %s", rig_why());
+	rig_buffer_release(a);
+	rig_buffer_release(b);
 	sim_dev_close(&f);
 }
 
@@ -131,11 +182,14 @@ test_full_boot_9_4_3_from_power_on(void **state)
 	sim_dev_close(&f);
 }
 
-/* Every XCC of the sim set up as amd-facts says (amd_sim_xcc_check). */
+/* Every XCC of the sim set up as amd-facts says (amd_sim_xcc_check), and
+ * NBIO 7.9 with it. */
 static void
 xccs_set_up(struct sim_dev *f, unsigned n)
 {
 	char why[300];
+
+	nbio_set_up(f);
 
 	for (unsigned x = 0; x < n; x++)
 		if (amd_sim_xcc_check(f->sim, x, why, sizeof(why)) < 0)
@@ -156,8 +210,10 @@ full_boot_aids(unsigned n, unsigned aids)
 	char why[300];
 
 	up_aids(&f, "9.4.3", NULL, n, aids);
-	/* Before the boot no XCC past 0 is set up: the check sees it. */
+	/* Before the boot no XCC past 0 is set up, nor NBIO: the checks see it. */
 	assert_int_equal(amd_sim_xcc_check(f.sim, n - 1, why, sizeof(why)), -EPROTO);
+	assert_int_equal(amd_sim_nbio_check(f.sim, why, sizeof(why)), -EPROTO);
+	assert_non_null(strstr(why, "BIFC_GFX_INT_MONITOR_MASK"));
 	open_ok(&f);
 	assert_int_equal(amd_sim_psp_loads(f.sim, &autoloaded), 12);
 	assert_true(autoloaded);
@@ -541,6 +597,7 @@ main(void)
 		cmocka_unit_test(test_full_boot_9_4_3_8_xccs),
 		cmocka_unit_test(test_full_boot_9_4_3_8_xccs_4_aids),
 		cmocka_unit_test(test_full_boot_9_4_3_2_xccs_2_aids),
+		cmocka_unit_test(test_sdma_unrouted_9_4_3),
 		cmocka_unit_test(test_xcc_1_write_fails),
 		cmocka_unit_test(test_xcc_3_write_fails),
 		cmocka_unit_test(test_xcc_fault_refused),

@@ -254,6 +254,31 @@ gpu_cp_queue(struct gpu *g, int qi, uint64_t bytes, struct ring *r)
 }
 
 void
+gpu_wreg_any(struct gpu *g, uint32_t index, uint32_t value)
+{
+	if (index < SIM_REGS) {
+		gpu_wreg(g, index, value);
+		return;
+	}
+	gpu_wreg(g, gpu_reg(g, AMD_REG_NBIF_BIF_BX_PF0_RSMU_INDEX), index * 4);
+	gpu_wreg(g, gpu_reg(g, AMD_REG_NBIF_BIF_BX_PF0_RSMU_DATA), value);
+}
+
+/* NBIO 7.9 (GC 9.4.3): AID 0's routing of SDMA instance 0's doorbells
+ * (dword 512, 20 dwords; port 1 with awid 0xe, offset 0xe, awaddr 1), as
+ * src/amd/boot/sdma.c writes it from linux's nbio_v7_9.c, without which
+ * the sim drops the queue's doorbells (src/amd/sim/nbio.c). */
+static void
+gpu_sdma_route(struct gpu *g)
+{
+	if (g->regs.index[AMD_REG_NBIF_DOORBELL0_CTRL_ENTRY_1] == AMD_REG_NONE)
+		return;
+	gpu_wreg_any(g, gpu_reg(g, AMD_REG_NBIF_DOORBELL0_CTRL_ENTRY_1), 512 | 20u << 10);
+	gpu_wreg_any(g, gpu_reg(g, AMD_REG_NBIF_S2A_DOORBELL_ENTRY_1_CTRL),
+		     1 | 0xeu << 1 | 0xeu << 7 | 20u << 17 | 1u << 28);
+}
+
+void
 gpu_sdma_queue(struct gpu *g, uint64_t bytes, struct ring *r)
 {
 #define R(name) gpu_reg(g, AMD_REG_SDMA0_##name)
@@ -274,6 +299,7 @@ gpu_sdma_queue(struct gpu *g, uint64_t bytes, struct ring *r)
 	gpu_wreg(g, R(RB_RPTR_ADDR_LO), (uint32_t)r->rptr_va);
 	gpu_wreg(g, R(DOORBELL_OFFSET), 256 * 2 << 2);		/* offset [27:2], dwords */
 	gpu_wreg(g, R(DOORBELL), 1u << 28);			/* enable */
+	gpu_sdma_route(g);
 	/* rb_enable, rb_size, wptr poll (11), rptr write-back (12) */
 	gpu_wreg(g, R(RB_CNTL), 1 | log2u(bytes / 4) << 1 | 1u << 11 | 1u << 12);
 #undef R

@@ -67,6 +67,8 @@ void *gpu_ptr(struct gpu *g, uint64_t va);
 /* Register by dword index through the sim. */
 void gpu_wreg(struct gpu *g, uint32_t index, uint32_t value);
 uint32_t gpu_rreg(struct gpu *g, uint32_t index);
+/* The same past BAR5 too, through the RSMU pair (amd-facts §0.3). */
+void gpu_wreg_any(struct gpu *g, uint32_t index, uint32_t value);
 
 /* A ring: a VRAM VA, its size in bytes, what is written (CP: dwords; SDMA:
  * bytes), its doorbell (BAR2 byte offset) and its engine. */
@@ -79,7 +81,7 @@ struct ring {
 };
 /* Compute queue qi (HQD ME1 pipe 0 queue qi) of bytes; doorbell slot 3 + qi. */
 void gpu_cp_queue(struct gpu *g, int qi, uint64_t bytes, struct ring *r);
-/* SDMA0 queue 0 of bytes; doorbell slot 256 (§3.12). */
+/* SDMA0 queue 0 of bytes; doorbell slot 256 (§3.12), routed on NBIO 7.9. */
 void gpu_sdma_queue(struct gpu *g, uint64_t bytes, struct ring *r);
 /* Appends dwords (wrapping), then rings the doorbell. */
 void ring_put(struct ring *r, const uint32_t *dw, unsigned n);

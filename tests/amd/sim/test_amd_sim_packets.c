@@ -3,7 +3,8 @@
  * test_amd_sim_packets: the sim's command processor and copy engine run
  * the PM4 and SDMA subsets from rings and doorbells, strictly; each raises
  * the IH entries the hardware would, in its format; a queue that stops
- * consuming, a full IH ring and bus mastering off behave as on hardware.
+ * consuming, a full IH ring and bus mastering off behave as on hardware;
+ * on NBIO 7.9 an SDMA doorbell reaches the engine only through its routing.
  * Every packet is assembled here as dwords from amd-facts (§4.3, §5), with
  * its fields named, never by the driver's encoders.
  */
@@ -423,6 +424,56 @@ test_sdma_gc9(void **state)
 	gpu_close(&g);
 }
 
+/*
+ * NBIO 7.9 (GC 9.4.3): the SDMA queue's doorbell reaches the engine only
+ * through AID 0's routing of SDMA instance 0 (src/amd/sim/nbio.c): with
+ * DOORBELL0_CTRL_ENTRY_1 cleared, with a range that misses dword 512, or
+ * with S2A port 1 naming another awid, a doorbell is dropped and the copy
+ * never runs; routed again, the next doorbell runs it.
+ */
+static void
+test_sdma_gc9_routing(void **state)
+{
+	uint32_t p[7], entry1, port1;
+	uint8_t *dst;
+	struct ring r;
+	struct gpu g;
+
+	(void)state;
+	gpu_open(&g, "9.4.3");
+	gpu_sdma_queue(&g, 4096, &r);		/* routed, as the boot routes it */
+	entry1 = gpu_reg(&g, AMD_REG_NBIF_DOORBELL0_CTRL_ENTRY_1);
+	port1 = gpu_reg(&g, AMD_REG_NBIF_S2A_DOORBELL_ENTRY_1_CTRL);
+	p[0] = 1;				/* COPY_LINEAR of 64 bytes */
+	p[1] = 64 - 1;
+	p[2] = 0;
+	p[3] = LO(DATA);
+	p[4] = HI(DATA);
+	p[5] = LO(DATA + 0x800);
+	p[6] = HI(DATA + 0x800);
+	dst = gpu_ptr(&g, DATA + 0x800);
+	memset(gpu_ptr(&g, DATA), 0x6d, 64);
+	memset(dst, 0, 64);
+	gpu_wreg_any(&g, entry1, 0);
+	ring_put(&r, p, 7);
+	gpu_idle(&g);
+	assert_int_equal(dst[63], 0);		/* dropped */
+	gpu_wreg_any(&g, entry1, 532 | 20u << 10);	/* instance 1's range */
+	assert_int_equal(amd_sim_doorbell(g.sim, r.doorbell, r.wptr), 0);
+	gpu_idle(&g);
+	assert_int_equal(dst[63], 0);
+	gpu_wreg_any(&g, entry1, 512 | 20u << 10);
+	gpu_wreg_any(&g, port1, 1 | 0x8u << 1 | 0xeu << 7 | 20u << 17 | 1u << 28);
+	assert_int_equal(amd_sim_doorbell(g.sim, r.doorbell, r.wptr), 0);
+	gpu_idle(&g);
+	assert_int_equal(dst[63], 0);		/* awid 8: SDMA instance 1's */
+	gpu_wreg_any(&g, port1, 1 | 0xeu << 1 | 0xeu << 7 | 20u << 17 | 1u << 28);
+	assert_int_equal(amd_sim_doorbell(g.sim, r.doorbell, r.wptr), 0);
+	gpu_idle(&g);
+	assert_int_equal(dst[63], 0x6d);
+	gpu_close(&g);
+}
+
 /* A queue that stops consuming: its doorbells are ignored until it resumes. */
 static void
 test_stalled_queue(void **state)
@@ -537,6 +588,7 @@ main(void)
 		cmocka_unit_test(test_sdma_subset),
 		cmocka_unit_test(test_sdma_strict),
 		cmocka_unit_test(test_sdma_gc9),
+		cmocka_unit_test(test_sdma_gc9_routing),
 		cmocka_unit_test(test_stalled_queue),
 		cmocka_unit_test(test_ih_overflow),
 		cmocka_unit_test(test_bus_master_off),

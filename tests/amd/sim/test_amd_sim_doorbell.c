@@ -10,7 +10,8 @@
  * rings, waits for the packet's store and at once puts the next, so its
  * doorbell comes just as the engine, done with the last, goes to sleep.
  * Nothing else wakes the engine, so a lost doorbell leaves its packet
- * undone: each must land within BOUND_NS. Run under ThreadSanitizer and
+ * undone: each must land within BOUND_NS. And an idle sim, its engines
+ * asleep after their spin, takes no CPU. Run under ThreadSanitizer and
  * AddressSanitizer too (./check --sanitize thread / address); argv[1], if
  * given, is how many times to run it.
  */
@@ -27,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "rig.h"
@@ -181,6 +183,44 @@ test_no_doorbell_lost_to_a_sleeping_engine(void **state)
 		gpu_close(&gs[k]);
 }
 
+static uint64_t
+cpu_ns(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000u +
+	       ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000u;
+}
+
+/* With the default spin, an engine that ran out of work goes to sleep
+ * soon after: a sim with nothing to do takes no CPU (well under a tenth
+ * of a core here, where two engines spinning would take two cores). */
+static void
+test_idle_sim_takes_no_cpu(void **state)
+{
+	struct ringer p[2] = { { .g = &gs[0], .next = 1 },
+			       { .g = &gs[0], .sdma = true, .next = 1 } };
+	struct timespec nap = { 0, 300000000 };
+	uint64_t cpu;
+
+	(void)state;
+	gpu_open(&gs[0], "11.0.0");
+	gpu_cp_queue(&gs[0], 0, 4096, &p[0].r);
+	gpu_sdma_queue(&gs[0], 4096, &p[1].r);
+	for (uint32_t i = 1; i <= 100; i++)
+		for (int k = 0; k < 2; k++) {
+			put(&p[k], i);
+			assert_true(landed(&p[k], i));
+		}
+	cpu = cpu_ns();
+	nanosleep(&nap, NULL);
+	cpu = cpu_ns() - cpu;
+	print_message("idle 300 ms: %llu us of CPU\n", (unsigned long long)cpu / 1000);
+	assert_true(cpu < 30000000u);
+	gpu_close(&gs[0]);
+}
+
 static void
 test_spin_checks(void **state)
 {
@@ -199,6 +239,7 @@ main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_no_doorbell_lost_to_a_sleeping_engine),
+		cmocka_unit_test(test_idle_sim_takes_no_cpu),
 		cmocka_unit_test(test_spin_checks),
 	};
 

@@ -10,7 +10,8 @@
  * rings, waits for the packet's store and at once puts the next, so its
  * doorbell comes just as the engine, done with the last, goes to sleep.
  * Nothing else wakes the engine, so a lost doorbell leaves its packet
- * undone: each must land within BOUND_NS. And an idle sim, its engines
+ * undone: each must land within BOUND_NS. The same with the fallback
+ * where membarrier is missing (ringers fence). And an idle sim, its engines
  * asleep after their spin, takes no CPU. Run under ThreadSanitizer and
  * AddressSanitizer too (./check --sanitize thread / address); argv[1], if
  * given, is how many times to run it.
@@ -147,16 +148,21 @@ sleeps_of(struct gpu *g)
 	return amd_sim_sleeps(g->sim, AMD_SIM_CP) + amd_sim_sleeps(g->sim, AMD_SIM_SDMA);
 }
 
+/* The ringers' race with sleeping engines, runs times; fenced: as where
+ * membarrier is missing (ringers fence, sleeps end every poll). */
 static void
-test_no_doorbell_lost_to_a_sleeping_engine(void **state)
+ping_pong(bool fenced)
 {
 	struct ringer p[RINGERS] = { 0 };
 	uint64_t sleeps = 0, worst = 0;
 
-	(void)state;
 	for (int k = 0; k < SIMS; k++) {
 		gpu_open(&gs[k], "11.0.0");
 		assert_int_equal(amd_sim_spin(gs[k].sim, 0), 0);
+		atomic_store(&gs[k].sim->cp.ring_fences,
+			     fenced || atomic_load(&gs[k].sim->cp.ring_fences));
+		atomic_store(&gs[k].sim->sdma.ring_fences,
+			     fenced || atomic_load(&gs[k].sim->sdma.ring_fences));
 		p[2 * k] = (struct ringer){ .g = &gs[k], .next = 1 };
 		p[2 * k + 1] = (struct ringer){ .g = &gs[k], .sdma = true, .next = 1 };
 		gpu_cp_queue(&gs[k], 0, 4096, &p[2 * k].r);
@@ -174,13 +180,29 @@ test_no_doorbell_lost_to_a_sleeping_engine(void **state)
 	}
 	for (int k = 0; k < SIMS; k++)
 		sleeps += sleeps_of(&gs[k]);
-	print_message("%d x %d packets on each of %d queues: %llu sleeps, slowest "
-		      "store %llu us\n", runs, PACKETS, RINGERS, (unsigned long long)sleeps,
+	print_message("%s%d x %d packets on each of %d queues: %llu sleeps, slowest "
+		      "store %llu us\n", fenced ? "fenced: " : "", runs, PACKETS, RINGERS,
+		      (unsigned long long)sleeps,
 		      (unsigned long long)worst / 1000);
 	/* The engines went to sleep between packets: the race was run. */
 	assert_true(sleeps >= (uint64_t)runs * PACKETS);
 	for (int k = 0; k < SIMS; k++)
 		gpu_close(&gs[k]);
+}
+
+static void
+test_no_doorbell_lost_to_a_sleeping_engine(void **state)
+{
+	(void)state;
+	ping_pong(false);
+}
+
+/* The fallback where membarrier cannot be had loses none either. */
+static void
+test_fenced_ringers_lose_none(void **state)
+{
+	(void)state;
+	ping_pong(true);
 }
 
 static uint64_t
@@ -239,6 +261,7 @@ main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_no_doorbell_lost_to_a_sleeping_engine),
+		cmocka_unit_test(test_fenced_ringers_lose_none),
 		cmocka_unit_test(test_idle_sim_takes_no_cpu),
 		cmocka_unit_test(test_spin_checks),
 	};

@@ -154,6 +154,16 @@ struct sim_engine {
 	 */
 	char pad_asleep[SIM_LINE];
 	_Atomic bool asleep;
+	/*
+	 * Whether the sim's membarrier is not to be had (sim.c's
+	 * engine_start: not registered, or a call failed): ringers then fence
+	 * (sim.c's ring) and the engine's sleeps end every POLL_NS. Read by
+	 * each doorbell beside asleep, written at most once after the start.
+	 */
+	_Atomic bool ring_fences;
+	/* How long the engine keeps looking before it goes to sleep (ns) and
+	 * how often it went to sleep (each a membarrier): sim.c, amd_sim_spin. */
+	_Atomic uint64_t spin_ns, sleeps;
 	char pad_ec[SIM_LINE];
 	struct ck_ec32 ec;		/* bumped by kicks: doorbells to a sleeper, stops */
 	char pad_lock[SIM_LINE];

@@ -203,6 +203,18 @@ bool amd_sim_waiting(struct amd_sim *s, enum amd_sim_engine e, int queue);
  * -ETIMEDOUT. For tests. */
 int amd_sim_idle(struct amd_sim *s, uint64_t timeout_ns);
 /*
+ * amd_sim_spin() - how long (ns) both engines keep looking at their queues
+ * after their last progress before they go to sleep (each sleep costs a
+ * membarrier: sim.c). 0 makes an engine go to sleep at every pass that
+ * finds nothing to do, as the doorbell stress test wants; the default is
+ * AMD_SIM_SPIN_NS. 0, or -EINVAL for a NULL sim or a spin over 1 s.
+ */
+#define AMD_SIM_SPIN_NS	20000u
+int amd_sim_spin(struct amd_sim *s, uint64_t ns);
+/* How often engine e has gone to sleep since the sim started; 0 for a
+ * NULL sim or an engine it does not have. */
+uint64_t amd_sim_sleeps(struct amd_sim *s, enum amd_sim_engine e);
+/*
  * Faults of the security processor and power manager (psp.c, smu.c):
  * a bootloader that is never ready (from the next reset on), a power
  * manager whose mailboxes never answer, firmware that survives a mode-1

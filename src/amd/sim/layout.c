@@ -142,6 +142,7 @@ base_in(const struct amd_discovery *t, uint16_t hw_id, unsigned inst, int seg,
 {
 	const struct amd_block *b = NULL;
 
+	*out = 0;	/* set on a refusal too: -O3 cannot tell amd_fail() is < 0 */
 	for (size_t i = 0; i < t->nblocks && !b; i++)
 		if (t->blocks[i].hw_id == hw_id && t->blocks[i].instance == inst)
 			b = &t->blocks[i];
@@ -223,7 +224,7 @@ sim_layout_resolve(struct sim_layout *l, const uint8_t *table, size_t len)
 	const struct gc_def *d = def_of(l);
 	const struct gc_regs *r = d->regs;
 	const struct block_regs *b = d->blocks;
-	uint32_t gc[4], sdma[4], oss, mmhub[2], mp0, mp1[2], nbif;
+	uint32_t gc[4], sdma[4], oss = 0, mmhub[2], mp0 = 0, mp1[2], nbif = 0;
 	int ret;
 
 	ret = amd_discovery_parse(table, len, &t);

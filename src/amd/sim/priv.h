@@ -147,7 +147,7 @@ struct sim_engine {
 	 */
 	uint32_t route[SIM_CP_QUEUES];
 	/*
-	 * Set while the engine sleeps or is on its way to (sim.c's
+	 * Set while the engine sleeps or is on its way to (engine.c's
 	 * engine_main); a doorbell bumps ec only then. A line of its own,
 	 * written once per sleep, so a stream of doorbells reads it from the
 	 * ringing thread's cache.
@@ -155,14 +155,14 @@ struct sim_engine {
 	char pad_asleep[SIM_LINE];
 	_Atomic bool asleep;
 	/*
-	 * Whether the sim's membarrier is not to be had (sim.c's
-	 * engine_start: not registered, or a call failed): ringers then fence
+	 * Whether the sim's membarrier is not to be had (engine.c's
+	 * sim_engine_start: not registered, or a call failed): ringers fence
 	 * (sim.c's ring) and the engine's sleeps end every POLL_NS. Read by
 	 * each doorbell beside asleep, written at most once after the start.
 	 */
 	_Atomic bool ring_fences;
 	/* How long the engine keeps looking before it goes to sleep (ns) and
-	 * how often it went to sleep (each a membarrier): sim.c, amd_sim_spin. */
+	 * how often it went to sleep (each a membarrier): engine.c, amd_sim_spin. */
 	_Atomic uint64_t spin_ns, sleeps;
 	char pad_ec[SIM_LINE];
 	struct ck_ec32 ec;		/* bumped by kicks: doorbells to a sleeper, stops */
@@ -426,7 +426,12 @@ uint32_t sim_reg(struct amd_sim *s, uint32_t index);
 void sim_reg_set(struct amd_sim *s, uint32_t index, uint32_t value);
 void sim_regs_clean_session(struct amd_sim *s, uint32_t mark);
 
-/* sim.c: ring the engines, and the 100 MHz GPU clock (amd-facts §4.3). */
+/* engine.c: start, stop, kick and lock the engines, halt a queue; sim.c:
+ * ring them, and the 100 MHz GPU clock (amd-facts §4.3). A start is 0, or
+ * -errno with amd_why() saying why; a stop waits for the thread to end. */
+int sim_engine_start(struct amd_sim *s, struct sim_engine *e, enum amd_sim_engine kind,
+		     int nqueues);
+void sim_engine_stop(struct sim_engine *e);
 void sim_engine_kick(struct sim_engine *e);
 /*
  * The engine's lock. Its thread holds it while it runs a packet (cp_run(),

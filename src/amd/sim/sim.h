@@ -8,7 +8,8 @@
  * "The software GPU" says what it models and what it does not.
  *
  *   sim.c      a GPU: VRAM (a memfd), host memory with bus addresses,
- *              config space, doorbells, the engines' threads, faults
+ *              config space, doorbells, faults
+ *   engine.c   the engines' threads: their passes, spin and sleep
  *   regs.c     the register file and the registers' side effects
  *   layout.c   each GC version's blocks, versions and register offsets
  *   table.c    the IP discovery table it carries in VRAM (amd-facts §2)
@@ -205,7 +206,7 @@ int amd_sim_idle(struct amd_sim *s, uint64_t timeout_ns);
 /*
  * amd_sim_spin() - how long (ns) both engines keep looking at their queues
  * after their last progress before they go to sleep (each sleep costs a
- * membarrier: sim.c). 0 makes an engine go to sleep at every pass that
+ * membarrier: engine.c). 0 makes an engine go to sleep at every pass that
  * finds nothing to do, as the doorbell stress test wants; the default is
  * AMD_SIM_SPIN_NS. 0, or -EINVAL for a NULL sim or a spin over 1 s.
  */

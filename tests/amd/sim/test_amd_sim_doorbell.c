@@ -3,7 +3,7 @@
  * test_amd_sim_doorbell: no doorbell is lost to an engine going to sleep.
  * A ringer stores the write pointer and looks at asleep with only a
  * compiler barrier between; the engine's membarrier makes that safe
- * (src/amd/sim/sim.c). Here the engines' spin is 0, so an engine goes to
+ * (src/amd/sim/sim.c, engine.c). Here the engines' spin is 0, so an engine goes to
  * sleep at every pass that finds nothing to do. Two sims, each with a
  * compute queue and an SDMA queue, and a thread per queue (four threads
  * ringing at once, each its engine's one ringer): each puts a packet,
@@ -184,8 +184,11 @@ ping_pong(bool fenced)
 		      "store %llu us\n", fenced ? "fenced: " : "", runs, PACKETS, RINGERS,
 		      (unsigned long long)sleeps,
 		      (unsigned long long)worst / 1000);
-	/* The engines went to sleep between packets: the race was run. */
-	assert_true(sleeps >= (uint64_t)runs * PACKETS);
+	/* The engines went to sleep between packets, many times: the race
+	 * was run. (Not at every packet: a ringer quick enough puts the next
+	 * before the engine's pass after the last: under ThreadSanitizer
+	 * some 2000 sleeps in 16000 packets were seen.) */
+	assert_true(sleeps >= (uint64_t)runs * PACKETS * RINGERS / 16);
 	for (int k = 0; k < SIMS; k++)
 		gpu_close(&gs[k]);
 }

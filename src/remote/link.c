@@ -179,14 +179,28 @@ link_progress(struct link *l, int timeout_ms)
 	link_progress_spin(l, 0, timeout_ms);
 }
 
+/* Progress until a call moves nothing or a handler asks to be acted on
+ * (l->urgent): whether anything moved. */
+static bool
+drain(struct link *l)
+{
+	bool moved = false;
+
+	while (ucp_worker_progress(l->worker)) {
+		moved = true;
+		if (l->urgent)
+			break;
+	}
+	l->urgent = false;
+	return moved;
+}
+
 bool
 link_progress_spin(struct link *l, uint64_t spin_ns, int timeout_ms)
 {
 	uint64_t until = 0;
-	bool moved = false;
+	bool moved = drain(l);
 
-	while (ucp_worker_progress(l->worker))
-		moved = true;
 	if (moved || timeout_ms <= 0)
 		return moved;
 	/* The common case, a message a few microseconds away, costs no
@@ -195,8 +209,9 @@ link_progress_spin(struct link *l, uint64_t spin_ns, int timeout_ms)
 		until = rig_now_ns() + spin_ns;
 	while (spin_ns && rig_now_ns() < until) {
 		if (ucp_worker_progress(l->worker)) {
-			while (ucp_worker_progress(l->worker))
-				;
+			if (!l->urgent)
+				(void)drain(l);
+			l->urgent = false;
 			return true;
 		}
 		/* Cores are few: the thread whose answer we poll for may
@@ -209,9 +224,7 @@ link_progress_spin(struct link *l, uint64_t spin_ns, int timeout_ms)
 
 		(void)poll(&pfd, 1, timeout_ms);
 	}
-	while (ucp_worker_progress(l->worker))
-		moved = true;
-	return moved;
+	return drain(l);
 }
 
 uint64_t

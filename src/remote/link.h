@@ -23,6 +23,11 @@ struct link {
 	ucp_worker_h worker;
 	int efd;		/* the worker's wake-up fd */
 	void *handler;		/* what the AM handler is called with */
+	/* Set by a handler whose message its caller should act on before
+	 * anything else comes: link_progress_spin returns after the progress
+	 * call that delivered it (and clears it), not after one more call
+	 * that finds nothing, which costs a poll of every transport. */
+	bool urgent;
 };
 
 /* Called for each message that arrives, with the endpoint to answer on
@@ -52,7 +57,8 @@ int link_send_bytes(ucp_ep_h ep, uint8_t *bytes, size_t len, char *why, size_t w
 void link_progress(struct link *l, int timeout_ms);
 
 /* The same, but where nothing moved at first, poll the worker for spin_ns
- * before arming its fd and sleeping: true where anything moved. */
+ * before arming its fd and sleeping: true where anything moved. Returns at
+ * once after a call whose handler set l->urgent. */
 bool link_progress_spin(struct link *l, uint64_t spin_ns, int timeout_ms);
 
 /* How long the agent's and the client's loops poll before they sleep:

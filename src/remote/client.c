@@ -290,6 +290,23 @@ machine_send(struct machine *m, const struct remote_msg *msg, char *why, size_t 
 }
 
 int
+machine_send_copy(struct machine *m, const uint8_t *bytes, size_t len, char *why, size_t why_len)
+{
+	struct conn *c = machine_conn(m);
+
+	if (!c) {
+		snprintf(why, why_len, "AGENT %s: connection lost", m->where);
+		return -1;
+	}
+	atomic_store_explicit(&c->sent_ns, rig_now_ns(), memory_order_relaxed);
+	if (link_send_copy(c->ep, bytes, len, why, why_len) < 0) {
+		conn_lost(c);
+		return -1;
+	}
+	return 0;
+}
+
+int
 machine_send_bytes(struct machine *m, uint8_t *bytes, size_t len, char *why, size_t why_len)
 {
 	struct conn *c = machine_conn(m);

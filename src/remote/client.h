@@ -78,6 +78,10 @@ int machine_send(struct machine *m, const struct remote_msg *msg, char *why, siz
 /* Send len encoded bytes (malloc'd; the call owns them). 0, or -1. */
 int machine_send_bytes(struct machine *m, uint8_t *bytes, size_t len, char *why, size_t why_len);
 
+/* The same, but the bytes stay the caller's (link_send_copy). */
+int machine_send_copy(struct machine *m, const uint8_t *bytes, size_t len, char *why,
+		      size_t why_len);
+
 /* Progress c's worker once from a thread of rig's that looks at a remote
  * device's word (driver.c: signaled), unless the spin is off or this
  * thread is already inside UCX's progress. */

@@ -514,20 +514,19 @@ span_of(const struct rig_span *s, struct remote_span *out)
 /* A batch's first block: 32 empty launches are some 2.5 KiB. */
 #define BATCH_FIRST_CAP	4096u
 
-/* Send the batch: 0, or -1 (the device is lost). */
+/* Send the batch: 0, or -1 (the device is lost). Its block stays for the
+ * next batch (UCX copies what it sends at once, or makes its own copy). */
 static int
 flush(struct rdev *d, const char **failure)
 {
 	char why[200];
-	uint8_t *b = d->batch;
 	size_t len = d->batch_len;
 
 	if (!d->batch_n)
 		return 0;
-	d->batch = NULL;
-	d->batch_len = d->batch_cap = 0;
+	d->batch_len = 0;
 	d->batch_n = 0;
-	if (machine_send_bytes(d->m, b, len, why, sizeof(why)) < 0) {
+	if (machine_send_copy(d->m, d->batch, len, why, sizeof(why)) < 0) {
 		rdev_lose(d, why);
 		*failure = atomic_load(&d->failure);
 		return -1;
@@ -598,9 +597,9 @@ remote_submit(void *edge, uint64_t value, struct rig_part *parts, size_t nparts,
 			w->fill = -1;
 		}
 	}
-	/* Encoded in place at the batch's end: one block per batch (its
-	 * first submit allocates it, sized for a whole batch of small
-	 * values), none per submit. */
+	/* Encoded in place at the batch's end: one block for the device's
+	 * batches (its first submit allocates it, sized for a whole batch
+	 * of small values), none per submit or per batch. */
 	if (!d->batch && (d->batch = malloc(BATCH_FIRST_CAP)))
 		d->batch_cap = BATCH_FIRST_CAP;
 	if (!d->batch) {

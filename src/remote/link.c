@@ -139,15 +139,57 @@ sent(void *request, ucs_status_t status, void *user_data)
 	ucp_request_free(request);
 }
 
+/* Messages up to this size are encoded on the stack (link_send). */
+#define LINK_SMALL	512u
+
 int
 link_send(ucp_ep_h ep, const struct remote_msg *m, char *why, size_t why_len)
 {
-	uint8_t *b;
+	uint8_t small[LINK_SMALL], *b;
 	size_t len;
+	int fits = remote_encode_into(m, small, sizeof(small), &len, why, why_len);
 
+	if (fits < 0)
+		return -1;
+	if (fits == 0)
+		return link_send_copy(ep, small, len, why, why_len);
 	if (remote_encode(m, &b, &len, why, why_len) < 0)
 		return -1;
 	return link_send_bytes(ep, b, len, why, why_len);
+}
+
+int
+link_send_copy(ucp_ep_h ep, const uint8_t *bytes, size_t len, char *why, size_t why_len)
+{
+	ucp_request_param_t p = {
+		.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL,
+		.flags = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY,
+	};
+	ucs_status_ptr_t r = ucp_am_send_nbx(ep, LINK_AM_ID, NULL, 0, bytes, len, &p);
+	uint8_t *copy;
+
+	/* Sent at once, the common case: UCX copied the bytes, and no block
+	 * was made for them. Else (the transport's queue is full, or the
+	 * message is past what it sends at once) a copy that UCX owns. */
+	if (r == NULL)
+		return 0;
+	if (UCS_PTR_IS_ERR(r) && UCS_PTR_STATUS(r) != UCS_ERR_NO_RESOURCE) {
+		snprintf(why, why_len, "UCX send: %s", ucs_status_string(UCS_PTR_STATUS(r)));
+		return -1;
+	}
+	if (UCS_PTR_IS_PTR(r)) {
+		/* Never made under FORCE_IMM_CMPL: UCX answers NO_RESOURCE
+		 * before it makes a request (ucp_am.c, 1.13). */
+		ucp_request_free(r);
+		snprintf(why, why_len, "UCX send: a request where none was asked for");
+		return -1;
+	}
+	if (!(copy = malloc(len ? len : 1))) {
+		snprintf(why, why_len, "no memory for a message of %zu bytes", len);
+		return -1;
+	}
+	memcpy(copy, bytes, len);
+	return link_send_bytes(ep, copy, len, why, why_len);
 }
 
 int

@@ -52,6 +52,11 @@ int link_send(ucp_ep_h ep, const struct remote_msg *m, char *why, size_t why_len
  * them, whatever it returns). 0, or -1 with why. */
 int link_send_bytes(ucp_ep_h ep, uint8_t *bytes, size_t len, char *why, size_t why_len);
 
+/* The same, but bytes stay the caller's, free again once it returns: sent
+ * at once where the transport takes them now (UCX copies them; no block
+ * is made), else from a copy UCX owns. Order on ep is kept either way. */
+int link_send_copy(ucp_ep_h ep, const uint8_t *bytes, size_t len, char *why, size_t why_len);
+
 /* Progress until nothing moves, then sleep on the worker's fd for
  * timeout_ms at most (0: do not sleep). */
 void link_progress(struct link *l, int timeout_ms);

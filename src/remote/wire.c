@@ -381,14 +381,22 @@ remote_first(const void *bytes, size_t len)
 struct wr {
 	uint8_t *buf;
 	size_t len, cap;
+	bool fixed;		/* buf is the caller's: it never grows */
 	const char *bad;
 };
+
+/* Why a fixed buffer refused a field: too small (its address is the sign). */
+static const char wr_no_room[] = "room";
 
 static void
 put(struct wr *w, const void *src, size_t n)
 {
 	if (w->bad || n == 0)
 		return;
+	if (w->len + n > w->cap && w->fixed) {
+		w->bad = wr_no_room;
+		return;
+	}
 	if (w->len + n > w->cap) {
 		size_t cap = w->cap ? w->cap : 256;
 		uint8_t *nb;
@@ -659,6 +667,7 @@ encode_at(struct wr *w0, const struct remote_msg *m, char *why, size_t why_len)
 	return 0;
 fail:
 	/* realloc may have moved the caller's bytes: keep the new block. */
+	w0->bad = w.bad;
 	w0->buf = w.buf;
 	w0->cap = w.cap;
 	w0->len = at;
@@ -676,6 +685,18 @@ remote_encode(const struct remote_msg *m, uint8_t **out, size_t *len,
 		return -1;
 	}
 	*out = w.buf;
+	*len = w.len;
+	return 0;
+}
+
+int
+remote_encode_into(const struct remote_msg *m, uint8_t *buf, size_t cap, size_t *len,
+		   char *why, size_t why_len)
+{
+	struct wr w = { .buf = buf, .cap = cap, .fixed = true };
+
+	if (encode_at(&w, m, why, why_len) < 0)
+		return w.bad == wr_no_room ? 1 : -1;
 	*len = w.len;
 	return 0;
 }

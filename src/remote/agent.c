@@ -528,6 +528,7 @@ on_one(struct agent *a, struct client *c, const void *bytes, size_t len)
 {
 	static struct remote_msg m;	/* one thread: the agent's */
 	struct adev *dev;
+	bool idle;
 	char why[256];
 
 	if (remote_decode(bytes, len, &m, why, sizeof(why)) < 0) {
@@ -560,17 +561,24 @@ on_one(struct agent *a, struct client *c, const void *bytes, size_t len)
 		}
 		if (dev->lost || dev->closing)
 			break;
-		/* Issued by the loop's pump. Where the device's queue is
-		 * busy, once UCX's progress has delivered every message that
-		 * came, so that the launches of all of them go as one rig
-		 * submit (serve.c); where it is empty, the progress returns
-		 * at once (urgent): nothing queued would merge with it, and
-		 * one more progress call, which polls every transport, is
-		 * some 0.35 us of a round trip's 2.2 (docs/remote.md). */
-		if (!dev->head)
-			a->link.urgent = true;
-		if (serve_submit(a, c, dev, &m, why, sizeof(why)) < 0)
+		/* Where the device's queue is busy, issued by the loop's pump
+		 * once UCX's progress has delivered every message that came,
+		 * so that the launches of all of them go as one rig submit
+		 * (serve.c). Where it is empty, nothing queued would merge
+		 * with it: pumped here, in the handler (a short HOST launch
+		 * runs, and its REACHED leaves, before UCX's progress call
+		 * goes on to poll its other transports), and that call
+		 * returns at once (urgent), so the loop is back for the next
+		 * message. Issuing makes no progress call (serve.c), which a
+		 * handler must not. Some 0.4 us of a 2.2 us round trip, by
+		 * stamps (docs/remote.md). */
+		idle = !dev->head;
+		if (serve_submit(a, c, dev, &m, why, sizeof(why)) < 0) {
 			serve_lose(a, c, dev, why);
+		} else if (idle) {
+			a->link.urgent = true;
+			(void)serve_pump(a, c, dev, NULL);
+		}
 		break;
 	case REMOTE_OPEN_DISK: case REMOTE_FILE_CREATE: case REMOTE_FILE_OPEN:
 	case REMOTE_FILE_SIZE:

@@ -90,7 +90,7 @@ agent_send(struct agent *a, struct client *c, const struct remote_msg *m)
 
 	if (c->state == CLIENT_GONE)
 		return;
-	if (link_send(c->ep, m, why, sizeof(why)) < 0) {
+	if (link_send_one_way(c->ep, m, why, sizeof(why)) < 0) {
 		agent_log(a, "client %s: %s: %s", c->peer, remote_type_name(m->type), why);
 		gone(c, "a send failed");
 	}

@@ -142,8 +142,21 @@ sent(void *request, ucs_status_t status, void *user_data)
 /* Messages up to this size are encoded on the stack (link_send). */
 #define LINK_SMALL	512u
 
-int
-link_send(ucp_ep_h ep, const struct remote_msg *m, char *why, size_t why_len)
+static int send_owned(ucp_ep_h ep, uint8_t *b, size_t len, uint32_t flags, char *why,
+		      size_t why_len);
+static int send_copy(ucp_ep_h ep, const uint8_t *bytes, size_t len, uint32_t flags,
+		     char *why, size_t why_len);
+
+/* UCX's flags of a send: eager always; the reply endpoint where the
+ * receiver answers on it. */
+static uint32_t
+send_flags(bool reply)
+{
+	return UCP_AM_SEND_FLAG_EAGER | (reply ? UCP_AM_SEND_FLAG_REPLY : 0);
+}
+
+static int
+send_msg(ucp_ep_h ep, const struct remote_msg *m, bool reply, char *why, size_t why_len)
 {
 	uint8_t small[LINK_SMALL], *b;
 	size_t len;
@@ -152,18 +165,43 @@ link_send(ucp_ep_h ep, const struct remote_msg *m, char *why, size_t why_len)
 	if (fits < 0)
 		return -1;
 	if (fits == 0)
-		return link_send_copy(ep, small, len, why, why_len);
+		return send_copy(ep, small, len, send_flags(reply), why, why_len);
 	if (remote_encode(m, &b, &len, why, why_len) < 0)
 		return -1;
-	return link_send_bytes(ep, b, len, why, why_len);
+	return send_owned(ep, b, len, send_flags(reply), why, why_len);
+}
+
+int
+link_send(ucp_ep_h ep, const struct remote_msg *m, char *why, size_t why_len)
+{
+	return send_msg(ep, m, true, why, why_len);
+}
+
+int
+link_send_one_way(ucp_ep_h ep, const struct remote_msg *m, char *why, size_t why_len)
+{
+	return send_msg(ep, m, false, why, why_len);
 }
 
 int
 link_send_copy(ucp_ep_h ep, const uint8_t *bytes, size_t len, char *why, size_t why_len)
 {
+	return send_copy(ep, bytes, len, send_flags(true), why, why_len);
+}
+
+int
+link_send_bytes(ucp_ep_h ep, uint8_t *b, size_t len, char *why, size_t why_len)
+{
+	return send_owned(ep, b, len, send_flags(true), why, why_len);
+}
+
+static int
+send_copy(ucp_ep_h ep, const uint8_t *bytes, size_t len, uint32_t flags, char *why,
+	  size_t why_len)
+{
 	ucp_request_param_t p = {
 		.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL,
-		.flags = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY,
+		.flags = flags,
 	};
 	ucs_status_ptr_t r = ucp_am_send_nbx(ep, LINK_AM_ID, NULL, 0, bytes, len, &p);
 	uint8_t *copy;
@@ -189,16 +227,16 @@ link_send_copy(ucp_ep_h ep, const uint8_t *bytes, size_t len, char *why, size_t 
 		return -1;
 	}
 	memcpy(copy, bytes, len);
-	return link_send_bytes(ep, copy, len, why, why_len);
+	return send_owned(ep, copy, len, flags, why, why_len);
 }
 
-int
-link_send_bytes(ucp_ep_h ep, uint8_t *b, size_t len, char *why, size_t why_len)
+static int
+send_owned(ucp_ep_h ep, uint8_t *b, size_t len, uint32_t flags, char *why, size_t why_len)
 {
 	ucp_request_param_t p = {
 		.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK |
 				UCP_OP_ATTR_FIELD_USER_DATA,
-		.flags = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY,
+		.flags = flags,
 		.cb.send = sent,
 	};
 	ucs_status_ptr_t r;

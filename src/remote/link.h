@@ -48,6 +48,11 @@ void link_close(struct link *l);
 /* Send m on ep; UCX owns a copy until it is sent. 0, or -1 with why. */
 int link_send(ucp_ep_h ep, const struct remote_msg *m, char *why, size_t why_len);
 
+/* The same, to a peer that never answers on the reply endpoint (the
+ * agent's messages to a client: client.c's handler ignores it), so UCX
+ * neither resolves nor sends the sender's endpoint id. */
+int link_send_one_way(ucp_ep_h ep, const struct remote_msg *m, char *why, size_t why_len);
+
 /* Send len bytes of encoded messages from bytes (malloc'd: the call owns
  * them, whatever it returns). 0, or -1 with why. */
 int link_send_bytes(ucp_ep_h ep, uint8_t *bytes, size_t len, char *why, size_t why_len);

@@ -514,11 +514,14 @@ wr_facts(struct wr *w, const struct remote_facts *f)
 
 /* Encode m at w's end (w->len is where its header goes). On a failure
  * w->len is back where it was and w->buf stays the caller's. */
-/* A SUBMIT whose parts are all launches: the decoder checks nothing of it
- * that encode_at has not (wr_part, wr_blob). */
+/* A message of the hot paths whose fields the decoder bounds no more than
+ * encode_at did: a SUBMIT of launches (the part count, the params' length:
+ * wr_part, wr_blob), a REACHED, a PING or PONG (plain numbers). */
 static bool
-launches_only(const struct remote_msg *m)
+nothing_more_to_check(const struct remote_msg *m)
 {
+	if (m->type == REMOTE_REACHED || m->type == REMOTE_PING || m->type == REMOTE_PONG)
+		return true;
 	if (m->type != REMOTE_SUBMIT)
 		return false;
 	for (uint32_t i = 0; i < m->u.submit.nparts; i++)
@@ -672,10 +675,10 @@ encode_at(struct wr *w0, const struct remote_msg *m, char *why, size_t why_len)
 		w.buf[at + 12 + i] = (uint8_t)((w.len - at - REMOTE_HEADER) >> (8 * i));
 	/* What the decoder refuses is never sent: the fields' values
 	 * (alignment, fill, ...) are checked by decoding what we wrote;
-	 * but for a SUBMIT of launches, whose fields the decoder bounds
-	 * as the encoder did (the part count, the params' length), so that
-	 * a submit's hot path does not decode each value it encodes. */
-	if (!launches_only(m) &&
+	 * but for the hot paths' messages, whose fields the decoder bounds
+	 * as the encoder did, so that a submit (or a REACHED) does not
+	 * decode each message it encodes. */
+	if (!nothing_more_to_check(m) &&
 	    remote_decode(w.buf + at, w.len - at, &again, check, sizeof(check)) < 0) {
 		snprintf(why, why_len, "%s", check);
 		goto fail;

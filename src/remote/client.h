@@ -32,6 +32,9 @@ struct conn {
 	/* The last send's time: the progress thread stays hot a while
 	 * after it (link_hot_ns), as the answer is on its way. */
 	_Atomic uint64_t sent_ns;
+	/* A waiter's last poll of the worker (conn_poll): while one polls,
+	 * the progress thread naps rather than polls (client.c: hot_poll). */
+	_Atomic uint64_t waiter_ns;
 	/* How often the progress thread pings: a quarter of the smaller of
 	 * this machine's bound and the agent's (its CHALLENGE), so neither
 	 * side takes an idle connection for a silent one. */

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rig_edge.h"
 #include "remote/auth.h"
@@ -144,6 +145,15 @@ ep_failed(void *arg, ucp_ep_h ep, ucs_status_t status)
 }
 
 #define HOT_POLL_TURN_NS	(1000ull * 1000)
+/* A waiter that polled the worker this recently polls it still... */
+#define WAITER_FRESH_NS		(20ull * 1000)
+/* ...and the progress thread naps this long at a time meanwhile: short,
+ * since a wait that goes on sleeps after rig's 50 us of looks, and its
+ * REACHED is then this thread's to take. */
+#define WAITER_NAP_NS		(50ull * 1000)
+/* A waiter yields the core after this many polls in a row that moved
+ * nothing (conn_poll). */
+#define WAITER_YIELD_AFTER	2u
 /* RIG_REMOTE_CLIENT_HOT_US: this side's alone (a figure of each). */
 static uint64_t
 client_hot_ns(void)
@@ -159,7 +169,12 @@ client_hot_ns(void)
  * than sleep on its fd, so that the answer costs no wake-up of this
  * thread. Through the waiters' flag (conn_poll): where a waiter polls
  * now, this thread only yields (two threads progressing one worker take
- * turns on UCX's lock, and on two cores each turn is a sleep). True where
+ * turns on UCX's lock, and on two cores each turn is a sleep). Where a
+ * waiter polled within WAITER_FRESH_NS, it naps instead (WAITER_NAP_NS, a
+ * timer, not the worker's fd, which would make the agent signal each
+ * send): the waiter takes the answer, and a third thread polling on two
+ * cores leaves the waiter and the agent one core to share, where their
+ * yields hand it to each other (docs/remote.md, seventh pass). True where
  * it is still hot but returns for the loop's heartbeat (HOT_POLL_TURN_NS).
  */
 static bool
@@ -175,6 +190,14 @@ hot_poll(struct conn *c)
 		 * sends keeps this thread hot, not its checks off. */
 		if (now - start > HOT_POLL_TURN_NS)
 			return true;
+		if (link_silent_ns(now, atomic_load_explicit(&c->waiter_ns, memory_order_relaxed)) <
+		    WAITER_FRESH_NS) {
+			struct timespec nap = { 0, (long)WAITER_NAP_NS };
+
+			(void)nanosleep(&nap, NULL);
+			now = rig_now_ns();
+			continue;
+		}
 		if (!atomic_exchange_explicit(&c->polling, true, memory_order_acquire)) {
 			moved = ucp_worker_progress(c->link.worker) != 0;
 			atomic_store_explicit(&c->polling, false, memory_order_release);
@@ -241,6 +264,7 @@ void
 conn_poll(struct conn *c)
 {
 	static _Thread_local bool inside;
+	static _Thread_local unsigned empty;	/* polls in a row that moved nothing */
 	static atomic_int on = -1;	/* read once: RIG_REMOTE_WAITER_POLLS */
 	int yes = atomic_load_explicit(&on, memory_order_relaxed);
 
@@ -259,9 +283,18 @@ conn_poll(struct conn *c)
 	if (atomic_exchange_explicit(&c->polling, true, memory_order_acquire))
 		return;
 	inside = true;
-	(void)ucp_worker_progress(c->link.worker);
+	atomic_store_explicit(&c->waiter_ns, rig_now_ns(), memory_order_relaxed);
+	empty = ucp_worker_progress(c->link.worker) ? 0 : empty + 1;
 	inside = false;
 	atomic_store_explicit(&c->polling, false, memory_order_release);
+	/* rig's wait looks 16 times before it first yields, each look a
+	 * poll of every transport: where the agent shares this core (other
+	 * work holds the other), that kept it from the SUBMIT for some 6 us
+	 * of each round trip. */
+	if (empty >= WAITER_YIELD_AFTER) {
+		empty = 0;
+		sched_yield();
+	}
 }
 
 struct conn *
@@ -283,6 +316,23 @@ machine_send(struct machine *m, const struct remote_msg *msg, char *why, size_t 
 	}
 	atomic_store_explicit(&c->sent_ns, rig_now_ns(), memory_order_relaxed);
 	if (link_send(c->ep, msg, why, why_len) < 0) {
+		conn_lost(c);
+		return -1;
+	}
+	return 0;
+}
+
+int
+machine_send_copy(struct machine *m, const uint8_t *bytes, size_t len, char *why, size_t why_len)
+{
+	struct conn *c = machine_conn(m);
+
+	if (!c) {
+		snprintf(why, why_len, "AGENT %s: connection lost", m->where);
+		return -1;
+	}
+	atomic_store_explicit(&c->sent_ns, rig_now_ns(), memory_order_relaxed);
+	if (link_send_copy(c->ep, bytes, len, why, why_len) < 0) {
 		conn_lost(c);
 		return -1;
 	}

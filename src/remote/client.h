@@ -32,6 +32,9 @@ struct conn {
 	/* The last send's time: the progress thread stays hot a while
 	 * after it (link_hot_ns), as the answer is on its way. */
 	_Atomic uint64_t sent_ns;
+	/* A waiter's last poll of the worker (conn_poll): while one polls,
+	 * the progress thread naps rather than polls (client.c: hot_poll). */
+	_Atomic uint64_t waiter_ns;
 	/* How often the progress thread pings: a quarter of the smaller of
 	 * this machine's bound and the agent's (its CHALLENGE), so neither
 	 * side takes an idle connection for a silent one. */
@@ -77,6 +80,10 @@ int machine_send(struct machine *m, const struct remote_msg *msg, char *why, siz
 
 /* Send len encoded bytes (malloc'd; the call owns them). 0, or -1. */
 int machine_send_bytes(struct machine *m, uint8_t *bytes, size_t len, char *why, size_t why_len);
+
+/* The same, but the bytes stay the caller's (link_send_copy). */
+int machine_send_copy(struct machine *m, const uint8_t *bytes, size_t len, char *why,
+		      size_t why_len);
 
 /* Progress c's worker once from a thread of rig's that looks at a remote
  * device's word (driver.c: signaled), unless the spin is off or this

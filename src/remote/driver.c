@@ -58,6 +58,9 @@ struct rdev {
 	uint8_t *batch;
 	size_t batch_len, batch_cap;
 	unsigned batch_n;
+	/* The last value given to submit (rig's numbering): a word that
+	 * shows it leaves a waiter nothing to progress the worker for. */
+	_Atomic uint64_t submitted;
 	char arch[64];
 	char qnames[REMOTE_QUEUES_MAX][64];
 	struct rig_queue queues[REMOTE_QUEUES_MAX];
@@ -402,15 +405,20 @@ remote_grow(void *t, struct rig_part *parts, size_t nparts, size_t nwaits, uint6
 }
 
 /* Reads the word, after one progress of the connection's worker where
- * this thread may (client.c: conn_poll): a waiter that spins takes its
- * REACHED itself. */
+ * this thread may (client.c: conn_poll) and a value is still out: a waiter
+ * that spins takes its REACHED itself. A word that shows every value sent
+ * costs no progress call (one polls every transport: some 0.3 us, which
+ * rig's look at a value its wait just saw, timeline_reached, paid on each
+ * round trip's path). */
 static uint64_t
 remote_signaled(void *t)
 {
 	struct rdev *d = t;
+	uint64_t w = atomic_load_explicit(&d->word->word, memory_order_acquire);
 
-	if (d->conn)
-		conn_poll(d->conn);
+	if (!d->conn || w >= atomic_load_explicit(&d->submitted, memory_order_relaxed))
+		return w;
+	conn_poll(d->conn);
 	return atomic_load_explicit(&d->word->word, memory_order_acquire);
 }
 
@@ -514,20 +522,19 @@ span_of(const struct rig_span *s, struct remote_span *out)
 /* A batch's first block: 32 empty launches are some 2.5 KiB. */
 #define BATCH_FIRST_CAP	4096u
 
-/* Send the batch: 0, or -1 (the device is lost). */
+/* Send the batch: 0, or -1 (the device is lost). Its block stays for the
+ * next batch (UCX copies what it sends at once, or makes its own copy). */
 static int
 flush(struct rdev *d, const char **failure)
 {
 	char why[200];
-	uint8_t *b = d->batch;
 	size_t len = d->batch_len;
 
 	if (!d->batch_n)
 		return 0;
-	d->batch = NULL;
-	d->batch_len = d->batch_cap = 0;
+	d->batch_len = 0;
 	d->batch_n = 0;
-	if (machine_send_bytes(d->m, b, len, why, sizeof(why)) < 0) {
+	if (machine_send_copy(d->m, d->batch, len, why, sizeof(why)) < 0) {
 		rdev_lose(d, why);
 		*failure = atomic_load(&d->failure);
 		return -1;
@@ -598,9 +605,9 @@ remote_submit(void *edge, uint64_t value, struct rig_part *parts, size_t nparts,
 			w->fill = -1;
 		}
 	}
-	/* Encoded in place at the batch's end: one block per batch (its
-	 * first submit allocates it, sized for a whole batch of small
-	 * values), none per submit. */
+	/* Encoded in place at the batch's end: one block for the device's
+	 * batches (its first submit allocates it, sized for a whole batch
+	 * of small values), none per submit or per batch. */
 	if (!d->batch && (d->batch = malloc(BATCH_FIRST_CAP)))
 		d->batch_cap = BATCH_FIRST_CAP;
 	if (!d->batch) {
@@ -616,6 +623,7 @@ remote_submit(void *edge, uint64_t value, struct rig_part *parts, size_t nparts,
 		return RIG_FAILED;
 	}
 	d->batch_n++;
+	atomic_store_explicit(&d->submitted, value, memory_order_relaxed);
 	/* Values go in batches: rig commits when its ring runs empty (or
 	 * before a wait), and a full batch goes at once. */
 	if (d->batch_n < REMOTE_BATCH && d->batch_len < REMOTE_BATCH_BYTES)
@@ -674,6 +682,7 @@ rdev_open(struct machine *mach, const char *key_file, uint16_t type, const char 
 	d->id = f->dev;
 	d->given = word;
 	d->base = atomic_load(word);
+	atomic_store(&d->submitted, d->base);
 	d->word->kind = RR_WORD;
 	atomic_store(&d->word->word, d->base);
 	snprintf(d->arch, sizeof(d->arch), "%.*s", (int)f->arch.len, (const char *)f->arch.at);

@@ -139,24 +139,104 @@ sent(void *request, ucs_status_t status, void *user_data)
 	ucp_request_free(request);
 }
 
+/* Messages up to this size are encoded on the stack (link_send). */
+#define LINK_SMALL	512u
+
+static int send_owned(ucp_ep_h ep, uint8_t *b, size_t len, uint32_t flags, char *why,
+		      size_t why_len);
+static int send_copy(ucp_ep_h ep, const uint8_t *bytes, size_t len, uint32_t flags,
+		     char *why, size_t why_len);
+
+/* UCX's flags of a send: eager always; the reply endpoint where the
+ * receiver answers on it. */
+static uint32_t
+send_flags(bool reply)
+{
+	return UCP_AM_SEND_FLAG_EAGER | (reply ? UCP_AM_SEND_FLAG_REPLY : 0);
+}
+
+static int
+send_msg(ucp_ep_h ep, const struct remote_msg *m, bool reply, char *why, size_t why_len)
+{
+	uint8_t small[LINK_SMALL], *b;
+	size_t len;
+	int fits = remote_encode_into(m, small, sizeof(small), &len, why, why_len);
+
+	if (fits < 0)
+		return -1;
+	if (fits == 0)
+		return send_copy(ep, small, len, send_flags(reply), why, why_len);
+	if (remote_encode(m, &b, &len, why, why_len) < 0)
+		return -1;
+	return send_owned(ep, b, len, send_flags(reply), why, why_len);
+}
+
 int
 link_send(ucp_ep_h ep, const struct remote_msg *m, char *why, size_t why_len)
 {
-	uint8_t *b;
-	size_t len;
+	return send_msg(ep, m, true, why, why_len);
+}
 
-	if (remote_encode(m, &b, &len, why, why_len) < 0)
-		return -1;
-	return link_send_bytes(ep, b, len, why, why_len);
+int
+link_send_one_way(ucp_ep_h ep, const struct remote_msg *m, char *why, size_t why_len)
+{
+	return send_msg(ep, m, false, why, why_len);
+}
+
+int
+link_send_copy(ucp_ep_h ep, const uint8_t *bytes, size_t len, char *why, size_t why_len)
+{
+	return send_copy(ep, bytes, len, send_flags(true), why, why_len);
 }
 
 int
 link_send_bytes(ucp_ep_h ep, uint8_t *b, size_t len, char *why, size_t why_len)
 {
+	return send_owned(ep, b, len, send_flags(true), why, why_len);
+}
+
+static int
+send_copy(ucp_ep_h ep, const uint8_t *bytes, size_t len, uint32_t flags, char *why,
+	  size_t why_len)
+{
+	ucp_request_param_t p = {
+		.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL,
+		.flags = flags,
+	};
+	ucs_status_ptr_t r = ucp_am_send_nbx(ep, LINK_AM_ID, NULL, 0, bytes, len, &p);
+	uint8_t *copy;
+
+	/* Sent at once, the common case: UCX copied the bytes, and no block
+	 * was made for them. Else (the transport's queue is full, or the
+	 * message is past what it sends at once) a copy that UCX owns. */
+	if (r == NULL)
+		return 0;
+	if (UCS_PTR_IS_ERR(r) && UCS_PTR_STATUS(r) != UCS_ERR_NO_RESOURCE) {
+		snprintf(why, why_len, "UCX send: %s", ucs_status_string(UCS_PTR_STATUS(r)));
+		return -1;
+	}
+	if (UCS_PTR_IS_PTR(r)) {
+		/* Never made under FORCE_IMM_CMPL: UCX answers NO_RESOURCE
+		 * before it makes a request (ucp_am.c, 1.13). */
+		ucp_request_free(r);
+		snprintf(why, why_len, "UCX send: a request where none was asked for");
+		return -1;
+	}
+	if (!(copy = malloc(len ? len : 1))) {
+		snprintf(why, why_len, "no memory for a message of %zu bytes", len);
+		return -1;
+	}
+	memcpy(copy, bytes, len);
+	return send_owned(ep, copy, len, flags, why, why_len);
+}
+
+static int
+send_owned(ucp_ep_h ep, uint8_t *b, size_t len, uint32_t flags, char *why, size_t why_len)
+{
 	ucp_request_param_t p = {
 		.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK |
 				UCP_OP_ATTR_FIELD_USER_DATA,
-		.flags = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY,
+		.flags = flags,
 		.cb.send = sent,
 	};
 	ucs_status_ptr_t r;
@@ -179,14 +259,28 @@ link_progress(struct link *l, int timeout_ms)
 	link_progress_spin(l, 0, timeout_ms);
 }
 
+/* Progress until a call moves nothing or a handler asks to be acted on
+ * (l->urgent): whether anything moved. */
+static bool
+drain(struct link *l)
+{
+	bool moved = false;
+
+	while (ucp_worker_progress(l->worker)) {
+		moved = true;
+		if (l->urgent)
+			break;
+	}
+	l->urgent = false;
+	return moved;
+}
+
 bool
 link_progress_spin(struct link *l, uint64_t spin_ns, int timeout_ms)
 {
 	uint64_t until = 0;
-	bool moved = false;
+	bool moved = drain(l);
 
-	while (ucp_worker_progress(l->worker))
-		moved = true;
 	if (moved || timeout_ms <= 0)
 		return moved;
 	/* The common case, a message a few microseconds away, costs no
@@ -195,8 +289,9 @@ link_progress_spin(struct link *l, uint64_t spin_ns, int timeout_ms)
 		until = rig_now_ns() + spin_ns;
 	while (spin_ns && rig_now_ns() < until) {
 		if (ucp_worker_progress(l->worker)) {
-			while (ucp_worker_progress(l->worker))
-				;
+			if (!l->urgent)
+				(void)drain(l);
+			l->urgent = false;
 			return true;
 		}
 		/* Cores are few: the thread whose answer we poll for may
@@ -209,9 +304,7 @@ link_progress_spin(struct link *l, uint64_t spin_ns, int timeout_ms)
 
 		(void)poll(&pfd, 1, timeout_ms);
 	}
-	while (ucp_worker_progress(l->worker))
-		moved = true;
-	return moved;
+	return drain(l);
 }
 
 uint64_t

@@ -23,6 +23,11 @@ struct link {
 	ucp_worker_h worker;
 	int efd;		/* the worker's wake-up fd */
 	void *handler;		/* what the AM handler is called with */
+	/* Set by a handler whose message its caller should act on before
+	 * anything else comes: link_progress_spin returns after the progress
+	 * call that delivered it (and clears it), not after one more call
+	 * that finds nothing, which costs a poll of every transport. */
+	bool urgent;
 };
 
 /* Called for each message that arrives, with the endpoint to answer on
@@ -43,16 +48,27 @@ void link_close(struct link *l);
 /* Send m on ep; UCX owns a copy until it is sent. 0, or -1 with why. */
 int link_send(ucp_ep_h ep, const struct remote_msg *m, char *why, size_t why_len);
 
+/* The same, to a peer that never answers on the reply endpoint (the
+ * agent's messages to a client: client.c's handler ignores it), so UCX
+ * neither resolves nor sends the sender's endpoint id. */
+int link_send_one_way(ucp_ep_h ep, const struct remote_msg *m, char *why, size_t why_len);
+
 /* Send len bytes of encoded messages from bytes (malloc'd: the call owns
  * them, whatever it returns). 0, or -1 with why. */
 int link_send_bytes(ucp_ep_h ep, uint8_t *bytes, size_t len, char *why, size_t why_len);
+
+/* The same, but bytes stay the caller's, free again once it returns: sent
+ * at once where the transport takes them now (UCX copies them; no block
+ * is made), else from a copy UCX owns. Order on ep is kept either way. */
+int link_send_copy(ucp_ep_h ep, const uint8_t *bytes, size_t len, char *why, size_t why_len);
 
 /* Progress until nothing moves, then sleep on the worker's fd for
  * timeout_ms at most (0: do not sleep). */
 void link_progress(struct link *l, int timeout_ms);
 
 /* The same, but where nothing moved at first, poll the worker for spin_ns
- * before arming its fd and sleeping: true where anything moved. */
+ * before arming its fd and sleeping: true where anything moved. Returns at
+ * once after a call whose handler set l->urgent. */
 bool link_progress_spin(struct link *l, uint64_t spin_ns, int timeout_ms);
 
 /* How long the agent's and the client's loops poll before they sleep:

@@ -520,7 +520,10 @@ serve_pump(struct agent *a, struct client *c, struct adev *dev, struct rig_point
 	    dev->head->kind == STEP_RIG)
 		*next = dev->head->pt;	/* the first rig work still running */
 	if (reached > dev->sent) {
-		struct remote_msg m = { .type = REMOTE_REACHED };
+		/* Not a local one: a message is 11 KiB (a SUBMIT's parts),
+		 * which an initializer zeroes on each round trip's path. One
+		 * thread: the agent's. */
+		static struct remote_msg m = { .type = REMOTE_REACHED };
 
 		m.u.reached.dev = dev->id;
 		m.u.reached.value = reached;

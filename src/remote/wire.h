@@ -189,6 +189,14 @@ int remote_encode(const struct remote_msg *m, uint8_t **out, size_t *len,
 		  char *why, size_t why_len);
 
 /*
+ * Encode *m into the cap bytes at buf (the caller's: no allocation), its
+ * length in *len. Returns 0; 1 where it does not fit (remote_encode then
+ * makes a block of its size); or -1 with why, as remote_encode.
+ */
+int remote_encode_into(const struct remote_msg *m, uint8_t *buf, size_t cap, size_t *len,
+		       char *why, size_t why_len);
+
+/*
  * Encode *m after the *len bytes of *buf (a malloc'd block of *cap bytes,
  * or NULL and 0), growing it as it needs: the batch of SUBMITs grows in
  * one block, with no allocation per message once it is large enough.

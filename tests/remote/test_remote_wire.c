@@ -425,6 +425,39 @@ batch(void **state)
 	free(b);
 }
 
+/* Into the caller's buffer: the same bytes remote_encode makes where they
+ * fit; 1 (and nothing claimed) where they do not; -1 for a bad message. */
+static void
+into(void **state)
+{
+	uint8_t small[64], big[512], *b;
+	size_t len = 0, blen;
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	m.type = REMOTE_REACHED;
+	m.u.reached.dev = 2;
+	m.u.reached.value = 77;
+	assert_int_equal(remote_encode_into(&m, small, sizeof(small), &len, why, sizeof(why)), 0);
+	assert_int_equal(remote_encode(&m, &b, &blen, why, sizeof(why)), 0);
+	assert_int_equal(len, blen);
+	assert_memory_equal(small, b, len);
+	free(b);
+	memset(&m, 0, sizeof(m));
+	m.type = REMOTE_ERROR;
+	m.u.error = remote_str("an error text longer than the sixty-four bytes of the small buffer");
+	len = 0;
+	assert_int_equal(remote_encode_into(&m, small, sizeof(small), &len, why, sizeof(why)), 1);
+	assert_int_equal(len, 0);
+	assert_int_equal(remote_encode_into(&m, big, sizeof(big), &len, why, sizeof(why)), 0);
+	assert_int_equal(remote_decode(big, len, &d, why, sizeof(why)), 0);
+	assert_int_equal(d.type, REMOTE_ERROR);
+	memset(&m, 0, sizeof(m));
+	m.type = REMOTE_SUBMIT;	/* no parts: past the bound */
+	assert_int_equal(remote_encode_into(&m, big, sizeof(big), &len, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "part count"));
+}
+
 static void
 silence(void **state)
 {
@@ -446,6 +479,7 @@ main(void)
 		cmocka_unit_test(gpu_messages),
 		cmocka_unit_test(keys),
 		cmocka_unit_test(silence),
+		cmocka_unit_test(into),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -21,7 +21,8 @@
  * the third because commit never passes submitted, the last because room
  * answers RIG_LATER while the next value's slot still holds the value
  * POLLED_SLOTS before it (rig then commits what it holds and waits for
- * the word; the word reaches that value as done does).
+ * the word; the worker stores done before the word, so once the word
+ * shows a value, room sees its slot free).
  *
  * Slot v is rig's calls' from done >= v - POLLED_SLOTS until commit marks
  * it committed, then the worker's until it stores done = v:
@@ -275,13 +276,15 @@ run_value(struct pdev *d, uint64_t v)
 		polled_stamps_end(d, s, v);
 	if (c->ran)
 		c->ran(c->ran_arg, v, 1);
+	/* (B): pairs with room's and submit's acquire loads; the slot is
+	 * no longer read. Before the word: whoever reads the word and then
+	 * asks room finds the slot free (room's LATER means "once one of
+	 * the values is reached", rig_edge.h). */
+	atomic_store_explicit(&d->done, v, memory_order_release);
 	/* Pairs with rig's acquire loads of the word (and other devices'
 	 * waits): v's work is visible with it. */
 	atomic_store_explicit(d->word, v, memory_order_release);
 	polled_bump(&d->p->ran);
-	/* (B): pairs with room's and submit's acquire loads; the slot is
-	 * no longer read. */
-	atomic_store_explicit(&d->done, v, memory_order_release);
 	return true;
 }
 

@@ -212,14 +212,37 @@ grow(struct submitter *s, uint64_t v, struct job *job)
 	return true;
 }
 
-/* Ask room until the parts fit; false if the device was lost meanwhile. */
+/*
+ * Ask room until the parts fit; false if the device was lost meanwhile.
+ *
+ * RIG_LATER means the parts fit once one of the device's values is
+ * reached, so the word is read before each room call: a value reached
+ * after that read moves the word past it, and the wait below ends. Read
+ * after the call instead, the word could already show the last value
+ * room's answer was waiting for (the device ran them all in between), and
+ * a wait for the next value would never end: the device has nothing more
+ * to run (bench/submit.c hung so, with its ring full, once in some
+ * millions of submits). Where the word already showed every value
+ * submitted and room still said LATER, the driver's room reads a mark its
+ * device stores a moment after the word (the host device's done, stored
+ * by its thread after a launch's last group moved the word): nothing is
+ * left to wait for, so ask again once the device's thread has had the
+ * core, up to SUBMIT_SETTLE_BOUND_NS, and past it lose the device, whose
+ * room then breaks the contract (rig_edge.h, room).
+ */
+#define LATER_YIELDS 64		/* asks after a yield; then after a nap */
+
+static void nap(void);
+
 static bool
 make_room(struct submitter *s, uint64_t v, struct job *job)
 {
-	for (;;) {
+	uint64_t since = 0;
+
+	for (unsigned asks = 0;; asks++) {
+		uint64_t w = timeline_word(s->tl);
 		int r = s->drv->room(s->edge, job->parts, job->nparts,
 				     job->nwaits);
-		uint64_t w;
 
 		switch (r) {
 		case RIG_FITS:
@@ -231,13 +254,28 @@ make_room(struct submitter *s, uint64_t v, struct job *job)
 				return false;
 			}
 			/* Our own next value frees room: commit what we
-			 * hold, then wait for the word to move. */
-			w = timeline_word(s->tl);
+			 * hold, then wait for the word to move past w. */
 			if (commit_locked(s, v - 1) < 0)
 				return false;
 			slock_unlock(&s->driver_lock);
-			timeline_wait(s->tl, w + 1, UINT64_MAX);
+			if (w < atomic_load(&s->tl->submitted)) {
+				timeline_wait(s->tl, w + 1, UINT64_MAX);
+				since = 0;	/* the device moved */
+			} else {
+				if (!since)
+					since = rig_now_ns();
+				if (asks < LATER_YIELDS)
+					sched_yield();
+				else
+					nap();
+			}
 			slock_lock(&s->driver_lock);
+			if (since && rig_now_ns() - since > SUBMIT_SETTLE_BOUND_NS) {
+				submit_lose(s, "room answered RIG_LATER for value %llu for %llu s with every value before it reached",
+					    (unsigned long long)v,
+					    (unsigned long long)(SUBMIT_SETTLE_BOUND_NS / 1000000000ull));
+				return false;
+			}
 			break;
 		case RIG_GROW:
 			if (!grow(s, v, job))

@@ -212,6 +212,15 @@ grow(struct submitter *s, uint64_t v, struct job *job)
 	return true;
 }
 
+/* A short sleep, between two looks at something no one wakes us for. */
+static void
+nap(void)
+{
+	struct timespec ts = { 0, 50000 };
+
+	nanosleep(&ts, NULL);
+}
+
 /*
  * Ask room until the parts fit; false if the device was lost meanwhile.
  *
@@ -230,16 +239,14 @@ grow(struct submitter *s, uint64_t v, struct job *job)
  * core, up to SUBMIT_SETTLE_BOUND_NS, and past it lose the device, whose
  * room then breaks the contract (rig_edge.h, room).
  */
-#define LATER_YIELDS 64		/* asks after a yield; then after a nap */
-
-static void nap(void);
+#define LATER_YIELD_NS 100000ull	/* asks after a yield; then after a nap */
 
 static bool
 make_room(struct submitter *s, uint64_t v, struct job *job)
 {
-	uint64_t since = 0;
+	uint64_t since = 0;	/* when room first said LATER with nothing to wait for */
 
-	for (unsigned asks = 0;; asks++) {
+	for (;;) {
 		uint64_t w = timeline_word(s->tl);
 		int r = s->drv->room(s->edge, job->parts, job->nparts,
 				     job->nwaits);
@@ -264,7 +271,7 @@ make_room(struct submitter *s, uint64_t v, struct job *job)
 			} else {
 				if (!since)
 					since = rig_now_ns();
-				if (asks < LATER_YIELDS)
+				if (rig_now_ns() - since < LATER_YIELD_NS)
 					sched_yield();
 				else
 					nap();
@@ -430,14 +437,6 @@ host_waits(struct submitter *s, struct job *job)
 	for (size_t i = 0; i < job->nhost_waits && !is_lost(s); i++)
 		timeline_wait_producer(s->tl, job->host_waits[i].slot,
 				       job->host_waits[i].value);
-}
-
-static void
-nap(void)
-{
-	struct timespec ts = { 0, 50000 };
-
-	nanosleep(&ts, NULL);
 }
 
 /* Drop the published jobs from the cursor on (the device is lost). A

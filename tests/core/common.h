@@ -33,6 +33,29 @@
 				 rig_why(), want_[i_]);			\
 } while (0)
 
+/* A fake driver's regions in host memory (rig_ops alloc, free and locate),
+ * lines whole. */
+static inline int
+fake_host_alloc(void *t, uint64_t bytes, enum rig_memory kind, void **region,
+		const char **fault)
+{
+	*region = aligned_alloc(64, bytes > 64 ? (bytes + 63) & ~(uint64_t)63 : 64);
+	return *region ? RIG_OK : RIG_NO_ROOM;
+}
+
+static inline void
+fake_host_free(void *t, void *region)
+{
+	free(region);
+}
+
+static inline void
+fake_host_locate(void *t, void *region, struct rig_location *out)
+{
+	*out = (struct rig_location){ .has_address = true, .address = (uintptr_t)region,
+				      .host = region };
+}
+
 struct polled_dev {
 	struct rig_polled *p;
 	struct rig_device *d;

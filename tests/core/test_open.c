@@ -75,22 +75,10 @@ static const struct rig_opener fake_opener = { "FAKE", &fake_ops, fake_make, NUL
 /* The same driver with memory and a word of its own, read through
  * ops.signaled: its submit never moves rig's word. */
 static _Atomic uint64_t own_word;
-static int
-own_alloc(void *t, uint64_t b, enum rig_memory k, void **r, const char **f)
-{
-	*r = aligned_alloc(64, b > 64 ? (b + 63) & ~(uint64_t)63 : 64);
-	return *r ? RIG_OK : RIG_NO_ROOM;
-}
-static void own_free(void *t, void *r) { free(r); }
-static void
-own_locate(void *t, void *r, struct rig_location *o)
-{
-	*o = (struct rig_location){ .has_address = true, .address = (uintptr_t)r, .host = r };
-}
 static uint64_t own_signaled(void *t) { return atomic_load(&own_word); }
 static const struct rig_ops own_ops = {
-	.facts = fake_facts_op, .alloc = own_alloc, .free = own_free,
-	.locate = own_locate, .signaled = own_signaled, .stop = fake_stop,
+	.facts = fake_facts_op, .alloc = fake_host_alloc, .free = fake_host_free,
+	.locate = fake_host_locate, .signaled = own_signaled, .stop = fake_stop,
 	.release = fake_release,
 };
 static const struct rig_opener own_opener = { "OWN", &own_ops, fake_make, NULL };

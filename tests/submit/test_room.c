@@ -108,24 +108,11 @@ lag_facts(void *t, struct rig_facts *out, const char **fault)
 	return RIG_OK;
 }
 
-static int
-lag_alloc(void *t, uint64_t b, enum rig_memory k, void **r, const char **f)
-{
-	*r = aligned_alloc(64, (b + 63) & ~(uint64_t)63);
-	return *r ? RIG_OK : RIG_NO_ROOM;
-}
-
-static void lag_free(void *t, void *r) { free(r); }
-static void
-lag_locate(void *t, void *r, struct rig_location *o)
-{
-	*o = (struct rig_location){ .has_address = true, .address = (uintptr_t)r, .host = r };
-}
 static void lag_stop(void *t, const char *why) { }
 static void lag_release(void *t) { free(t); }
 static const struct rig_ops lag_ops = {
-	.facts = lag_facts, .alloc = lag_alloc, .free = lag_free,
-	.locate = lag_locate, .stop = lag_stop, .release = lag_release,
+	.facts = lag_facts, .alloc = fake_host_alloc, .free = fake_host_free,
+	.locate = fake_host_locate, .stop = lag_stop, .release = lag_release,
 };
 
 static int

@@ -7,12 +7,15 @@
  *     between room's look and rig's next step): the submit still reaches
  *     the driver. rig read the word after room's answer before, found it
  *     already at the last value, and waited for the next one forever.
+ *   - A room that says LATER a few times with every value reached (a mark
+ *     its device stores after the word): rig asks again, and the value runs.
  *   - A room that says LATER with every value reached, for good: the
  *     device is lost after SUBMIT_SETTLE_BOUND_NS, naming the value.
  * The driver commits each value at submit (RIG_COMMITTED), and its values
  * go through rig's submission thread (may_block), so every room call is
  * the thread's.
  */
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -31,7 +34,7 @@ static struct {
 	unsigned looks;		/* room's calls since pending was submitted */
 	void *src, *dst;
 	uint64_t bytes;
-	bool later_for_good;	/* room says LATER even with nothing pending */
+	unsigned idle_laters;	/* LATERs room still says with nothing pending (UINT_MAX: for good) */
 	unsigned laters;
 } lag = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -57,7 +60,10 @@ lag_room(void *e, struct rig_part *p, size_t n, size_t w)
 		if (++lag.looks >= 2 && lag.committed)
 			reach_pending();
 		r = RIG_LATER;
-	} else if (lag.later_for_good) {
+	} else if (lag.idle_laters) {
+		/* A mark the device stores a moment after its word. */
+		if (lag.idle_laters != UINT_MAX)
+			lag.idle_laters--;
 		r = RIG_LATER;
 	}
 	lag.laters += r == RIG_LATER;
@@ -214,6 +220,33 @@ test_later_while_the_device_reaches_its_values(void **state)
 	pair_close(p);
 }
 
+/* A room that says LATER a few times more with nothing in flight (its
+ * mark lags its word): rig asks again, and the value runs. */
+static void
+test_later_with_nothing_in_flight_asks_again(void **state)
+{
+	struct pair p = pair_open();
+	struct rig_point p1, p2;
+	uint32_t got = 0;
+
+	assert_int_equal(rig_buffer_copy(p.a, p.b, &p1), 0);
+	assert_true(reach_when_committed(p1.value));
+	assert_int_equal(rig_wait(p1, 10 * SECOND_NS), 0);
+	pthread_mutex_lock(&lag.lock);
+	lag.idle_laters = 3;
+	pthread_mutex_unlock(&lag.lock);
+	assert_int_equal(rig_buffer_copy(p.a, p.c, &p2), 0);
+	if (!reach_when_committed(p2.value))
+		fail_msg("value %llu never reached the driver after room said LATER %u times",
+			 (unsigned long long)p2.value, lag.laters);
+	assert_int_equal(lag.idle_laters, 0);
+	assert_int_equal(rig_wait(p2, 10 * SECOND_NS), 0);
+	assert_int_equal(rig_buffer_read(p.c, 0, &got, 4), 0);
+	assert_int_equal(got, 0x12345678);
+	assert_null(rig_lost(p.d));
+	pair_close(p);
+}
+
 /* A room that says LATER with nothing in flight, for good: the device is
  * lost (after SUBMIT_SETTLE_BOUND_NS, 10 s), and its waits end. */
 static void
@@ -226,14 +259,14 @@ test_later_for_good_loses_the_device(void **state)
 	assert_true(reach_when_committed(p1.value));
 	assert_int_equal(rig_wait(p1, 10 * SECOND_NS), 0);
 	pthread_mutex_lock(&lag.lock);
-	lag.later_for_good = true;
+	lag.idle_laters = UINT_MAX;
 	pthread_mutex_unlock(&lag.lock);
 	assert_int_equal(rig_buffer_copy(p.a, p.c, &p2), 0);
 	assert_int_equal(rig_wait(p2, 60 * SECOND_NS), RIG_ELOST);
 	assert_why("room answered RIG_LATER for value", "with every value before it reached");
 	assert_non_null(rig_lost(p.d));
 	assert_non_null(strstr(rig_lost(p.d), "room answered RIG_LATER"));
-	lag.later_for_good = false;
+	lag.idle_laters = 0;
 	pair_close(p);
 }
 
@@ -242,6 +275,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_later_while_the_device_reaches_its_values),
+		cmocka_unit_test(test_later_with_nothing_in_flight_asks_again),
 		cmocka_unit_test(test_later_for_good_loses_the_device),
 	};
 

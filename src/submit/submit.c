@@ -225,19 +225,22 @@ nap(void)
  * Ask room until the parts fit; false if the device was lost meanwhile.
  *
  * RIG_LATER means the parts fit once one of the device's values is
- * reached, so the word is read before each room call: a value reached
- * after that read moves the word past it, and the wait below ends. Read
- * after the call instead, the word could already show the last value
- * room's answer was waiting for (the device ran them all in between), and
- * a wait for the next value would never end: the device has nothing more
- * to run (bench/submit.c hung so, with its ring full, once in some
- * millions of submits). Where the word already showed every value
- * submitted and room still said LATER, the driver's room reads a mark its
- * device stores a moment after the word (the host device's done, stored
- * by its thread after a launch's last group moved the word): nothing is
- * left to wait for, so ask again once the device's thread has had the
- * core, up to SUBMIT_SETTLE_BOUND_NS, and past it lose the device, whose
- * room then breaks the contract (rig_edge.h, room).
+ * reached. The word is read after the call, not before each one: a read
+ * per submit cost the fast path a line the device's thread writes at
+ * every value (for a device with a word of its own, ops.signaled and the
+ * raise of rig's copy too), where only a LATER needs it. Read after, it
+ * may already show values reached since room looked, so the wait is for
+ * the next value submitted after it (one more than room needed, at
+ * worst), and where it shows every value submitted there is no next one
+ * to wait for (the device ran them all in between: a wait for the next
+ * never ended, and bench/submit.c hung so, with its ring full, once in
+ * some millions of submits): room is asked again after a yield. Where it
+ * still says LATER then, the driver's room reads a mark its device stores
+ * a moment after the word (the host device's done, stored by its thread
+ * after a launch's last group moved the word): nothing is left to wait
+ * for, so ask again once the device's thread has had the core, up to
+ * SUBMIT_SETTLE_BOUND_NS, and past it lose the device, whose room then
+ * breaks the contract (rig_edge.h, room).
  */
 #define LATER_YIELD_NS 100000ull	/* asks after a yield; then after a nap */
 
@@ -247,9 +250,9 @@ make_room(struct submitter *s, uint64_t v, struct job *job)
 	uint64_t since = 0;	/* when room first said LATER with nothing to wait for */
 
 	for (;;) {
-		uint64_t w = timeline_word(s->tl);
 		int r = s->drv->room(s->edge, job->parts, job->nparts,
 				     job->nwaits);
+		uint64_t w;
 
 		switch (r) {
 		case RIG_FITS:
@@ -265,6 +268,7 @@ make_room(struct submitter *s, uint64_t v, struct job *job)
 			if (commit_locked(s, v - 1) < 0)
 				return false;
 			slock_unlock(&s->driver_lock);
+			w = timeline_word(s->tl);
 			if (w < atomic_load(&s->tl->submitted)) {
 				timeline_wait(s->tl, w + 1, UINT64_MAX);
 				since = 0;	/* the device moved */

@@ -7,9 +7,15 @@
  * copy of the function's packets, encoded once, with its kernargs, group
  * and grid),
  * then the RELEASE_MEM that writes the timeline word (64-bit data, EOP
- * interrupt), each placed whole on a 64 KiB ring (amd_ring_reserve). The
- * floor beside it copies the same dwords, prepared once, into the ring
- * with memcpy: what writing them costs at least. GFX11 layouts.
+ * interrupt), each placed whole on a 64 KiB ring (amd_ring_reserve).
+ *
+ *   pm4       a launch of the function the queue launched last (the
+ *             again form: what bench_amd_submit's submits encode)
+ *   pm4-full  a launch of another function (every register: the full form)
+ *   memcpy    the floor: the full form's dwords, prepared once, copied
+ *             into the ring: what writing them costs at least
+ *
+ * GFX11 layouts.
  */
 #include <string.h>
 
@@ -29,16 +35,18 @@ static uint32_t prepared[128];
 static uint32_t value_dwords;
 static volatile uint64_t sink;
 
+/* n values of one launch in form arg (t.full or t.again). */
 static int
 encode(void *arg, uint64_t n)
 {
 	static const uint32_t grid[3] = { 256, 1, 1 }, group[3] = { 64, 1, 1 };
+	const struct pm4_form *f = arg;
 
-	(void)arg;
 	for (uint64_t v = 1; v <= n; v++) {
-		uint32_t *p = amd_ring_reserve(&ring, value_dwords, pm4_nop);
+		uint32_t *p = amd_ring_reserve(&ring, f->ndwords + PM4_RELEASE_MEM_DWORDS,
+					       pm4_nop);
 
-		p = pm4_launch(p, &t, 0x7F0000020000ull + 64 * (v & 255), grid,
+		p = pm4_launch(p, f, 0x7F0000020000ull + 64 * (v & 255), grid,
 			       group);
 		p = pm4_release_mem(p, AMD_GFX11, PM4_WB_L2, PM4_DATA_64,
 				    PM4_INT_AFTER_WRITE, 0x7F0000000000ull, v, 0);
@@ -73,15 +81,17 @@ main(int argc, char **argv)
 
 	bench_init(&b, "bench_amd_encode", argc, argv);
 	pm4_dispatch_build(&t, AMD_GFX11);
-	end = pm4_launch(prepared, &t, 0x7F0000020000ull, grid, group);
+	end = pm4_launch(prepared, &t.full, 0x7F0000020000ull, grid, group);
 	end = pm4_release_mem(end, AMD_GFX11, PM4_WB_L2, PM4_DATA_64,
 			      PM4_INT_AFTER_WRITE, 0x7F0000000000ull, 1, 0);
 	value_dwords = (uint32_t)(end - prepared);
 	n = bench_count(&b, 2000000, 100000);
 	if (bench_per_run(&b, "amd_encode_1launch", "memcpy", BENCH_FLOOR, copy,
 			  NULL, n, 0) < 0 ||
+	    bench_per_run(&b, "amd_encode_1launch", "pm4-full", BENCH_RIG, encode,
+			  &t.full, n, 0) < 0 ||
 	    bench_per_run(&b, "amd_encode_1launch", "pm4", BENCH_RIG, encode,
-			  NULL, n, 0) < 0)
+			  &t.again, n, 0) < 0)
 		return 1;
 	return 0;
 }

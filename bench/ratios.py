@@ -60,9 +60,12 @@ TARGETS = [
     # Issue 17's: encoding a one-launch value takes at most 150 ns, and a
     # submit on the AMD device (on the software GPU) costs the submitting
     # thread at most the polled device's plus that encoding, as measured
-    # in the same run. (bench/amd_submit.c's batched_submit on the sim is
-    # the software GPU's throughput, not a submit's cost: no target.)
+    # in the same run: "pm4" is the value that submit encodes (a launch of
+    # the function launched last), "pm4-full" one of another function.
+    # (bench/amd_submit.c's batched_submit on the sim is the software
+    # GPU's throughput, not a submit's cost: no target.)
     ("amd_encode_1launch", "pm4", 150, None),
+    ("amd_encode_1launch", "pm4-full", 150, None),
     ("submit_1launch", "rig-amd-sim", ("+", ("amd_encode_1launch", "pm4")),
      ("submit_1launch", "rig-polled")),
 ]

@@ -264,7 +264,7 @@ test_launch(void **state)
 
 	(void)state;
 	pm4_dispatch_build(&t, AMD_GFX11);
-	end = pm4_launch(buf, &t, 0x7F0000020000ull, grid, group);
+	end = pm4_launch(buf, &t.full, 0x7F0000020000ull, grid, group);
 	assert_int_equal(end - buf, pm4_launch_dwords(AMD_GFX11, 2));
 	GOLDEN(end, "launch GFX11",
 	       0xC0065800, 0, 0xFFFFFFFF, 0x00FFFFFF, 0, 0, 0x0A,
@@ -281,18 +281,58 @@ test_launch(void **state)
 	       0xC0004600, 0x407);				/* CS flush */
 	/* GFX9's RSRC3 is 0x2e2d (§4.5), its acquire 7 dwords */
 	pm4_dispatch_build(&t, AMD_GFX9);
-	end = pm4_launch(buf, &t, 0x7F0000020000ull, grid, group);
+	end = pm4_launch(buf, &t.full, 0x7F0000020000ull, grid, group);
 	assert_int_equal(end - buf, pm4_launch_dwords(AMD_GFX9, 2));
 	assert_int_equal(buf[7 + 4 + 4 + 1], 0x22d);
 	/* 16 user SGPRs, the kernarg address in the middle: the most dwords */
 	t.nuser = 16;
 	t.kernarg_at = 6;
 	pm4_dispatch_build(&t, AMD_GFX12);
-	assert_int_equal(t.ndwords, pm4_launch_dwords(AMD_GFX12, 16));
-	assert_true(t.ndwords <= PM4_LAUNCH_MAX);
-	end = pm4_launch(buf, &t, 0x1122334455667788ull, grid, group);
+	assert_int_equal(t.full.ndwords, pm4_launch_dwords(AMD_GFX12, 16));
+	assert_true(t.full.ndwords <= PM4_LAUNCH_MAX);
+	end = pm4_launch(buf, &t.full, 0x1122334455667788ull, grid, group);
 	assert_int_equal(buf[8 + 19 + 2 + 6], 0x55667788);
 	assert_int_equal(buf[8 + 19 + 2 + 7], 0x11223344);
+}
+
+/*
+ * The again form, for a launch of the function the queue launched last:
+ * ACQUIRE_MEM, USER_DATA at the kernarg address's two SGPRs,
+ * NUM_THREAD_X..Z = the group, DISPATCH_DIRECT, CS_PARTIAL_FLUSH; the
+ * other registers as the full form left them.
+ */
+static void
+test_launch_again(void **state)
+{
+	struct pm4_dispatch t = {
+		.code = 0x7F0000001000ull, .rsrc1 = 0x60AF0041, .rsrc2 = 0x8C,
+		.user = { 0, 0 }, .nuser = 2, .kernarg_at = 0,
+		.initiator = 0x8005,
+	};
+	const uint32_t grid[3] = { 4, 2, 1 }, group[3] = { 64, 1, 1 };
+	uint32_t *end;
+
+	(void)state;
+	pm4_dispatch_build(&t, AMD_GFX11);
+	end = pm4_launch(buf, &t.again, 0x7F0000020000ull, grid, group);
+	assert_int_equal(end - buf, pm4_again_dwords(AMD_GFX11));
+	GOLDEN(end, "launch again GFX11",
+	       0xC0065800, 0, 0xFFFFFFFF, 0x00FFFFFF, 0, 0, 0x0A,
+	       1u << 7 | 1u << 8 | 1u << 9,			/* K, V, GL1 */
+	       0xC0027600, 0x240, 0x00020000, 0x7F00,		/* USER_DATA */
+	       0xC0037600, 0x207, 64, 1, 1,			/* THREADS */
+	       0xC0031500, 4, 2, 1, 0x8005,			/* DISPATCH */
+	       0xC0004600, 0x407);				/* CS flush */
+	/* the kernarg address in the middle of 16 user SGPRs: USER_DATA_6 */
+	t.nuser = 16;
+	t.kernarg_at = 6;
+	pm4_dispatch_build(&t, AMD_GFX9);
+	end = pm4_launch(buf, &t.again, 0x1122334455667788ull, grid, group);
+	assert_int_equal(end - buf, pm4_again_dwords(AMD_GFX9));
+	assert_int_equal(buf[7], 0xC0027600);
+	assert_int_equal(buf[7 + 1], 0x246);
+	assert_int_equal(buf[7 + 2], 0x55667788);
+	assert_int_equal(buf[7 + 3], 0x11223344);
 }
 
 /* ring.h: a packet that would straddle the end is placed at the start,
@@ -332,7 +372,7 @@ main(void)
 		T(test_acquire_mem_per_generation), T(test_set_sh_reg),
 		T(test_dispatch_direct), T(test_indirect_buffer),
 		T(test_event_write), T(test_write_data), T(test_launch),
-		T(test_ring_padding),
+		T(test_launch_again), T(test_ring_padding),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

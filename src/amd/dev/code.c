@@ -217,6 +217,7 @@ amd_code_entry(void *t, void *image, const char *name, struct rig_entry *out,
 		f->nuser = PM4_USER_SGPRS;
 	f->initiator = PM4_DISPATCH_COMPUTE_SHADER_EN | PM4_DISPATCH_FORCE_START_AT_000 |
 		       (d->gfx != AMD_GFX9 && (props & (1u << 10)) ? PM4_DISPATCH_CS_W32_EN : 0);
+	f->serial = atomic_fetch_add(&d->fn_serials, 1) + 1;
 	pm4_dispatch_build(f, d->gfx);
 	im->fns[im->nfns++] = f;
 	*out = (struct rig_entry){ .code = im->va + (uint64_t)kd, .launch = (uintptr_t)f,

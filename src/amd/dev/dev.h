@@ -154,6 +154,10 @@ struct amd_dev {
 	uint64_t last_submitted, last_committed;
 	uint32_t step;			/* engine hand-offs made */
 	bool on_sdma;			/* the last part placed ran on SDMA */
+	/* The function whose registers the compute queue's SH state holds
+	 * (its template's serial), 0 where not known: a launch of it takes
+	 * the again form (amd/pm4/dispatch.h). */
+	uint64_t sh_serial;
 	uint64_t arena_next;
 	uint64_t arena_used_by[AMD_HISTORY];	/* arena end per value slot */
 	_Atomic uint64_t cp_rung;	/* cp_committed, for the events thread */
@@ -187,6 +191,9 @@ struct amd_dev {
 		const _Atomic uint64_t *word;	/* NULL: free */
 		uint64_t want, shown, last_use;
 	} relay[AMD_RELAY_SLOTS];
+
+	/* Serials given to functions' templates (code.c's entry). */
+	_Atomic uint64_t fn_serials;
 
 	/* IH (ih.c), the events call's own. */
 	uint32_t ih_rptr;

@@ -38,6 +38,14 @@
  * bytes against what completed values freed, and rings what is encoded
  * before answering RIG_LATER, so the value it waits for runs.
  *
+ * Launches. A launch of the function the compute queue launched last
+ * sets only the registers a launch changes (the kernarg address and the
+ * group: amd/pm4/dispatch.h's again form, half the dwords); any other
+ * sets them all (full), as does the first after the queue is made and
+ * after a words part, whose packets may set any register. The queue
+ * keeps SET_SH_REG state between dispatches; on the software GPU the sim
+ * does too (it runs the code PGM_LO names), on hardware it is unverified.
+ *
  * Fills run on the host in submit, as the polled device runs them: the
  * function is called with no queue context (NULL) and the value. So a fill
  * is ordered neither after the device's earlier work nor after the value's
@@ -84,6 +92,7 @@ amd_queue_init(struct amd_dev *d)
 	d->cp = (struct amd_ring){ (uint32_t *)(d->vram + AMD_CP_RING_AT), RING_DWORDS, 0 };
 	d->sdma = (struct amd_ring){ (uint32_t *)(d->vram + AMD_SDMA_RING_AT), RING_DWORDS, 0 };
 	memset(d->vram + AMD_CP_STEP_AT, 0, 0x80);
+	d->sh_serial = 0;	/* a queue just made: registers unknown */
 	/* Every value's end is this RELEASE_MEM with the value in DW5-7. */
 	(void)pm4_release_mem(d->end_template, d->gfx, PM4_WB_L2, PM4_DATA_64,
 			      PM4_INT_NONE, AMD_VA_VRAM + AMD_WORD_AT, 0, 0);
@@ -148,7 +157,7 @@ check_launch(const struct rig_launch *l)
 	if (!t || threads - 1 >= 1024 || !l->grid[0] || !l->grid[1] || !l->grid[2] ||
 	    l->shared_bytes > 65536 || l->params_bytes > (1u << 20))
 		return -1;
-	return (int)t->ndwords;
+	return (int)t->full.ndwords;
 }
 
 /* The arena bytes room counts for a launch's kernargs: whole, and the
@@ -395,15 +404,28 @@ put_params(struct amd_dev *d, const struct rig_launch *l)
 	return AMD_VA_VRAM + AMD_ARENA_AT + at;
 }
 
-static void
+/* The form a launch of t takes: again where the queue's registers are
+ * already t's, else full, after which they are. */
+static inline const struct pm4_form *
+launch_form(struct amd_dev *d, const struct pm4_dispatch *t)
+{
+	if (t->serial == d->sh_serial)
+		return &t->again;
+	d->sh_serial = t->serial;
+	return &t->full;
+}
+
+/* A launch (its kernargs, then its packets): the dwords it took. */
+static uint32_t
 encode_launch(struct amd_dev *d, const struct rig_launch *l)
 {
-	const struct pm4_dispatch *t = (const struct pm4_dispatch *)l->launch;
+	const struct pm4_form *f = launch_form(d, (const struct pm4_dispatch *)l->launch);
 	uint64_t va = put_params(d, l);
-	uint32_t *p = amd_ring_reserve(&d->cp, t->ndwords, pm4_nop);
+	uint32_t *p = amd_ring_reserve(&d->cp, f->ndwords, pm4_nop);
 
-	p = pm4_launch(p, t, va, l->grid, l->group);
+	p = pm4_launch(p, f, va, l->grid, l->group);
 	amd_ring_advance(&d->cp, p);
+	return f->ndwords;
 }
 
 /*
@@ -434,13 +456,13 @@ end_value(struct amd_dev *d, uint64_t value, uint32_t *p)
 static inline int
 submit_launch(struct amd_dev *d, uint64_t value, const struct rig_launch *l)
 {
-	const struct pm4_dispatch *t = (const struct pm4_dispatch *)l->launch;
+	const struct pm4_form *f = launch_form(d, (const struct pm4_dispatch *)l->launch);
 	uint64_t va = put_params(d, l);
-	uint32_t *p = amd_ring_reserve(&d->cp, t->ndwords + PM4_RELEASE_MEM_DWORDS, pm4_nop);
+	uint32_t *p = amd_ring_reserve(&d->cp, f->ndwords + PM4_RELEASE_MEM_DWORDS, pm4_nop);
 	uint64_t start = d->cp.wptr;
 
-	p = pm4_launch(p, t, va, l->grid, l->group);
-	place(d, value, 0, false, start, start + t->ndwords);
+	p = pm4_launch(p, f, va, l->grid, l->group);
+	place(d, value, 0, false, start, start + f->ndwords);
 	return end_value(d, value, p);
 }
 
@@ -478,7 +500,7 @@ static __attribute__((noinline)) int
 submit_any(struct amd_dev *d, uint64_t value, struct rig_part *parts, size_t n,
 	   const struct rig_wait *waits, size_t nwaits, const char **failure)
 {
-	uint32_t *p;
+	uint32_t *p, dw;
 
 	if (nwaits && encode_waits(d, value, waits, nwaits, failure) < 0)
 		return RIG_FAILED;
@@ -508,10 +530,11 @@ submit_any(struct amd_dev *d, uint64_t value, struct rig_part *parts, size_t n,
 			memcpy(p, pt->u.words.words, pt->u.words.count * 4);
 			amd_ring_advance(&d->cp, p + pt->u.words.count);
 			start = d->cp.wptr - pt->u.words.count;
+			d->sh_serial = 0;	/* the words may set any register */
 			break;
 		case RIG_LAUNCH_PART:
-			encode_launch(d, &pt->u.launch);
-			start = d->cp.wptr - ((const struct pm4_dispatch *)pt->u.launch.launch)->ndwords;
+			dw = encode_launch(d, &pt->u.launch);
+			start = d->cp.wptr - dw;	/* after a wrap's filler */
 			break;
 		default:
 			break;

@@ -8,6 +8,15 @@
  * dispatch template, its packets encoded once); pm4_launch() is what a
  * submit writes per launch: a copy of them with the launch's kernargs,
  * group and grid.
+ *
+ * Two forms. SET_SH_REG state stays on the queue from one dispatch to the
+ * next (the registers are the queue's until a packet sets them again;
+ * radeonsi and RADV emit a compute program's registers only when the
+ * program changes), so a launch of the function the queue launched last
+ * needs only what changes per launch: the acquire, the kernarg address,
+ * the group, the dispatch and the flush ("again", 24 dwords on GFX11
+ * where "full" is 49). The device says which form a launch takes
+ * (amd/dev/queue.c): full after anything else set SH registers.
  * Register indices are the SH window's, fixed on every generation but
  * COMPUTE_PGM_RSRC3 (§4.5).
  */
@@ -46,8 +55,16 @@
  * COMPUTE_DISPATCH_INITIATOR (wave32 included). pm4_dispatch_build()
  * then encodes the launch's packets once into dwords, noting where the
  * kernarg address, the group and the grid go, so a launch is one copy and
- * eight stores.
+ * eight stores. serial: the maker's name for the function, never 0 and
+ * never another function's of the queue (a form chosen by it outlives
+ * a freed template whose address a new one takes).
  */
+struct pm4_form {
+	uint32_t dwords[PM4_LAUNCH_MAX];
+	uint32_t ndwords;
+	uint32_t at_kernarg, at_group, at_grid;
+};
+
 struct pm4_dispatch {
 	uint64_t code;
 	uint32_t rsrc1, rsrc2, rsrc3;
@@ -57,10 +74,9 @@ struct pm4_dispatch {
 	uint32_t nuser;
 	uint32_t kernarg_at;
 	uint32_t initiator;
-	/* built */
-	uint32_t dwords[PM4_LAUNCH_MAX];
-	uint32_t ndwords;
-	uint32_t at_kernarg, at_group, at_grid;
+	uint64_t serial;
+	/* built: every register (full), or only the per-launch ones (again) */
+	struct pm4_form full, again;
 };
 
 /* The acquire before a launch: what a kernel reads fresh (§4.5 step 1;
@@ -75,11 +91,21 @@ pm4_launch_dwords(enum amd_gfx gen, uint32_t nuser)
 	       3 + 8 + PM4_DISPATCH_DIRECT_DWORDS + PM4_EVENT_WRITE_DWORDS;
 }
 
+/* Dwords a launch in the again form takes (any number of user SGPRs). */
+static inline uint32_t
+pm4_again_dwords(enum amd_gfx gen)
+{
+	return pm4_acquire_mem_dwords(gen) + 4 + 5 + PM4_DISPATCH_DIRECT_DWORDS +
+	       PM4_EVENT_WRITE_DWORDS;
+}
+
 /*
- * pm4_dispatch_build() - encode t's launch for gen into t->dwords: the
+ * pm4_dispatch_build() - encode t's launch for gen into t->full: the
  * acquire, the registers, the dispatch and a CS partial flush, in §4.5's
  * order, with the kernarg address, group and grid left 0 for
- * pm4_launch() to fill. Never fails: nuser is 2 to 16 and kernarg_at at
+ * pm4_launch() to fill; and into t->again the same with only the
+ * registers a launch changes: the kernarg address's two user SGPRs and
+ * NUM_THREAD_X..Z. Never fails: nuser is 2 to 16 and kernarg_at at
  * most nuser - 2 (the caller's template, checked where it is made).
  */
 static inline void
@@ -89,7 +115,8 @@ pm4_dispatch_build(struct pm4_dispatch *t, enum amd_gfx gen)
 				  (uint32_t)(t->code >> 40) };
 	const uint32_t rsrc[2] = { t->rsrc1, t->rsrc2 };
 	const uint32_t zero[6] = { 0 };
-	uint32_t *p = t->dwords;
+	struct pm4_form *f = &t->full;
+	uint32_t *p = f->dwords;
 
 	p = pm4_acquire_mem(p, gen, PM4_LAUNCH_ACQUIRE);
 	p = pm4_set_sh_reg(p, regCOMPUTE_PGM_LO, pgm, 2);
@@ -98,36 +125,49 @@ pm4_dispatch_build(struct pm4_dispatch *t, enum amd_gfx gen)
 			    regCOMPUTE_PGM_RSRC3_GFX11, t->rsrc3);
 	p = pm4_set_sh_reg1(p, regCOMPUTE_TMPRING_SIZE, t->tmpring);
 	p = pm4_set_sh_reg(p, regCOMPUTE_RESTART_X, zero, 3);
-	t->at_kernarg = (uint32_t)(p - t->dwords) + 2 + t->kernarg_at;
+	f->at_kernarg = (uint32_t)(p - f->dwords) + 2 + t->kernarg_at;
 	p = pm4_set_sh_reg(p, regCOMPUTE_USER_DATA_0, t->user, t->nuser);
 	p = pm4_set_sh_reg1(p, regCOMPUTE_RESOURCE_LIMITS, t->resource_limits);
-	t->at_group = (uint32_t)(p - t->dwords) + 2 + 3;	/* NUM_THREAD_X */
+	f->at_group = (uint32_t)(p - f->dwords) + 2 + 3;	/* NUM_THREAD_X */
 	p = pm4_set_sh_reg(p, regCOMPUTE_START_X, zero, 6);
-	t->at_grid = (uint32_t)(p - t->dwords) + 1;
+	f->at_grid = (uint32_t)(p - f->dwords) + 1;
 	p = pm4_dispatch_direct(p, 0, 0, 0, t->initiator);
 	p = pm4_event_write(p, PM4_EVENT_CS_PARTIAL_FLUSH,
 			    PM4_EVENT_INDEX_CS_PARTIAL_FLUSH);
-	t->ndwords = (uint32_t)(p - t->dwords);
+	f->ndwords = (uint32_t)(p - f->dwords);
+
+	f = &t->again;
+	p = pm4_acquire_mem(f->dwords, gen, PM4_LAUNCH_ACQUIRE);
+	f->at_kernarg = (uint32_t)(p - f->dwords) + 2;
+	p = pm4_set_sh_reg(p, regCOMPUTE_USER_DATA_0 + t->kernarg_at, zero, 2);
+	f->at_group = (uint32_t)(p - f->dwords) + 2;
+	p = pm4_set_sh_reg(p, regCOMPUTE_NUM_THREAD_X, zero, 3);
+	f->at_grid = (uint32_t)(p - f->dwords) + 1;
+	p = pm4_dispatch_direct(p, 0, 0, 0, t->initiator);
+	p = pm4_event_write(p, PM4_EVENT_CS_PARTIAL_FLUSH,
+			    PM4_EVENT_INDEX_CS_PARTIAL_FLUSH);
+	f->ndwords = (uint32_t)(p - f->dwords);
 }
 
 /*
- * pm4_launch() - one launch of the built template t over grid groups (each
- * >= 1) of group threads, its kernargs at kernarg: t->ndwords dwords.
+ * pm4_launch() - one launch in form f (a built template's full or again)
+ * over grid groups (each >= 1) of group threads, its kernargs at kernarg:
+ * f->ndwords dwords.
  */
 static inline uint32_t *
-pm4_launch(uint32_t *p, const struct pm4_dispatch *t, uint64_t kernarg,
+pm4_launch(uint32_t *p, const struct pm4_form *f, uint64_t kernarg,
 	   const uint32_t grid[3], const uint32_t group[3])
 {
-	memcpy(p, t->dwords, t->ndwords * sizeof(uint32_t));
-	p[t->at_kernarg] = (uint32_t)kernarg;
-	p[t->at_kernarg + 1] = (uint32_t)(kernarg >> 32);
-	p[t->at_group] = group[0];
-	p[t->at_group + 1] = group[1];
-	p[t->at_group + 2] = group[2];
-	p[t->at_grid] = grid[0];
-	p[t->at_grid + 1] = grid[1];
-	p[t->at_grid + 2] = grid[2];
-	return p + t->ndwords;
+	memcpy(p, f->dwords, f->ndwords * sizeof(uint32_t));
+	p[f->at_kernarg] = (uint32_t)kernarg;
+	p[f->at_kernarg + 1] = (uint32_t)(kernarg >> 32);
+	p[f->at_group] = group[0];
+	p[f->at_group + 1] = group[1];
+	p[f->at_group + 2] = group[2];
+	p[f->at_grid] = grid[0];
+	p[f->at_grid + 1] = grid[1];
+	p[f->at_grid + 2] = grid[2];
+	return p + f->ndwords;
 }
 
 #endif

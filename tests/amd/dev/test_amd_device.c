@@ -105,6 +105,27 @@ add_kernel(const struct amd_sim_launch *l)
 	return AMD_SIM_SQ_OK;
 }
 
+/* out[i] = in[i] * 2: a second function, to tell which one ran. */
+static int
+double_kernel(const struct amd_sim_launch *l)
+{
+	struct kargs *k = amd_sim_translate(l, l->kernarg, sizeof(*k), false);
+	int *calls = l->ctx;
+
+	(*calls)++;
+	if (!k)
+		return AMD_SIM_SQ_OK;
+	for (uint32_t i = 0; i < l->grid[0] * l->group[0] && i < k->n; i++) {
+		uint32_t *in = amd_sim_translate(l, k->in + 4ull * i, 4, false);
+		uint32_t *out = amd_sim_translate(l, k->out + 4ull * i, 4, true);
+
+		if (!in || !out)
+			return AMD_SIM_SQ_OK;
+		*out = *in * 2;
+	}
+	return AMD_SIM_SQ_OK;
+}
+
 /* ---- tests ---------------------------------------------------------------- */
 
 static void
@@ -209,15 +230,18 @@ struct launched {
 	struct rig_submission *s;
 };
 
+/* A code object whose code is the sim's kernel `callback` (fn), its
+ * buffers, its function and a submission of one launch of it. */
 static void
-launch_setup_refs(struct fix *f, struct launched *l, int *calls, size_t nrefs)
+launch_setup_kernel(struct fix *f, struct launched *l, uint32_t callback,
+		    amd_sim_kernel_fn fn, int *calls, size_t nrefs)
 {
 	struct rig_ref refs[] = { RIG_READ(0, 0), RIG_WRITE(1, 8) };
 	struct rig_part_spec part;
 	struct obj o;
 
-	device_object(&o, 9);
-	assert_int_equal(amd_sim_kernel(f->sim, 9, add_kernel, calls), 0);
+	device_object(&o, callback);
+	assert_int_equal(amd_sim_kernel(f->sim, callback, fn, calls), 0);
 	assert_int_equal(rig_buffer_create(f->d, 4096, RIG_MEMORY_DEVICE, &l->in), 0);
 	assert_int_equal(rig_buffer_create(f->d, 4096, RIG_MEMORY_DEVICE, &l->out), 0);
 	if (rig_image_load(f->d, o.b, sizeof(o.b), &l->img) < 0)
@@ -227,6 +251,12 @@ launch_setup_refs(struct fix *f, struct launched *l, int *calls, size_t nrefs)
 	part = rig_part_launch(l->fn, 24, refs, nrefs);
 	if (rig_submission_make(f->d, &part, 1, NULL, 0, (struct rig_keep){ 0 }, &l->s) < 0)
 		fail_msg("submission: %s", rig_why());
+}
+
+static void
+launch_setup_refs(struct fix *f, struct launched *l, int *calls, size_t nrefs)
+{
+	launch_setup_kernel(f, l, 9, add_kernel, calls, nrefs);
 }
 
 static void
@@ -287,6 +317,75 @@ test_launch_runs_the_code_object(void **state)
 		for (int i = 0; i < 1000; i++)
 			assert_int_equal(y[i], (uint32_t)i * 5 + 50);
 		launch_down(&l);
+		sim_down(&f);
+	}
+}
+
+static int submit_one(struct fix *f, struct rig_part_spec part, struct rig_point *p);
+
+/*
+ * A launch of the function the queue launched last sets only the
+ * registers a launch changes (amd/dev/queue.c); any other launch sets them
+ * all, as does one after a words part. Two functions (add 1, double) in a
+ * pattern of runs and switches, each reading what the one before wrote,
+ * and words that point COMPUTE_PGM_LO at nothing between launches of one
+ * function: a launch that kept the other function's registers computes
+ * the wrong numbers (or calls the wrong kernel), and one that kept the
+ * words' PGM_LO faults and loses the device.
+ */
+static void
+test_launches_switch_functions(void **state)
+{
+	static const char *const gcs[] = { "9.4.3", "11.0.0", "12.0.1" };
+	/* a: add, d: double, w: words setting PGM_LO to 0 */
+	static const char pattern[] = "aaddadaddaaawaadwdaadddwwa";
+
+	(void)state;
+	for (size_t k = 0; k < 3; k++) {
+		uint32_t x[256], y[256], pkt[4];
+		struct launched add, dbl;
+		struct rig_buffer *w, *b[2];
+		struct rig_point p;
+		struct fix f;
+		int add_calls = 0, dbl_calls = 0, adds = 0, dbls = 0, at = 0;
+
+		sim_open(&f, gcs[k]);
+		launch_setup_kernel(&f, &add, 9, add_kernel, &add_calls, 2);
+		launch_setup_kernel(&f, &dbl, 10, double_kernel, &dbl_calls, 2);
+		b[0] = add.in;
+		b[1] = add.out;
+		for (int i = 0; i < 256; i++)
+			x[i] = (uint32_t)i * 3 + 1;
+		assert_int_equal(rig_buffer_write(b[0], 0, x, sizeof(x)), 0);
+		/* SET_SH_REG COMPUTE_PGM_LO/HI = 0 (amd-facts §4.2, §4.5). */
+		pkt[0] = 3u << 30 | 2u << 16 | 0x76u << 8;
+		pkt[1] = 0x20C;
+		pkt[2] = pkt[3] = 0;
+		assert_int_equal(rig_buffer_create(f.d, sizeof(pkt), RIG_MEMORY_DEVICE, &w), 0);
+		assert_int_equal(rig_buffer_write(w, 0, pkt, sizeof(pkt)), 0);
+		for (const char *c = pattern; *c; c++) {
+			if (*c == 'w') {
+				if (submit_one(&f, rig_part_words(w), NULL) < 0)
+					fail_msg("words: %s", rig_why());
+				continue;
+			}
+			if (launch(*c == 'a' ? &add : &dbl, b[at], b[!at], 256, &p) < 0)
+				fail_msg("launch %zd: %s", c - pattern, rig_why());
+			for (int i = 0; i < 256; i++)
+				x[i] = *c == 'a' ? x[i] + 1 : x[i] * 2;
+			*c == 'a' ? adds++ : dbls++;
+			at = !at;
+		}
+		if (rig_wait(p, 30 * SECOND) < 0)
+			fail_msg("GC %s: wait: %s (lost: %s)", gcs[k], rig_why(),
+				 rig_lost(f.d) ? rig_lost(f.d) : "no");
+		assert_int_equal(add_calls, adds);
+		assert_int_equal(dbl_calls, dbls);
+		assert_int_equal(rig_buffer_read(b[at], 0, y, sizeof(y)), 0);
+		assert_memory_equal(x, y, sizeof(x));
+		rig_buffer_release(w);
+		launch_down(&add);
+		launch_down(&dbl);
 		sim_down(&f);
 	}
 }
@@ -551,6 +650,7 @@ main(void)
 		cmocka_unit_test(test_points_read_after_the_end),
 		cmocka_unit_test(test_copies_in_order),
 		cmocka_unit_test(test_launch_runs_the_code_object),
+		cmocka_unit_test(test_launches_switch_functions),
 		cmocka_unit_test(test_vm_fault_names_the_culprit),
 		cmocka_unit_test(test_hang_loses_the_device),
 		cmocka_unit_test(test_load_refusals),

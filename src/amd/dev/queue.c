@@ -160,12 +160,23 @@ check_launch(const struct rig_launch *l)
 	return (int)t->full.ndwords;
 }
 
-/* The arena bytes room counts for a launch's kernargs: whole, and the
- * most a wrap to the arena's start skips. */
+/* The arena bytes a launch's kernargs take: whole, in ARENA_ALIGN steps,
+ * one step where there are none (every launch has an address). */
+static inline uint64_t
+params_slot(const struct rig_launch *l)
+{
+	uint64_t bytes = (l->params_bytes + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
+
+	return bytes ? bytes : ARENA_ALIGN;
+}
+
+/* The arena bytes room counts for a launch's kernargs: its slot, and the
+ * most a wrap to the arena's start skips, which is less than the slot
+ * (put_params wraps only a slot that does not fit before the end). */
 static inline uint64_t
 launch_arena(const struct rig_launch *l)
 {
-	return ((l->params_bytes + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1)) + ARENA_ALIGN;
+	return 2 * params_slot(l);
 }
 
 /*
@@ -392,7 +403,7 @@ copy_params(uint8_t *to, const void *from, uint64_t bytes)
 static inline uint64_t
 put_params(struct amd_dev *d, const struct rig_launch *l)
 {
-	uint64_t bytes = (l->params_bytes + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
+	uint64_t bytes = params_slot(l);
 	uint64_t at = d->arena_next % AMD_ARENA_BYTES;
 
 	if (at + bytes > AMD_ARENA_BYTES) {	/* kernargs lie whole */
@@ -400,7 +411,7 @@ put_params(struct amd_dev *d, const struct rig_launch *l)
 		at = 0;
 	}
 	copy_params(d->vram + AMD_ARENA_AT + at, l->params, l->params_bytes);
-	d->arena_next += bytes ? bytes : ARENA_ALIGN;
+	d->arena_next += bytes;
 	return AMD_VA_VRAM + AMD_ARENA_AT + at;
 }
 

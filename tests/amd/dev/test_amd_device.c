@@ -21,9 +21,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rig.h"
 #include "rig_amd_pci.h"
+#include "amd/dev/dev.h"
 #include "amd/sim/sim.h"
 #include "../code_object.h"
 #include "../fake.h"
@@ -390,6 +392,117 @@ test_launches_switch_functions(void **state)
 	}
 }
 
+/*
+ * Kernargs near the arena's end. A launch whose kernargs do not fit
+ * before the end goes whole to the arena's start (amd/dev/queue.c,
+ * put_params), skipping up to its own size less 256 bytes, and room must
+ * count that skip: a count of 256 admitted a launch that then wrote over
+ * the kernargs of the oldest value not yet run. With the compute queue
+ * stalled, 12 KiB launches fill the arena from offset 10240, where the
+ * 682nd reaches the end with 8192 bytes free and skips 10240 of them; each
+ * kernel finds its kernargs as its submit wrote them (every word its
+ * index) or counts a bad one.
+ */
+#define TAG_BYTES	12288u
+#define TAG_LAUNCHES	690
+
+struct tagged {
+	uint32_t calls, bad;
+	uint64_t first_kernarg;
+};
+
+static int
+tag_kernel(const struct amd_sim_launch *l)
+{
+	struct tagged *t = l->ctx;
+
+	/* 256 bytes at a time: kernargs are 256-aligned, so no piece
+	 * straddles a page. */
+	for (uint32_t at = 0; at < TAG_BYTES; at += 256) {
+		const uint32_t *w = amd_sim_translate(l, l->kernarg + at, 256, false);
+
+		if (!w)
+			return AMD_SIM_SQ_OK;	/* the fault halts the queue */
+		for (int i = 0; i < 64; i++)
+			if (w[i] != t->calls) {
+				t->bad++;
+				at = TAG_BYTES;
+				break;
+			}
+	}
+	if (!t->calls++)
+		t->first_kernarg = l->kernarg;
+	return AMD_SIM_SQ_OK;
+}
+
+static void *
+unstall_later(void *arg)
+{
+	struct fix *f = arg;
+
+	/* Well inside hang_ms (2 s): the submit blocked on room waits. */
+	nanosleep(&(struct timespec){ 0, 200000000 }, NULL);
+	assert_int_equal(amd_sim_stall(f->sim, AMD_SIM_CP, 0, false), 0);
+	return NULL;
+}
+
+static void
+test_kernargs_wrap_keep_the_oldest(void **state)
+{
+	static uint32_t params[TAG_BYTES / 4];
+	struct launched small, big;
+	struct tagged t = { 0 };
+	struct rig_part_spec part;
+	struct rig_submission *s;
+	struct rig_point p;
+	pthread_t unstaller;
+	struct fix f;
+	struct obj o;
+	int calls = 0;
+
+	(void)state;
+	sim_open(&f, "11.0.0");
+	/* 40 launches of 24 bytes, 256 of the arena each: it is at 10240. */
+	launch_setup(&f, &small, &calls);
+	for (int i = 0; i < 40; i++)
+		if (launch(&small, small.in, small.out, 1, &p) < 0)
+			fail_msg("small launch %d: %s", i, rig_why());
+	if (rig_wait(p, 30 * SECOND) < 0)
+		fail_msg("wait: %s", rig_why());
+	device_object(&o, 11);
+	assert_int_equal(amd_sim_kernel(f.sim, 11, tag_kernel, &t), 0);
+	if (rig_image_load(f.d, o.b, sizeof(o.b), &big.img) < 0 ||
+	    rig_image_function(big.img, "add", &big.fn) < 0)
+		fail_msg("tag kernel: %s", rig_why());
+	part = rig_part_launch(big.fn, TAG_BYTES, NULL, 0);
+	if (rig_submission_make(f.d, &part, 1, NULL, 0, (struct rig_keep){ 0 }, &s) < 0)
+		fail_msg("submission: %s", rig_why());
+	assert_int_equal(amd_sim_stall(f.sim, AMD_SIM_CP, 0, true), 0);
+	assert_int_equal(pthread_create(&unstaller, NULL, unstall_later, &f), 0);
+	for (uint32_t i = 0; i < TAG_LAUNCHES; i++) {
+		static const uint32_t one[3] = { 1, 1, 1 };
+		struct rig_run *run;
+
+		for (size_t k = 0; k < TAG_BYTES / 4; k++)
+			params[k] = i;
+		if (rig_run_take(s, &run) < 0 ||
+		    rig_run_store(run, 0, one, one, params, TAG_BYTES) < 0 ||
+		    rig_submit(run, NULL, 0, NULL, 0, &p) < 0)
+			fail_msg("tag launch %u: %s", i, rig_why());
+	}
+	pthread_join(unstaller, NULL);
+	if (rig_wait(p, 30 * SECOND) < 0)
+		fail_msg("wait: %s", rig_why());
+	/* The premise: the first lay at 10240 (40 launches of 256 each). */
+	assert_int_equal(t.first_kernarg, AMD_VA_VRAM + AMD_ARENA_AT + 10240);
+	assert_int_equal(t.calls, TAG_LAUNCHES);
+	assert_int_equal(t.bad, 0);
+	rig_submission_release(s);
+	rig_image_release(big.img);
+	launch_down(&small);
+	sim_down(&f);
+}
+
 static void
 test_vm_fault_names_the_culprit(void **state)
 {
@@ -651,6 +764,7 @@ main(void)
 		cmocka_unit_test(test_copies_in_order),
 		cmocka_unit_test(test_launch_runs_the_code_object),
 		cmocka_unit_test(test_launches_switch_functions),
+		cmocka_unit_test(test_kernargs_wrap_keep_the_oldest),
 		cmocka_unit_test(test_vm_fault_names_the_culprit),
 		cmocka_unit_test(test_hang_loses_the_device),
 		cmocka_unit_test(test_load_refusals),

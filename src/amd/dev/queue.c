@@ -57,7 +57,8 @@
 
 #include "amd/dev/dev.h"
 
-/* The most dwords any one packet this file reserves takes. */
+/* The most dwords any one packet this file encodes takes (a words part,
+ * the program's packets, may take more: room counts it). */
 #define PACKET_MAX	(PM4_LAUNCH_MAX + 16)
 #define HANDOFF_CP	(PM4_RELEASE_MEM_DWORDS + PM4_WAIT_REG_MEM_DWORDS)
 #define HANDOFF_SDMA	(6 + 4)
@@ -246,7 +247,7 @@ amd_room(void *edge, struct rig_part *parts, size_t n, size_t nwaits)
 {
 	struct amd_dev *d = edge;
 	uint64_t cp = VALUE_END + HANDOFF_CP + PACKET_MAX, sdma = HANDOFF_SDMA + PACKET_MAX;
-	uint64_t arena = 0;
+	uint64_t arena = 0, words_max = 0;
 	int dw;
 
 	/* The usual value, one launch and no wait: the walk below for it
@@ -275,6 +276,8 @@ amd_room(void *edge, struct rig_part *parts, size_t n, size_t nwaits)
 			    p->u.words.count > RING_DWORDS / 4)
 				return RIG_NEVER;
 			cp += p->u.words.count;
+			if (p->u.words.count > words_max)
+				words_max = p->u.words.count;
 			break;
 		case RIG_LAUNCH_PART:
 			if (is_sdma(p) || (dw = check_launch(&p->u.launch)) < 0)
@@ -290,6 +293,11 @@ amd_room(void *edge, struct rig_part *parts, size_t n, size_t nwaits)
 			return RIG_NEVER;
 		}
 	}
+	/* A value of at most half the ring wraps at most once, and the NOPs
+	 * before the end are fewer than the packet that wraps: PACKET_MAX
+	 * counted them for every packet but words. */
+	if (words_max > PACKET_MAX)
+		cp += words_max - PACKET_MAX;
 	if (cp > RING_DWORDS / 2 || sdma > RING_DWORDS / 2 || arena > AMD_ARENA_BYTES / 2)
 		return RIG_NEVER;
 	return room_for(d, cp, sdma, arena);

@@ -503,6 +503,75 @@ test_kernargs_wrap_keep_the_oldest(void **state)
 	sim_down(&f);
 }
 
+/*
+ * A words part near the compute ring's end. A packet that does not fit
+ * before the end goes whole to the ring's start, the dwords before the
+ * end filled with NOPs (amd/pm4/ring.h); room must count that filler,
+ * which is less than the packet: a count of 80 (the largest packet
+ * besides words) admitted 10000 dwords of words whose filler and packet
+ * then wrote over packets the engine had not read. Words values of 1000
+ * dwords take the ring to 8000 and run; with the queue stalled, 53536
+ * dwords more leave 4000 before the end and 12000 free, and a value of
+ * 10000 dwords of NOPs follows (their payload 0xFFFFFFFF: a packet the
+ * engine refuses, should it ever read one as a header). Every value runs,
+ * and the device is not lost.
+ */
+static struct rig_buffer *
+nops(struct fix *f, uint32_t dwords, uint32_t payload)
+{
+	uint32_t *w = malloc(dwords * 4);
+	struct rig_buffer *b;
+
+	assert_non_null(w);
+	for (uint32_t at = 0; at < dwords; at += PM4_NOP_MAX / 2) {
+		uint32_t n = dwords - at < PM4_NOP_MAX / 2 ? dwords - at : PM4_NOP_MAX / 2;
+
+		assert_true(n >= 2);
+		w[at] = PACKET3(PM4_NOP, n - 2);
+		for (uint32_t i = 1; i < n; i++)
+			w[at + i] = payload;
+	}
+	assert_int_equal(rig_buffer_create(f->d, dwords * 4, RIG_MEMORY_DEVICE, &b), 0);
+	assert_int_equal(rig_buffer_write(b, 0, w, dwords * 4), 0);
+	free(w);
+	return b;
+}
+
+static void
+test_words_wrap_keep_unread_packets(void **state)
+{
+	struct rig_buffer *k992, *k528, *big;
+	pthread_t unstaller;
+	struct rig_point p;
+	struct fix f;
+
+	(void)state;
+	sim_open(&f, "11.0.0");
+	k992 = nops(&f, 992, 0);	/* a value of 1000 dwords with its end */
+	k528 = nops(&f, 528, 0);
+	big = nops(&f, 10000, 0xFFFFFFFFu);
+	for (int i = 0; i < 8; i++)
+		if (submit_one(&f, rig_part_words(k992), &p) < 0)
+			fail_msg("words: %s", rig_why());
+	if (rig_wait(p, 30 * SECOND) < 0)
+		fail_msg("wait: %s", rig_why());
+	assert_int_equal(amd_sim_stall(f.sim, AMD_SIM_CP, 0, true), 0);
+	assert_int_equal(pthread_create(&unstaller, NULL, unstall_later, &f), 0);
+	for (int i = 0; i < 54; i++)
+		if (submit_one(&f, rig_part_words(i < 53 ? k992 : k528), &p) < 0)
+			fail_msg("words: %s", rig_why());
+	if (submit_one(&f, rig_part_words(big), &p) < 0)
+		fail_msg("big words: %s", rig_why());
+	pthread_join(unstaller, NULL);
+	if (rig_wait(p, 30 * SECOND) < 0)
+		fail_msg("wait: %s (lost: %s)", rig_why(), rig_lost(f.d) ? rig_lost(f.d) : "no");
+	assert_null(rig_lost(f.d));
+	rig_buffer_release(k992);
+	rig_buffer_release(k528);
+	rig_buffer_release(big);
+	sim_down(&f);
+}
+
 static void
 test_vm_fault_names_the_culprit(void **state)
 {
@@ -765,6 +834,7 @@ main(void)
 		cmocka_unit_test(test_launch_runs_the_code_object),
 		cmocka_unit_test(test_launches_switch_functions),
 		cmocka_unit_test(test_kernargs_wrap_keep_the_oldest),
+		cmocka_unit_test(test_words_wrap_keep_unread_packets),
 		cmocka_unit_test(test_vm_fault_names_the_culprit),
 		cmocka_unit_test(test_hang_loses_the_device),
 		cmocka_unit_test(test_load_refusals),

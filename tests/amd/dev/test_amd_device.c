@@ -18,6 +18,7 @@
 
 #include <elf.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -435,15 +436,37 @@ tag_kernel(const struct amd_sim_launch *l)
 	return AMD_SIM_SQ_OK;
 }
 
+/* Unstalls the compute queue once the test's submits reach the one room
+ * must hold back (at), 100 ms after: however slow the build, the queue
+ * is stalled for that submit, and unstalled well inside hang_ms (2 s),
+ * which the submit blocked on room waits under. */
+struct unstaller {
+	pthread_t thread;
+	struct fix *f;
+	_Atomic uint32_t submits;	/* the test's submits begun */
+	uint32_t at;
+};
+
 static void *
 unstall_later(void *arg)
 {
-	struct fix *f = arg;
+	struct unstaller *u = arg;
 
-	/* Well inside hang_ms (2 s): the submit blocked on room waits. */
-	nanosleep(&(struct timespec){ 0, 200000000 }, NULL);
-	assert_int_equal(amd_sim_stall(f->sim, AMD_SIM_CP, 0, false), 0);
+	while (atomic_load(&u->submits) < u->at)
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	nanosleep(&(struct timespec){ 0, 100000000 }, NULL);
+	assert_int_equal(amd_sim_stall(u->f->sim, AMD_SIM_CP, 0, false), 0);
 	return NULL;
+}
+
+static void
+unstall_start(struct unstaller *u, struct fix *f, uint32_t at)
+{
+	u->f = f;
+	u->at = at;
+	atomic_store(&u->submits, 0);
+	assert_int_equal(amd_sim_stall(f->sim, AMD_SIM_CP, 0, true), 0);
+	assert_int_equal(pthread_create(&u->thread, NULL, unstall_later, u), 0);
 }
 
 static void
@@ -454,8 +477,8 @@ test_kernargs_wrap_keep_the_oldest(void **state)
 	struct tagged t = { 0 };
 	struct rig_part_spec part;
 	struct rig_submission *s;
+	struct unstaller u;
 	struct rig_point p;
-	pthread_t unstaller;
 	struct fix f;
 	struct obj o;
 	int calls = 0;
@@ -477,20 +500,21 @@ test_kernargs_wrap_keep_the_oldest(void **state)
 	part = rig_part_launch(big.fn, TAG_BYTES, NULL, 0);
 	if (rig_submission_make(f.d, &part, 1, NULL, 0, (struct rig_keep){ 0 }, &s) < 0)
 		fail_msg("submission: %s", rig_why());
-	assert_int_equal(amd_sim_stall(f.sim, AMD_SIM_CP, 0, true), 0);
-	assert_int_equal(pthread_create(&unstaller, NULL, unstall_later, &f), 0);
+	/* The 682nd (index 681) is the one room must hold back. */
+	unstall_start(&u, &f, 681);
 	for (uint32_t i = 0; i < TAG_LAUNCHES; i++) {
 		static const uint32_t one[3] = { 1, 1, 1 };
 		struct rig_run *run;
 
 		for (size_t k = 0; k < TAG_BYTES / 4; k++)
 			params[k] = i;
+		atomic_store(&u.submits, i);
 		if (rig_run_take(s, &run) < 0 ||
 		    rig_run_store(run, 0, one, one, params, TAG_BYTES) < 0 ||
 		    rig_submit(run, NULL, 0, NULL, 0, &p) < 0)
 			fail_msg("tag launch %u: %s", i, rig_why());
 	}
-	pthread_join(unstaller, NULL);
+	pthread_join(u.thread, NULL);
 	if (rig_wait(p, 30 * SECOND) < 0)
 		fail_msg("wait: %s", rig_why());
 	/* The premise: the first lay at 10240 (40 launches of 256 each). */
@@ -541,7 +565,8 @@ static void
 test_words_wrap_keep_unread_packets(void **state)
 {
 	struct rig_buffer *k992, *k528, *big;
-	pthread_t unstaller;
+	_Atomic uint32_t *rptr;
+	struct unstaller u;
 	struct rig_point p;
 	struct fix f;
 
@@ -555,14 +580,20 @@ test_words_wrap_keep_unread_packets(void **state)
 			fail_msg("words: %s", rig_why());
 	if (rig_wait(p, 30 * SECOND) < 0)
 		fail_msg("wait: %s", rig_why());
-	assert_int_equal(amd_sim_stall(f.sim, AMD_SIM_CP, 0, true), 0);
-	assert_int_equal(pthread_create(&unstaller, NULL, unstall_later, &f), 0);
+	/* The premise: the engine read up to dword 8000 (its read pointer's
+	 * write-back, which follows the value's end by up to a pass). */
+	rptr = (_Atomic uint32_t *)((uint8_t *)amd_sim_vram(f.sim) + AMD_CP_RPTR_AT);
+	for (int i = 0; i < 10000 && atomic_load(rptr) != 8000; i++)
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	assert_int_equal(atomic_load(rptr), 8000);
+	unstall_start(&u, &f, 54);	/* the big one, after 54 */
 	for (int i = 0; i < 54; i++)
 		if (submit_one(&f, rig_part_words(i < 53 ? k992 : k528), &p) < 0)
 			fail_msg("words: %s", rig_why());
+	atomic_store(&u.submits, 54);
 	if (submit_one(&f, rig_part_words(big), &p) < 0)
 		fail_msg("big words: %s", rig_why());
-	pthread_join(unstaller, NULL);
+	pthread_join(u.thread, NULL);
 	if (rig_wait(p, 30 * SECOND) < 0)
 		fail_msg("wait: %s (lost: %s)", rig_why(), rig_lost(f.d) ? rig_lost(f.d) : "no");
 	assert_null(rig_lost(f.d));

@@ -245,6 +245,16 @@ test_write_data(void **state)
 	       0xAAAA5555, 0x12345678);
 }
 
+/* A function's template for the launch tests: two user SGPRs, the
+ * kernarg pointer in the first two, wave32; launched over 4 x 2 x 1
+ * groups of 64. */
+static const struct pm4_dispatch sample_fn = {
+	.code = 0x7F0000001000ull, .rsrc1 = 0x60AF0041, .rsrc2 = 0x8C,
+	.user = { 0, 0 }, .nuser = 2, .kernarg_at = 0,
+	.initiator = 0x8005,
+};
+static const uint32_t grid[3] = { 4, 2, 1 }, group[3] = { 64, 1, 1 };
+
 /*
  * §4.5's exec() order on GFX11: ACQUIRE_MEM, PGM_LO/HI = code >> 8,
  * RSRC1/2, RSRC3 (0x2e28 on GFX11), TMPRING_SIZE, RESTART_X..Z = 0,
@@ -254,12 +264,7 @@ test_write_data(void **state)
 static void
 test_launch(void **state)
 {
-	struct pm4_dispatch t = {
-		.code = 0x7F0000001000ull, .rsrc1 = 0x60AF0041, .rsrc2 = 0x8C,
-		.user = { 0, 0 }, .nuser = 2, .kernarg_at = 0,
-		.initiator = 0x8005,
-	};
-	const uint32_t grid[3] = { 4, 2, 1 }, group[3] = { 64, 1, 1 };
+	struct pm4_dispatch t = sample_fn;
 	uint32_t *end;
 
 	(void)state;
@@ -304,12 +309,7 @@ test_launch(void **state)
 static void
 test_launch_again(void **state)
 {
-	struct pm4_dispatch t = {
-		.code = 0x7F0000001000ull, .rsrc1 = 0x60AF0041, .rsrc2 = 0x8C,
-		.user = { 0, 0 }, .nuser = 2, .kernarg_at = 0,
-		.initiator = 0x8005,
-	};
-	const uint32_t grid[3] = { 4, 2, 1 }, group[3] = { 64, 1, 1 };
+	struct pm4_dispatch t = sample_fn;
 	uint32_t *end;
 
 	(void)state;

@@ -87,9 +87,10 @@ device_object(struct obj *o, uint32_t callback)
 
 struct kargs { uint64_t in, out; uint32_t n; } __attribute__((packed));
 
-/* out[i] = in[i] + 1 over the grid's threads, through the sim's page walk. */
+/* out[i] = x * in[i] + y over the grid's threads, through the sim's page
+ * walk, counting the call in l->ctx. */
 static int
-add_kernel(const struct amd_sim_launch *l)
+affine_kernel(const struct amd_sim_launch *l, uint32_t x, uint32_t y)
 {
 	struct kargs *k = amd_sim_translate(l, l->kernarg, sizeof(*k), false);
 	int *calls = l->ctx;
@@ -103,30 +104,23 @@ add_kernel(const struct amd_sim_launch *l)
 
 		if (!in || !out)
 			return AMD_SIM_SQ_OK;	/* the fault halts the queue */
-		*out = *in + 1;
+		*out = x * *in + y;
 	}
 	return AMD_SIM_SQ_OK;
+}
+
+/* out[i] = in[i] + 1. */
+static int
+add_kernel(const struct amd_sim_launch *l)
+{
+	return affine_kernel(l, 1, 1);
 }
 
 /* out[i] = in[i] * 2: a second function, to tell which one ran. */
 static int
 double_kernel(const struct amd_sim_launch *l)
 {
-	struct kargs *k = amd_sim_translate(l, l->kernarg, sizeof(*k), false);
-	int *calls = l->ctx;
-
-	(*calls)++;
-	if (!k)
-		return AMD_SIM_SQ_OK;
-	for (uint32_t i = 0; i < l->grid[0] * l->group[0] && i < k->n; i++) {
-		uint32_t *in = amd_sim_translate(l, k->in + 4ull * i, 4, false);
-		uint32_t *out = amd_sim_translate(l, k->out + 4ull * i, 4, true);
-
-		if (!in || !out)
-			return AMD_SIM_SQ_OK;
-		*out = *in * 2;
-	}
-	return AMD_SIM_SQ_OK;
+	return affine_kernel(l, 2, 0);
 }
 
 /* ---- tests ---------------------------------------------------------------- */

@@ -194,6 +194,37 @@ pair_close(struct pair p)
 	rig_device_release(p.d);
 }
 
+/* Value 1, a copy of a to b, run through the lag driver and waited for. */
+static void
+first_copy(struct pair *p)
+{
+	struct rig_point p1;
+
+	assert_int_equal(rig_buffer_copy(p->a, p->b, &p1), 0);
+	assert_true(reach_when_committed(p1.value));
+	assert_int_equal(rig_wait(p1, 10 * SECOND_NS), 0);
+}
+
+/* The value of q reached the driver after room's LATERs; reach it. */
+static void
+expect_reached(struct rig_point q)
+{
+	if (!reach_when_committed(q.value))
+		fail_msg("value %llu never reached the driver after room said LATER %u times",
+			 (unsigned long long)q.value, lag.laters);
+}
+
+/* q, a copy of a to c, ends and c holds a's bytes. */
+static void
+expect_copied(struct pair *p, struct rig_point q)
+{
+	uint32_t got = 0;
+
+	assert_int_equal(rig_wait(q, 10 * SECOND_NS), 0);
+	assert_int_equal(rig_buffer_read(p->c, 0, &got, 4), 0);
+	assert_int_equal(got, 0x12345678);
+}
+
 /* Copy a to b (value 1), then a to c (value 2): value 2's room finds 1
  * pending, says LATER, and on its second look reaches 1 before it returns
  * LATER again. Value 2 must still reach the driver. */
@@ -202,21 +233,14 @@ test_later_while_the_device_reaches_its_values(void **state)
 {
 	struct pair p = pair_open();
 	struct rig_point p1, p2;
-	uint32_t got = 0;
 
-	assert_int_equal(rig_buffer_copy(p.a, p.b, &p1), 0);
-	assert_true(reach_when_committed(p1.value));
-	assert_int_equal(rig_wait(p1, 10 * SECOND_NS), 0);
+	first_copy(&p);
 	/* Value 1 again pending, for value 2's room to find. */
 	assert_int_equal(rig_buffer_copy(p.a, p.b, &p1), 0);
 	assert_int_equal(rig_buffer_copy(p.a, p.c, &p2), 0);
-	if (!reach_when_committed(p2.value))
-		fail_msg("value %llu never reached the driver after room said LATER %u times",
-			 (unsigned long long)p2.value, lag.laters);
+	expect_reached(p2);
 	assert_true(lag.laters >= 2);
-	assert_int_equal(rig_wait(p2, 10 * SECOND_NS), 0);
-	assert_int_equal(rig_buffer_read(p.c, 0, &got, 4), 0);
-	assert_int_equal(got, 0x12345678);
+	expect_copied(&p, p2);
 	pair_close(p);
 }
 
@@ -226,23 +250,16 @@ static void
 test_later_with_nothing_in_flight_asks_again(void **state)
 {
 	struct pair p = pair_open();
-	struct rig_point p1, p2;
-	uint32_t got = 0;
+	struct rig_point p2;
 
-	assert_int_equal(rig_buffer_copy(p.a, p.b, &p1), 0);
-	assert_true(reach_when_committed(p1.value));
-	assert_int_equal(rig_wait(p1, 10 * SECOND_NS), 0);
+	first_copy(&p);
 	pthread_mutex_lock(&lag.lock);
 	lag.idle_laters = 3;
 	pthread_mutex_unlock(&lag.lock);
 	assert_int_equal(rig_buffer_copy(p.a, p.c, &p2), 0);
-	if (!reach_when_committed(p2.value))
-		fail_msg("value %llu never reached the driver after room said LATER %u times",
-			 (unsigned long long)p2.value, lag.laters);
+	expect_reached(p2);
 	assert_int_equal(lag.idle_laters, 0);
-	assert_int_equal(rig_wait(p2, 10 * SECOND_NS), 0);
-	assert_int_equal(rig_buffer_read(p.c, 0, &got, 4), 0);
-	assert_int_equal(got, 0x12345678);
+	expect_copied(&p, p2);
 	assert_null(rig_lost(p.d));
 	pair_close(p);
 }
@@ -253,11 +270,9 @@ static void
 test_later_for_good_loses_the_device(void **state)
 {
 	struct pair p = pair_open();
-	struct rig_point p1, p2;
+	struct rig_point p2;
 
-	assert_int_equal(rig_buffer_copy(p.a, p.b, &p1), 0);
-	assert_true(reach_when_committed(p1.value));
-	assert_int_equal(rig_wait(p1, 10 * SECOND_NS), 0);
+	first_copy(&p);
 	pthread_mutex_lock(&lag.lock);
 	lag.idle_laters = UINT_MAX;
 	pthread_mutex_unlock(&lag.lock);
